@@ -1,0 +1,274 @@
+//! `mcpguard estimate`: what each document costs, and a one-line CI gate (`--max-tokens`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use serde::Serialize;
+
+use mcpguard::estimate::{self, DocumentEstimate, Options, Totals};
+use mcpguard::input::{self, Source};
+use mcpguard::tokens::Tokenizer;
+
+use super::exit::Code;
+use super::render::{self, percent, thousands};
+use super::{ReportFormat, TokenizerArg};
+
+const AFTER_HELP: &str = "\
+Wire bytes are the message as sent. What the model sees is measured apart: the text of content
+blocks, structuredContent, images and audio at a fixed cost (mediaTokens), the result itself for
+other messages, and for plain JSON the text as it stands.
+
+Tokenizers: heuristic is the seed's rule (floor(chars/4) + 20%); claude is the legacy Claude
+tokenizer from @anthropic-ai/tokenizer and only approximates Claude 3+ models; o200k and cl100k
+are OpenAI's encodings. All run offline.
+
+Examples:
+  mcpguard estimate contracts/examples
+  mcpguard estimate response.json --compare
+  curl -s ... | mcpguard estimate - --format json
+  mcpguard estimate captures/ --max-tokens 10000 --top 0";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Files, directories (walked for .json, .jsonl, .ndjson), or - for stdin.
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<String>,
+
+    /// Token estimator. Default: the config's `tokenizer` (heuristic).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub tokenizer: Option<TokenizerArg>,
+
+    /// Count with every estimator, side by side, with the heuristic's error against claude.
+    #[arg(long)]
+    pub compare: bool,
+
+    /// How many JSON paths to list under "where the tokens go" (0 for none).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub top: usize,
+
+    /// Exit 1 when any document is over N tokens: a one-line CI gate.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+
+    /// Clients to judge each document against (comma-separated). Known: claude-code,
+    /// copilot-cli, opencode, and any profile in the config's `clients`.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", default_value = "claude-code")]
+    pub client: Vec<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+}
+
+/// The JSON report (contracts/schemas/estimate.schema.json).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    tokenizer: &'static str,
+    documents: &'a [DocumentEstimate],
+    totals: &'a Totals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u64>,
+    over_max_tokens: Vec<&'a str>,
+    errors: Vec<String>,
+}
+
+pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    let effective = super::load_config(config)?;
+    let c = &effective.config;
+    let mut clients = std::collections::BTreeMap::new();
+    for name in &args.client {
+        let profile = c.clients.get(name).with_context(|| {
+            let known: Vec<_> = c.clients.keys().map(String::as_str).collect();
+            format!("unknown client `{name}`; known: {}", known.join(", "))
+        })?;
+        clients.insert(name.clone(), profile.clone());
+    }
+    let opts = Options {
+        tokenizer: args.tokenizer.map_or(c.tokenizer, Tokenizer::from),
+        compare: args.compare,
+        top: args.top,
+        threshold: c.token_budget_threshold,
+        hard_cap: c.hard_cap,
+        media_tokens: c.media_tokens,
+        clients,
+    };
+
+    let sources: Vec<Source> = args.inputs.iter().map(|a| Source::from_arg(a)).collect();
+    let mut estimates = Vec::new();
+    let mut errors = Vec::new();
+    let mut totals = Totals::default();
+    input::for_each_document(&sources, std::io::stdin().lock(), |doc| match doc {
+        Ok(doc) => {
+            let e = estimate::estimate(&doc, &opts);
+            totals.add(&e);
+            estimates.push(e);
+        }
+        Err(err) => errors.push(err.to_string()),
+    });
+
+    let over: Vec<&str> = match args.max_tokens {
+        Some(max) => estimates
+            .iter()
+            .filter(|e| e.tokens > max)
+            .map(|e| e.name.as_str())
+            .collect(),
+        None => Vec::new(),
+    };
+
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        ReportFormat::Json => render::write_json(
+            &mut out,
+            &Report {
+                tokenizer: opts.tokenizer.name(),
+                documents: &estimates,
+                totals: &totals,
+                max_tokens: args.max_tokens,
+                over_max_tokens: over.clone(),
+                errors: errors.clone(),
+            },
+        )?,
+        ReportFormat::Table if args.compare => write_compare(&mut out, &estimates)?,
+        ReportFormat::Table => write_table(&mut out, &estimates, &totals, &opts)?,
+    }
+    out.flush()?;
+
+    for err in &errors {
+        render::error(&anyhow::anyhow!("{err}"));
+    }
+    if let Some(max) = args.max_tokens {
+        for name in &over {
+            let tokens = estimates.iter().find(|e| e.name == *name).map_or(0, |e| e.tokens);
+            eprintln!("mcpguard: {name}: {} tokens, over --max-tokens {}", thousands(tokens), thousands(max));
+        }
+    }
+    Ok(if !errors.is_empty() {
+        Code::Failure
+    } else if !over.is_empty() {
+        Code::Findings
+    } else {
+        Code::Ok
+    })
+}
+
+fn write_table(
+    out: &mut impl Write,
+    estimates: &[DocumentEstimate],
+    totals: &Totals,
+    opts: &Options,
+) -> anyhow::Result<()> {
+    if estimates.is_empty() {
+        return Ok(());
+    }
+    let tokens_header = format!("tokens ({})", opts.tokenizer.name());
+    let mut header = vec![
+        "document",
+        "kind",
+        "wire bytes",
+        "visible chars",
+        tokens_header.as_str(),
+        "budget",
+        "remaining",
+        "hard cap",
+    ];
+    header.extend(opts.clients.keys().map(String::as_str));
+    let mut table = render::table(&header);
+    for e in estimates {
+        let mut row = vec![
+            e.name.clone(),
+            e.kind.to_owned(),
+            thousands(e.wire_bytes),
+            thousands(e.visible_chars),
+            thousands(e.tokens),
+            percent(e.budget.used),
+            thousands(e.budget.remaining),
+            if e.budget.over_hard_cap { "over" } else { "ok" }.to_owned(),
+        ];
+        row.extend(e.clients.values().map(ToString::to_string));
+        table.add_row(row);
+    }
+    if estimates.len() > 1 {
+        let mut row = vec![
+            format!("total ({} documents)", totals.documents),
+            String::new(),
+            thousands(totals.wire_bytes),
+            thousands(totals.visible_chars),
+            thousands(totals.tokens),
+            format!("{} over", totals.over_budget),
+            String::new(),
+            format!("{} over", totals.over_hard_cap),
+        ];
+        row.extend(opts.clients.keys().map(|_| String::new()));
+        table.add_row(row);
+    }
+    render::align_right(&mut table, &[2, 3, 4, 5, 6]);
+    writeln!(out, "{table}")?;
+    writeln!(
+        out,
+        "budget: {} tokens (tokenBudgetThreshold), hard cap {}",
+        thousands(opts.threshold),
+        thousands(opts.hard_cap)
+    )?;
+
+    if opts.top > 0 {
+        writeln!(out, "\nwhere the tokens go (top {} paths):", opts.top)?;
+        for e in estimates {
+            writeln!(out, "  {} ({} tokens)", e.name, thousands(e.tokens))?;
+            for p in &e.top_paths {
+                let share = if e.tokens > 0 { p.tokens as f64 / e.tokens as f64 } else { 0.0 };
+                let count = if p.count > 1 { format!(" ({}x)", p.count) } else { String::new() };
+                writeln!(
+                    out,
+                    "    {:>6}  {:>8} tok  {:>9} B  {}{count}",
+                    percent(share),
+                    thousands(p.tokens as u64),
+                    thousands(p.bytes as u64),
+                    mcpguard::pointer::display(&p.path),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow::Result<()> {
+    if estimates.is_empty() {
+        return Ok(());
+    }
+    let mut header = vec!["document".to_owned()];
+    header.extend(Tokenizer::ALL.iter().map(|t| t.name().to_owned()));
+    header.push("heuristic vs claude".to_owned());
+    let mut table = render::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut sums = [0u64; 4];
+    for e in estimates {
+        let mut row = vec![e.name.clone()];
+        for (i, c) in e.compare.iter().enumerate() {
+            sums[i] += c.tokens;
+            row.push(thousands(c.tokens));
+        }
+        row.push(
+            e.compare
+                .first()
+                .and_then(|h| h.error_vs_claude)
+                .map_or_else(|| "-".to_owned(), |err| format!("{err:+.1}%")),
+        );
+        table.add_row(row);
+    }
+    if estimates.len() > 1 {
+        let mut row = vec![format!("total ({} documents)", estimates.len())];
+        row.extend(sums.iter().map(|s| thousands(*s)));
+        row.push(if sums[1] > 0 {
+            format!("{:+.1}%", (sums[0] as f64 - sums[1] as f64) * 100.0 / sums[1] as f64)
+        } else {
+            "-".to_owned()
+        });
+        table.add_row(row);
+    }
+    render::align_right(&mut table, &[1, 2, 3, 4, 5]);
+    writeln!(out, "{table}")?;
+    writeln!(out, "claude is the legacy Claude tokenizer: an approximation for Claude 3+ models.")?;
+    Ok(())
+}

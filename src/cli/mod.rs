@@ -1,0 +1,144 @@
+//! The command line: clap structs that mirror the flags, and `run`, which turns them into the
+//! core's options and calls one subcommand. The core never sees clap.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub mod estimate;
+pub mod exit;
+pub mod generate;
+pub mod render;
+pub mod validate_config;
+
+use mcpguard::config::{self, Effective};
+use mcpguard::tokens::Tokenizer;
+
+const ABOUT: &str = "Keep MCP server output inside a model's context window.";
+
+const LONG_ABOUT: &str = "\
+Keep Model Context Protocol (MCP) server output inside a model's context window.
+
+mcpguard measures JSON responses (captured files, directories, JSONL transcripts, stdin), checks
+them against a written contract (10 KB per response, 10 items per array, 500 chars per string,
+depth 4, a 4000-token budget), and reshapes them so a CI step can fail a build that would flood
+the context and a person can pipe a bloated tool result through it.";
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 nothing to report; 1 the command ran and found problems; 2 it could not run.
+
+Examples:
+  mcpguard estimate contracts/examples
+  some-mcp-tool | mcpguard estimate - --tokenizer claude
+  mcpguard estimate captures/ --max-tokens 10000      # a one-line CI gate
+  mcpguard validate-config mcpguard.yaml";
+
+#[derive(Debug, Parser)]
+#[command(name = "mcpguard", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+#[command(propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json
+    /// in the working directory, else built-in defaults.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// When to use colour on stderr. NO_COLOR in the environment means never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and
+    /// where the tokens go.
+    Estimate(estimate::Args),
+    /// Check a config file against the schema and the range rules; print the defaults or the
+    /// effective config; watch a file and re-validate on every save.
+    ValidateConfig(validate_config::Args),
+    /// Write shell completions and the man page (for packagers; used to refresh completions/).
+    #[command(hide = true)]
+    Generate(generate::Args),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Applies the choice to everything written through anstream (errors, clap's help).
+    pub fn apply(self) {
+        let choice = match self {
+            ColorChoice::Auto => anstream::ColorChoice::Auto,
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+        };
+        choice.write_global();
+    }
+}
+
+/// `--format` for commands whose output is a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// A table for people.
+    Table,
+    /// Pretty JSON with a stable key order (schemas in contracts/schemas/).
+    Json,
+}
+
+/// `--tokenizer`: the estimators of the core, named for clap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TokenizerArg {
+    /// Seed R001: floor(chars/4) + 20% margin. Fastest; the seed's servers budget with it.
+    Heuristic,
+    /// Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models.
+    Claude,
+    /// OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5).
+    O200k,
+    /// OpenAI cl100k_base (GPT-4, GPT-3.5).
+    Cl100k,
+}
+
+impl From<TokenizerArg> for Tokenizer {
+    fn from(t: TokenizerArg) -> Self {
+        match t {
+            TokenizerArg::Heuristic => Tokenizer::Heuristic,
+            TokenizerArg::Claude => Tokenizer::Claude,
+            TokenizerArg::O200k => Tokenizer::O200k,
+            TokenizerArg::Cl100k => Tokenizer::Cl100k,
+        }
+    }
+}
+
+/// Runs the chosen command.
+pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
+    match cli.command {
+        Command::Estimate(args) => estimate::run(args, &cli.config),
+        Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
+        Command::Generate(args) => generate::run(args),
+    }
+}
+
+/// The `MCPGUARD_*` part of the environment: all the config module may see.
+pub fn mcpguard_env() -> BTreeMap<String, String> {
+    std::env::vars()
+        .filter(|(k, _)| k.starts_with("MCPGUARD_"))
+        .collect()
+}
+
+/// Loads the effective config for a command, printing its warnings to stderr.
+pub fn load_config(explicit: &Option<PathBuf>) -> anyhow::Result<Effective> {
+    let env = mcpguard_env();
+    let dir = std::env::current_dir()?;
+    let effective = config::load(explicit.as_deref(), &env, &dir)?;
+    for warning in &effective.warnings {
+        render::warning(warning);
+    }
+    Ok(effective)
+}

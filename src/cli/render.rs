@@ -1,0 +1,80 @@
+//! Shared output helpers: tables, numbers, JSON, and the error printer.
+//!
+//! Results go to stdout; errors and notes go to stderr. Tables have no colour and no terminal
+//! width detection, so output is the same on a TTY, in a pipe and in a snapshot.
+
+use std::io::Write;
+
+use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+
+/// A table in mcpguard's house style: light box borders, a header, no wrapping.
+pub fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.iter().copied());
+    table
+}
+
+/// Right-aligns the given columns (numbers).
+pub fn align_right(table: &mut Table, columns: &[usize]) {
+    for &i in columns {
+        if let Some(column) = table.column_mut(i) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// 12345 as "12,345".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A fraction as a percentage with one decimal: 0.4567 as "45.7%".
+pub fn percent(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+/// Writes a value as pretty JSON with a final newline.
+pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Prints an error and its causes to stderr, ripgrep-style: `mcpguard: error: ...`.
+pub fn error(err: &anyhow::Error) {
+    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let mut stderr = anstream::stderr();
+    let _ = write!(stderr, "mcpguard: {style}error{style:#}: {err}");
+    for cause in err.chain().skip(1) {
+        let _ = write!(stderr, ": {cause}");
+    }
+    let _ = writeln!(stderr);
+}
+
+/// Prints a warning to stderr.
+pub fn warning(message: &str) {
+    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Yellow.into()));
+    let _ = writeln!(anstream::stderr(), "mcpguard: {style}warning{style:#}: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1_000), "1,000");
+        assert_eq!(super::thousands(12_345_678), "12,345,678");
+    }
+}

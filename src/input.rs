@@ -1,0 +1,336 @@
+//! Loading documents: files, directories, standard input, JSONL transcripts.
+//!
+//! Every input becomes a stream of [`Document`]s (the raw text exactly as sent, plus its parsed
+//! value) or [`InputError`]s that name the file and, where there is one, the line and column. A
+//! bad file never stops the others: callers get an error in its place and go on.
+//!
+//! Directories are walked in sorted order (deterministic reports) and only `.json`, `.jsonl`
+//! and `.ndjson` files are read; hidden entries below the root (`.git`, `.mcpguard`) are skipped.
+//! Documents are handed out one at a time, so memory holds one file, not the whole corpus.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Where documents come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    Path(PathBuf),
+}
+
+impl Source {
+    /// `-` is standard input; anything else a path.
+    pub fn from_arg(arg: &str) -> Source {
+        if arg == "-" {
+            Source::Stdin
+        } else {
+            Source::Path(PathBuf::from(arg))
+        }
+    }
+}
+
+/// One JSON document: a whole file, or one line of a JSONL transcript.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// How reports name it: the path as given (or `<stdin>`), with `:LINE` for a JSONL line.
+    pub name: String,
+    /// The text exactly as read: its length is the wire size.
+    pub text: String,
+    pub value: Value,
+}
+
+/// Why an input could not be turned into a document. Every variant names the input.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{name}: cannot read: {source}")]
+    Read { name: String, source: io::Error },
+    #[error("{name}: empty input: expected a JSON document")]
+    Empty { name: String },
+    #[error(
+        "{name}:{line}:{column}: not valid UTF-8 (byte offset {offset}); MCP messages are UTF-8 JSON, re-encode the file"
+    )]
+    Utf8 {
+        name: String,
+        line: usize,
+        column: usize,
+        offset: usize,
+    },
+    #[error("{name}:{line}:{column}: invalid JSON: {message}")]
+    Json {
+        name: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "{name}:{line}:{column}: JSON nested deeper than {MAX_NESTING} levels; mcpguard reads at most {MAX_NESTING} (the contract allows 4), flatten the document"
+    )]
+    TooDeep {
+        name: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("{name}: no .json, .jsonl or .ndjson files in this directory")]
+    NoJsonInDir { name: String },
+}
+
+impl InputError {
+    /// The input the error is about, for sorting and summaries.
+    pub fn name(&self) -> &str {
+        match self {
+            InputError::Read { name, .. }
+            | InputError::Empty { name }
+            | InputError::Utf8 { name, .. }
+            | InputError::Json { name, .. }
+            | InputError::TooDeep { name, .. }
+            | InputError::NoJsonInDir { name } => name,
+        }
+    }
+}
+
+/// serde_json's recursion limit: deeper input is an error, never a stack overflow.
+pub const MAX_NESTING: usize = 128;
+
+/// Calls `visit` with every document (or error) of every source, in order.
+///
+/// `stdin` is read only if a source is [`Source::Stdin`].
+pub fn for_each_document(
+    sources: &[Source],
+    mut stdin: impl Read,
+    mut visit: impl FnMut(Result<Document, InputError>),
+) {
+    for source in sources {
+        match source {
+            Source::Stdin => {
+                let name = "<stdin>".to_owned();
+                let mut bytes = Vec::new();
+                match stdin.read_to_end(&mut bytes) {
+                    Ok(_) => parse_bytes(&name, bytes, false, &mut visit),
+                    Err(source) => visit(Err(InputError::Read { name, source })),
+                }
+            }
+            Source::Path(path) if path.is_dir() => walk_dir(path, &mut visit),
+            Source::Path(path) => read_file(path, &mut visit),
+        }
+    }
+}
+
+/// Loads every document of the sources into memory (small inputs, tests).
+pub fn load_all(sources: &[Source], stdin: impl Read) -> Vec<Result<Document, InputError>> {
+    let mut out = Vec::new();
+    for_each_document(sources, stdin, |d| out.push(d));
+    out
+}
+
+/// Parses one in-memory text as a document (or several, if it is JSONL).
+pub fn parse_text(name: &str, text: &str) -> Vec<Result<Document, InputError>> {
+    let mut out = Vec::new();
+    parse_bytes(name, text.as_bytes().to_vec(), false, &mut |d| out.push(d));
+    out
+}
+
+fn is_json_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["json", "jsonl", "ndjson"].iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+fn is_jsonl_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
+}
+
+fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
+    let mut found = false;
+    let walker = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        match entry {
+            Ok(entry) if entry.file_type().is_file() && is_json_name(entry.path()) => {
+                found = true;
+                read_file(entry.path(), visit);
+            }
+            Ok(_) => {}
+            Err(err) => {
+                found = true;
+                let name = err
+                    .path()
+                    .unwrap_or(dir)
+                    .display()
+                    .to_string();
+                let source = err
+                    .into_io_error()
+                    .unwrap_or_else(|| io::Error::other("filesystem loop"));
+                visit(Err(InputError::Read { name, source }));
+            }
+        }
+    }
+    if !found {
+        visit(Err(InputError::NoJsonInDir {
+            name: dir.display().to_string(),
+        }));
+    }
+}
+
+fn read_file(path: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
+    let name = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => parse_bytes(&name, bytes, is_jsonl_name(path), visit),
+        Err(source) => visit(Err(InputError::Read { name, source })),
+    }
+}
+
+fn parse_bytes(
+    name: &str,
+    bytes: Vec<u8>,
+    jsonl: bool,
+    visit: &mut impl FnMut(Result<Document, InputError>),
+) {
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            let offset = err.utf8_error().valid_up_to();
+            let (line, column) = line_column(err.as_bytes(), offset);
+            return visit(Err(InputError::Utf8 {
+                name: name.to_owned(),
+                line,
+                column,
+                offset,
+            }));
+        }
+    };
+    if text.trim().is_empty() {
+        return visit(Err(InputError::Empty {
+            name: name.to_owned(),
+        }));
+    }
+    if jsonl {
+        return parse_lines(name, &text, visit);
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => visit(Ok(Document {
+            name: name.to_owned(),
+            text,
+            value,
+        })),
+        // Several values one per line, in a file not named .jsonl: a transcript after all.
+        Err(err) if err.to_string().starts_with("trailing characters") && first_line_parses(&text) => {
+            parse_lines(name, &text, visit)
+        }
+        Err(err) => visit(Err(json_error(name, &text, &err))),
+    }
+}
+
+fn first_line_parses(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
+}
+
+fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let line_name = format!("{name}:{}", index + 1);
+        match serde_json::from_str::<Value>(line) {
+            Ok(value) => visit(Ok(Document {
+                name: line_name,
+                text: line.to_owned(),
+                value,
+            })),
+            Err(err) => {
+                // Report the file's own line number, not line 1 of the one-line snippet.
+                let mut e = json_error(name, line, &err);
+                if let InputError::Json { line, .. } | InputError::TooDeep { line, .. } = &mut e {
+                    *line = index + 1;
+                }
+                visit(Err(e));
+            }
+        }
+    }
+}
+
+fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError {
+    let (mut line, mut column) = (err.line(), err.column());
+    if column == 0 && line > 1 {
+        // serde_json reports an error found at a newline as column 0 of the next line; point
+        // at the newline itself, the end of the line where the problem is.
+        line -= 1;
+        column = text.lines().nth(line - 1).map_or(0, str::len) + 1;
+    }
+    let full = err.to_string();
+    if full.starts_with("recursion limit exceeded") {
+        return InputError::TooDeep {
+            name: name.to_owned(),
+            line,
+            column,
+        };
+    }
+    // serde_json appends " at line L column C"; we put the position in front, compiler-style.
+    let message = match full.rfind(" at line ") {
+        Some(cut) => full[..cut].to_owned(),
+        None => full,
+    };
+    InputError::Json {
+        name: name.to_owned(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// 1-based line and column (in bytes) of a byte offset.
+pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Result<Document, InputError> {
+        parse_text("t.json", text).into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn reports_position_of_bad_json() {
+        let err = one("{\n  \"a\": 1,\n  \"b\": tru\n}").unwrap_err();
+        assert_eq!(err.to_string(), "t.json:3:11: invalid JSON: expected ident");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        let err = one(&deep).unwrap_err();
+        assert!(matches!(err, InputError::TooDeep { line: 1, .. }), "{err}");
+    }
+
+    #[test]
+    fn ndjson_without_the_extension_is_split_into_lines() {
+        let docs = parse_text("t.json", "{\"id\":1}\n\n{\"id\":2}\n");
+        let names: Vec<_> = docs.iter().map(|d| d.as_ref().unwrap().name.clone()).collect();
+        assert_eq!(names, ["t.json:1", "t.json:3"]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_position() {
+        let mut out = Vec::new();
+        parse_bytes("b.json", b"{\"a\":\n\"\xff\"}".to_vec(), false, &mut |d| out.push(d));
+        let err = out.pop().unwrap().unwrap_err();
+        assert!(matches!(err, InputError::Utf8 { line: 2, column: 2, offset: 7, .. }), "{err}");
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        assert!(matches!(one(" \n"), Err(InputError::Empty { .. })));
+    }
+}

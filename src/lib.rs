@@ -1,0 +1,15 @@
+//! mcpguard's library: everything that measures, checks and reshapes MCP responses.
+//!
+//! The core is pure: it reads the inputs it is handed and returns data (documents, measurements,
+//! findings, configs). It never prints and never exits, so the `mcpguard` binary, its tests and a
+//! future proxy all drive the same code. Printing lives in `src/cli/`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod config;
+pub mod contract;
+pub mod document;
+pub mod estimate;
+pub mod input;
+pub mod measure;
+pub mod pointer;
+pub mod tokens;

@@ -1,0 +1,21 @@
+//! The `mcpguard` binary: parse the command line, run the command, turn the outcome into an
+//! exit code (see `cli::exit`). A closed stdout (`mcpguard ... | head`) is not an error.
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+mod cli;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    args.color.apply();
+    match cli::run(args) {
+        Ok(code) => code.into(),
+        Err(err) if cli::exit::is_broken_pipe(&err) => cli::exit::Code::Ok.into(),
+        Err(err) => {
+            cli::render::error(&err);
+            cli::exit::Code::Failure.into()
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! One pass over a document's visible JSON: its shape and where its bytes and tokens go.
+//!
+//! The shape is what the contract limits: nesting depth (the root is depth 0, as in the seed's
+//! checks), the longest array and the longest string (in characters), each with the JSON pointer
+//! where it is, so a finding can point at it.
+//!
+//! The costs answer "where do the tokens go": every scalar (with its key) is charged to a path
+//! pattern in which array indices are `*` (`/bookings/*/notes`), so a field repeated across 500
+//! items shows up as one line. Paths inside a JSON text block are written after a `#`:
+//! `/result/content/0/text#/bookings/*/notes`. Costs are measured on compact JSON, so the
+//! whitespace of a pretty-printed document is the difference between the total and the sum.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::document::{Anatomy, PartContent};
+use crate::pointer;
+use crate::tokens::TokenCounter;
+
+/// Where something is and how big it is.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Extent {
+    pub pointer: String,
+    pub len: usize,
+}
+
+/// The structural limits' measurements.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shape {
+    pub depth: usize,
+    pub deepest: String,
+    pub longest_array: Option<Extent>,
+    pub longest_string: Option<Extent>,
+}
+
+impl Shape {
+    fn merge(&mut self, other: Shape) {
+        if other.depth > self.depth {
+            self.depth = other.depth;
+            self.deepest = other.deepest;
+        }
+        if longer(&other.longest_array, &self.longest_array) {
+            self.longest_array = other.longest_array;
+        }
+        if longer(&other.longest_string, &self.longest_string) {
+            self.longest_string = other.longest_string;
+        }
+    }
+}
+
+fn longer(a: &Option<Extent>, b: &Option<Extent>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.len > b.len,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// The measured cost of one path pattern.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PathCost {
+    pub path: String,
+    /// How many values the pattern matched (items of a list, for a `*` path).
+    pub count: usize,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+/// Compact JSON text charged to each path pattern, in first-seen order.
+#[derive(Default)]
+struct PathTexts {
+    index: HashMap<String, usize>,
+    entries: Vec<PathText>,
+}
+
+struct PathText {
+    path: String,
+    count: usize,
+    text: Vec<u8>,
+    /// Tokens that are not text: images and audio at their fixed cost.
+    fixed_tokens: usize,
+}
+
+impl PathTexts {
+    fn entry(&mut self, path: &str) -> &mut PathText {
+        let i = match self.index.get(path) {
+            Some(&i) => i,
+            None => {
+                self.index.insert(path.to_owned(), self.entries.len());
+                self.entries.push(PathText {
+                    path: path.to_owned(),
+                    count: 0,
+                    text: Vec::new(),
+                    fixed_tokens: 0,
+                });
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[i]
+    }
+}
+
+/// Shape and per-path costs of a document's visible parts.
+pub struct Profile {
+    pub shape: Shape,
+    texts: Option<PathTexts>,
+}
+
+impl Profile {
+    /// The `n` costliest paths, tokens counted with `counter`, most first (ties by path).
+    pub fn top_paths(&self, counter: &dyn TokenCounter, n: usize) -> Vec<PathCost> {
+        let Some(texts) = &self.texts else {
+            return Vec::new();
+        };
+        let mut costs: Vec<PathCost> = texts
+            .entries
+            .iter()
+            .map(|e| {
+                let text = String::from_utf8_lossy(&e.text);
+                PathCost {
+                    path: e.path.clone(),
+                    count: e.count,
+                    bytes: e.text.len(),
+                    tokens: counter.count(&text) + e.fixed_tokens,
+                }
+            })
+            .collect();
+        costs.sort_by(|a, b| {
+            (b.tokens, b.bytes)
+                .cmp(&(a.tokens, a.bytes))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        costs.truncate(n);
+        costs
+    }
+}
+
+/// Measures the shape of one JSON value, pointers relative to its root.
+pub fn shape(value: &Value) -> Shape {
+    let mut walk = Walk::new(None);
+    walk.value(value, 0, None);
+    walk.shape
+}
+
+/// Measures every visible part of a document. `with_paths` also collects per-path costs
+/// (the costlier half of the work); `media_tokens` is what an image or audio block costs.
+pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> Profile {
+    let mut shape = Shape::default();
+    let mut texts = with_paths.then(PathTexts::default);
+    for part in &anatomy.parts {
+        let json = match &part.content {
+            PartContent::Text { json: Some(v), .. } => Some((v, format!("{}#", part.pointer))),
+            PartContent::Json(v) => Some((*v, part.pointer.clone())),
+            PartContent::Raw(_) => Some((anatomy.payload, String::new())),
+            PartContent::Text { text, json: None } => {
+                let n = text.chars().count();
+                if n > shape.longest_string.as_ref().map_or(0, |e| e.len) {
+                    shape.longest_string = Some(Extent {
+                        pointer: part.pointer.clone(),
+                        len: n,
+                    });
+                }
+                if let Some(t) = texts.as_mut() {
+                    let e = t.entry(&part.pointer);
+                    e.count += 1;
+                    e.text.extend_from_slice(text.as_bytes());
+                }
+                None
+            }
+            PartContent::Media { data_bytes, .. } => {
+                if let Some(t) = texts.as_mut() {
+                    let e = t.entry(&part.pointer);
+                    e.count += 1;
+                    e.fixed_tokens += media_tokens;
+                    // Charged bytes are the wire's: the base64 the client has to carry.
+                    e.text.resize(e.text.len() + data_bytes, b'A');
+                }
+                None
+            }
+        };
+        if let Some((value, prefix)) = json {
+            let mut walk = Walk::new(texts.take());
+            walk.exact.push_str(&prefix);
+            walk.pattern.push_str(&prefix);
+            walk.value(value, 0, None);
+            shape.merge(walk.shape);
+            texts = walk.texts;
+        }
+    }
+    Profile { shape, texts }
+}
+
+struct Walk {
+    shape: Shape,
+    exact: String,
+    pattern: String,
+    texts: Option<PathTexts>,
+}
+
+impl Walk {
+    fn new(texts: Option<PathTexts>) -> Self {
+        Walk {
+            shape: Shape::default(),
+            exact: String::new(),
+            pattern: String::new(),
+            texts,
+        }
+    }
+
+    fn value(&mut self, value: &Value, depth: usize, key: Option<&str>) {
+        if depth > self.shape.depth {
+            self.shape.depth = depth;
+            self.shape.deepest.clone_from(&self.exact);
+        }
+        match value {
+            Value::Array(items) if !items.is_empty() => {
+                self.note_key(key);
+                if items.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
+                    self.shape.longest_array = Some(Extent {
+                        pointer: self.exact.clone(),
+                        len: items.len(),
+                    });
+                }
+                let (e, p) = (self.exact.len(), self.pattern.len());
+                self.pattern.push_str("/*");
+                for (i, item) in items.iter().enumerate() {
+                    pointer::push_index(&mut self.exact, i);
+                    self.value(item, depth + 1, None);
+                    self.exact.truncate(e);
+                }
+                self.pattern.truncate(p);
+            }
+            Value::Object(members) if !members.is_empty() => {
+                self.note_key(key);
+                let (e, p) = (self.exact.len(), self.pattern.len());
+                for (k, v) in members {
+                    pointer::push_key(&mut self.exact, k);
+                    pointer::push_key(&mut self.pattern, k);
+                    self.value(v, depth + 1, Some(k));
+                    self.exact.truncate(e);
+                    self.pattern.truncate(p);
+                }
+            }
+            scalar => {
+                if let Value::String(s) = scalar {
+                    let n = s.chars().count();
+                    if n > self.shape.longest_string.as_ref().map_or(0, |e| e.len) {
+                        self.shape.longest_string = Some(Extent {
+                            pointer: self.exact.clone(),
+                            len: n,
+                        });
+                    }
+                }
+                if let Some(texts) = self.texts.as_mut() {
+                    let entry = texts.entry(&self.pattern);
+                    entry.count += 1;
+                    if let Some(k) = key {
+                        write_json(&mut entry.text, k);
+                        entry.text.push(b':');
+                    }
+                    write_json(&mut entry.text, scalar);
+                    entry.text.push(b',');
+                }
+            }
+        }
+    }
+
+    /// A container's key is charged to the container's own pattern.
+    fn note_key(&mut self, key: Option<&str>) {
+        if let (Some(k), Some(texts)) = (key, self.texts.as_mut()) {
+            let entry = texts.entry(&self.pattern);
+            write_json(&mut entry.text, k);
+            entry.text.extend_from_slice(b":,");
+        }
+    }
+}
+
+fn write_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    // Writing JSON to a Vec cannot fail: there is no I/O and every Value serialises.
+    let _ = serde_json::to_writer(out, value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::anatomy;
+    use crate::tokens::Heuristic;
+    use serde_json::json;
+
+    #[test]
+    fn shape_matches_the_seed_definition() {
+        // seed_audit.py: root depth 0, every nested value one deeper.
+        let v = json!({"a": [1, {"b": "xyz"}], "c": "hello"});
+        let s = shape(&v);
+        assert_eq!(s.depth, 3);
+        assert_eq!(s.deepest, "/a/1/b");
+        assert_eq!(s.longest_array, Some(Extent { pointer: "/a".into(), len: 2 }));
+        assert_eq!(s.longest_string, Some(Extent { pointer: "/c".into(), len: 5 }));
+        assert_eq!(shape(&json!([])).depth, 0);
+    }
+
+    #[test]
+    fn paths_aggregate_list_items() {
+        let v = json!({"bookings": [
+            {"id": "b1", "notes": "long long long long text"},
+            {"id": "b2", "notes": "more more more more text"}
+        ]});
+        let text = v.to_string();
+        let a = anatomy(&v, &text);
+        let p = profile(&a, true, 0);
+        let top = p.top_paths(&Heuristic, 2);
+        assert_eq!(top[0].path, "/bookings/*/notes");
+        assert_eq!(top[0].count, 2);
+        assert_eq!(top[1].path, "/bookings/*/id");
+    }
+
+    #[test]
+    fn json_text_blocks_are_measured_inside() {
+        let inner = json!({"rows": [1, 2, 3]}).to_string();
+        let v = json!({"content": [{"type": "text", "text": inner}]});
+        let text = v.to_string();
+        let p = profile(&anatomy(&v, &text), true, 0);
+        assert_eq!(p.shape.longest_array.unwrap().pointer, "/content/0/text#/rows");
+    }
+}
