@@ -81,6 +81,8 @@ struct PathText {
     text: Vec<u8>,
     /// Tokens that are not text: images and audio at their fixed cost.
     fixed_tokens: usize,
+    /// Wire bytes that are not text: the base64 of images and audio.
+    media_bytes: usize,
 }
 
 impl PathTexts {
@@ -94,6 +96,7 @@ impl PathTexts {
                     count: 0,
                     text: Vec::new(),
                     fixed_tokens: 0,
+                    media_bytes: 0,
                 });
                 self.entries.len() - 1
             }
@@ -122,7 +125,7 @@ impl Profile {
                 PathCost {
                     path: e.path.clone(),
                     count: e.count,
-                    bytes: e.text.len(),
+                    bytes: e.text.len() + e.media_bytes,
                     tokens: counter.count(&text) + e.fixed_tokens,
                 }
             })
@@ -174,8 +177,7 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
                     let e = t.entry(&part.pointer);
                     e.count += 1;
                     e.fixed_tokens += media_tokens;
-                    // Charged bytes are the wire's: the base64 the client has to carry.
-                    e.text.resize(e.text.len() + data_bytes, b'A');
+                    e.media_bytes += data_bytes;
                 }
                 None
             }
