@@ -80,22 +80,102 @@ pub struct Rule {
 
 /// Every rule mcpguard knows. Codes are stable and never reused.
 pub const RULES: &[Rule] = &[
-    Rule { code: "MG001", name: "response-too-large", severity: Severity::Error, summary: "response over maxBytes (INV-MCP-RESP-001)" },
-    Rule { code: "MG002", name: "array-not-paginated", severity: Severity::Error, summary: "array over maxArrayItems without hasMore/nextCursor (INV-MCP-RESP-002)" },
-    Rule { code: "MG003", name: "string-too-long", severity: Severity::Warning, summary: "string over maxStringLength characters (INV-MCP-RESP-003)" },
-    Rule { code: "MG004", name: "too-deep", severity: Severity::Warning, summary: "JSON nested deeper than maxJsonDepth (INV-MCP-RESP-004)" },
-    Rule { code: "MG005", name: "missing-artifact-ref", severity: Severity::Warning, summary: "large result without an artifactRef (INV-MCP-RESP-005)" },
-    Rule { code: "MG006", name: "summary-missing", severity: Severity::Warning, summary: "no summary field (contract mode, INV-MCP-RESP-006)" },
-    Rule { code: "MG007", name: "summary-too-long", severity: Severity::Warning, summary: "summary over maxSummaryLength characters (INV-MCP-RESP-006)" },
-    Rule { code: "MG008", name: "over-token-budget", severity: Severity::Warning, summary: "tokens over tokenBudgetThreshold: summarize (FR-010)" },
-    Rule { code: "MG009", name: "over-hard-cap", severity: Severity::Error, summary: "tokens over hardCap" },
-    Rule { code: "MG010", name: "list-without-cursor", severity: Severity::Warning, summary: "list over defaultPageSize without a cursor (FR-001)" },
-    Rule { code: "MG011", name: "pagination-inconsistent", severity: Severity::Error, summary: "hasMore and nextCursor disagree (FR-004)" },
-    Rule { code: "MG012", name: "base64-in-text", severity: Severity::Warning, summary: "base64 blob inside text or data" },
-    Rule { code: "MG013", name: "structured-duplicated", severity: Severity::Warning, summary: "structuredContent repeated as text" },
-    Rule { code: "MG014", name: "pretty-printed-json", severity: Severity::Info, summary: "JSON text with whitespace a minify would save" },
-    Rule { code: "MG015", name: "tool-description-too-long", severity: Severity::Warning, summary: "tool description over maxToolDescriptionBytes" },
-    Rule { code: "MG016", name: "catalog-over-budget", severity: Severity::Warning, summary: "tools/list catalog over its token budget (seed 004 tiers)" },
+    Rule {
+        code: "MG001",
+        name: "response-too-large",
+        severity: Severity::Error,
+        summary: "response over maxBytes (INV-MCP-RESP-001)",
+    },
+    Rule {
+        code: "MG002",
+        name: "array-not-paginated",
+        severity: Severity::Error,
+        summary: "array over maxArrayItems without hasMore/nextCursor (INV-MCP-RESP-002)",
+    },
+    Rule {
+        code: "MG003",
+        name: "string-too-long",
+        severity: Severity::Warning,
+        summary: "string over maxStringLength characters (INV-MCP-RESP-003)",
+    },
+    Rule {
+        code: "MG004",
+        name: "too-deep",
+        severity: Severity::Warning,
+        summary: "JSON nested deeper than maxJsonDepth (INV-MCP-RESP-004)",
+    },
+    Rule {
+        code: "MG005",
+        name: "missing-artifact-ref",
+        severity: Severity::Warning,
+        summary: "large result without an artifactRef (INV-MCP-RESP-005)",
+    },
+    Rule {
+        code: "MG006",
+        name: "summary-missing",
+        severity: Severity::Warning,
+        summary: "no summary field (contract mode, INV-MCP-RESP-006)",
+    },
+    Rule {
+        code: "MG007",
+        name: "summary-too-long",
+        severity: Severity::Warning,
+        summary: "summary over maxSummaryLength characters (INV-MCP-RESP-006)",
+    },
+    Rule {
+        code: "MG008",
+        name: "over-token-budget",
+        severity: Severity::Warning,
+        summary: "tokens over tokenBudgetThreshold: summarize (FR-010)",
+    },
+    Rule {
+        code: "MG009",
+        name: "over-hard-cap",
+        severity: Severity::Error,
+        summary: "tokens over hardCap",
+    },
+    Rule {
+        code: "MG010",
+        name: "list-without-cursor",
+        severity: Severity::Warning,
+        summary: "list over defaultPageSize without a cursor (FR-001)",
+    },
+    Rule {
+        code: "MG011",
+        name: "pagination-inconsistent",
+        severity: Severity::Error,
+        summary: "hasMore and nextCursor disagree (FR-004)",
+    },
+    Rule {
+        code: "MG012",
+        name: "base64-in-text",
+        severity: Severity::Warning,
+        summary: "base64 blob inside text or data",
+    },
+    Rule {
+        code: "MG013",
+        name: "structured-duplicated",
+        severity: Severity::Warning,
+        summary: "structuredContent repeated as text",
+    },
+    Rule {
+        code: "MG014",
+        name: "pretty-printed-json",
+        severity: Severity::Info,
+        summary: "JSON text with whitespace a minify would save",
+    },
+    Rule {
+        code: "MG015",
+        name: "tool-description-too-long",
+        severity: Severity::Warning,
+        summary: "tool description over maxToolDescriptionBytes",
+    },
+    Rule {
+        code: "MG016",
+        name: "catalog-over-budget",
+        severity: Severity::Warning,
+        summary: "tools/list catalog over its token budget (seed 004 tiers)",
+    },
 ];
 
 /// The rule a config key names, by code (`MG003`) or by name (`string-too-long`).
@@ -136,7 +216,8 @@ pub fn default_clients() -> BTreeMap<String, ClientProfile> {
             max_tokens: Some(25_000),
             spill_chars: Some(50_000),
             max_description_bytes: Some(2_048),
-            source: "Claude Code docs, MCP output limits (MAX_MCP_OUTPUT_TOKENS, default 25000)".into(),
+            source: "Claude Code docs, MCP output limits (MAX_MCP_OUTPUT_TOKENS, default 25000)"
+                .into(),
             ..ClientProfile::default()
         },
     );
@@ -233,7 +314,12 @@ mod tests {
     #[test]
     fn claude_code_verdicts() {
         let cc = &default_clients()["claude-code"];
-        let size = |tokens| ResponseSize { tokens, chars: tokens * 3, bytes: tokens * 3, lines: 1 };
+        let size = |tokens| ResponseSize {
+            tokens,
+            chars: tokens * 3,
+            bytes: tokens * 3,
+            lines: 1,
+        };
         assert_eq!(cc.verdict(size(9_000)), ClientVerdict::Ok);
         assert_eq!(cc.verdict(size(10_001)), ClientVerdict::Warn);
         assert_eq!(cc.verdict(size(20_000)), ClientVerdict::Spill);

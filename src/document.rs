@@ -152,11 +152,7 @@ pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
     bare
 }
 
-fn payload_anatomy<'a>(
-    payload: &'a Value,
-    at: &'static str,
-    id: Option<&'a Value>,
-) -> Anatomy<'a> {
+fn payload_anatomy<'a>(payload: &'a Value, at: &'static str, id: Option<&'a Value>) -> Anatomy<'a> {
     let mut anatomy = Anatomy {
         kind: Kind::OtherResult,
         id,
@@ -166,7 +162,9 @@ fn payload_anatomy<'a>(
         parts: Vec::new(),
     };
     if let Some(blocks) = payload.get("content").and_then(Value::as_array)
-        && blocks.iter().all(|b| b.get("type").is_some_and(Value::is_string))
+        && blocks
+            .iter()
+            .all(|b| b.get("type").is_some_and(Value::is_string))
     {
         anatomy.kind = Kind::ToolResult;
         let base = pointer::join(at, "content");
@@ -176,9 +174,10 @@ fn payload_anatomy<'a>(
             anatomy.parts.push(block_part(p, block));
         }
         if let Some(structured) = payload.get("structuredContent") {
-            anatomy
-                .parts
-                .push(json_part(&pointer::join(at, "structuredContent"), structured));
+            anatomy.parts.push(json_part(
+                &pointer::join(at, "structuredContent"),
+                structured,
+            ));
         }
         return anatomy;
     }
@@ -244,7 +243,10 @@ fn block_part(at: String, block: &Value) -> Part<'_> {
         "image" | "audio" => Part {
             content: PartContent::Media {
                 mime: block.get("mimeType").and_then(Value::as_str).unwrap_or(""),
-                data_bytes: block.get("data").and_then(Value::as_str).map_or(0, str::len),
+                data_bytes: block
+                    .get("data")
+                    .and_then(Value::as_str)
+                    .map_or(0, str::len),
             },
             pointer: at,
         },
@@ -264,7 +266,10 @@ fn resource_part(at: String, resource: &Value) -> Part<'_> {
     if let Some(blob) = resource.get("blob").and_then(Value::as_str) {
         return Part {
             content: PartContent::Media {
-                mime: resource.get("mimeType").and_then(Value::as_str).unwrap_or(""),
+                mime: resource
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
                 data_bytes: blob.len(),
             },
             pointer: pointer::join(&at, "blob"),
@@ -289,10 +294,20 @@ mod tests {
         let pointers: Vec<_> = a.parts.iter().map(|p| p.pointer.as_str()).collect();
         assert_eq!(
             pointers,
-            ["/result/content/0/text", "/result/content/1", "/result/structuredContent"]
+            [
+                "/result/content/0/text",
+                "/result/content/1",
+                "/result/structuredContent"
+            ]
         );
-        assert!(matches!(&a.parts[0].content, PartContent::Text { json: Some(_), .. }));
-        assert!(matches!(a.parts[1].content, PartContent::Media { data_bytes: 4, .. }));
+        assert!(matches!(
+            &a.parts[0].content,
+            PartContent::Text { json: Some(_), .. }
+        ));
+        assert!(matches!(
+            a.parts[1].content,
+            PartContent::Media { data_bytes: 4, .. }
+        ));
     }
 
     #[test]

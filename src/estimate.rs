@@ -163,7 +163,16 @@ pub fn estimate(doc: &Document, opts: &Options) -> DocumentEstimate {
     let compare = if opts.compare {
         let counts: Vec<(Tokenizer, u64)> = Tokenizer::ALL
             .iter()
-            .map(|&t| (t, if t == opts.tokenizer { tokens } else { count(&seen, t, opts.media_tokens) }))
+            .map(|&t| {
+                (
+                    t,
+                    if t == opts.tokenizer {
+                        tokens
+                    } else {
+                        count(&seen, t, opts.media_tokens)
+                    },
+                )
+            })
             .collect();
         let claude = counts
             .iter()
@@ -230,7 +239,10 @@ mod tests {
         assert_eq!(e.kind, "json");
         assert_eq!(e.wire_bytes, text.len() as u64);
         assert_eq!(e.visible_chars, text.chars().count() as u64);
-        assert_eq!(e.tokens, crate::tokens::heuristic_from_chars(text.chars().count()) as u64);
+        assert_eq!(
+            e.tokens,
+            crate::tokens::heuristic_from_chars(text.chars().count()) as u64
+        );
         assert_eq!(e.budget.remaining, 4000 - e.tokens);
     }
 

@@ -44,8 +44,8 @@ pub struct Document {
 /// Why an input could not be turned into a document. Every variant names the input.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    #[error("{name}: cannot read: {source}")]
-    Read { name: String, source: io::Error },
+    #[error("{name}: cannot read: {cause}")]
+    Read { name: String, cause: io::Error },
     #[error("{name}: empty input: expected a JSON document")]
     Empty { name: String },
     #[error(
@@ -108,7 +108,7 @@ pub fn for_each_document(
                 let mut bytes = Vec::new();
                 match stdin.read_to_end(&mut bytes) {
                     Ok(_) => parse_bytes(&name, bytes, false, &mut visit),
-                    Err(source) => visit(Err(InputError::Read { name, source })),
+                    Err(cause) => visit(Err(InputError::Read { name, cause })),
                 }
             }
             Source::Path(path) if path.is_dir() => walk_dir(path, &mut visit),
@@ -132,9 +132,11 @@ pub fn parse_text(name: &str, text: &str) -> Vec<Result<Document, InputError>> {
 }
 
 fn is_json_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| ["json", "jsonl", "ndjson"].iter().any(|x| e.eq_ignore_ascii_case(x)))
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["json", "jsonl", "ndjson"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
 }
 
 fn is_jsonl_name(path: &Path) -> bool {
@@ -145,7 +147,10 @@ fn is_jsonl_name(path: &Path) -> bool {
 
 fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
     let mut found = false;
+    // Links are followed (a corpus of symlinked captures is common); walkdir reports loops
+    // and dangling links as errors, which become read errors for that entry.
     let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
@@ -158,15 +163,11 @@ fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
             Ok(_) => {}
             Err(err) => {
                 found = true;
-                let name = err
-                    .path()
-                    .unwrap_or(dir)
-                    .display()
-                    .to_string();
-                let source = err
+                let name = err.path().unwrap_or(dir).display().to_string();
+                let cause = err
                     .into_io_error()
-                    .unwrap_or_else(|| io::Error::other("filesystem loop"));
-                visit(Err(InputError::Read { name, source }));
+                    .unwrap_or_else(|| io::Error::other("symbolic link loop"));
+                visit(Err(InputError::Read { name, cause }));
             }
         }
     }
@@ -181,7 +182,7 @@ fn read_file(path: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) 
     let name = path.display().to_string();
     match std::fs::read(path) {
         Ok(bytes) => parse_bytes(&name, bytes, is_jsonl_name(path), visit),
-        Err(source) => visit(Err(InputError::Read { name, source })),
+        Err(cause) => visit(Err(InputError::Read { name, cause })),
     }
 }
 
@@ -219,7 +220,9 @@ fn parse_bytes(
             value,
         })),
         // Several values one per line, in a file not named .jsonl: a transcript after all.
-        Err(err) if err.to_string().starts_with("trailing characters") && first_line_parses(&text) => {
+        Err(err)
+            if err.to_string().starts_with("trailing characters") && first_line_parses(&text) =>
+        {
             parse_lines(name, &text, visit)
         }
         Err(err) => visit(Err(json_error(name, &text, &err))),
@@ -289,7 +292,12 @@ fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError {
 pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
     let before = &bytes[..offset.min(bytes.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+    let column = offset
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
     (line, column)
 }
 
@@ -317,16 +325,32 @@ mod tests {
     #[test]
     fn ndjson_without_the_extension_is_split_into_lines() {
         let docs = parse_text("t.json", "{\"id\":1}\n\n{\"id\":2}\n");
-        let names: Vec<_> = docs.iter().map(|d| d.as_ref().unwrap().name.clone()).collect();
+        let names: Vec<_> = docs
+            .iter()
+            .map(|d| d.as_ref().unwrap().name.clone())
+            .collect();
         assert_eq!(names, ["t.json:1", "t.json:3"]);
     }
 
     #[test]
     fn invalid_utf8_names_the_position() {
         let mut out = Vec::new();
-        parse_bytes("b.json", b"{\"a\":\n\"\xff\"}".to_vec(), false, &mut |d| out.push(d));
+        parse_bytes("b.json", b"{\"a\":\n\"\xff\"}".to_vec(), false, &mut |d| {
+            out.push(d)
+        });
         let err = out.pop().unwrap().unwrap_err();
-        assert!(matches!(err, InputError::Utf8 { line: 2, column: 2, offset: 7, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                InputError::Utf8 {
+                    line: 2,
+                    column: 2,
+                    offset: 7,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -298,8 +298,20 @@ mod tests {
         let s = shape(&v);
         assert_eq!(s.depth, 3);
         assert_eq!(s.deepest, "/a/1/b");
-        assert_eq!(s.longest_array, Some(Extent { pointer: "/a".into(), len: 2 }));
-        assert_eq!(s.longest_string, Some(Extent { pointer: "/c".into(), len: 5 }));
+        assert_eq!(
+            s.longest_array,
+            Some(Extent {
+                pointer: "/a".into(),
+                len: 2
+            })
+        );
+        assert_eq!(
+            s.longest_string,
+            Some(Extent {
+                pointer: "/c".into(),
+                len: 5
+            })
+        );
         assert_eq!(shape(&json!([])).depth, 0);
     }
 
@@ -324,6 +336,9 @@ mod tests {
         let v = json!({"content": [{"type": "text", "text": inner}]});
         let text = v.to_string();
         let p = profile(&anatomy(&v, &text), true, 0);
-        assert_eq!(p.shape.longest_array.unwrap().pointer, "/content/0/text#/rows");
+        assert_eq!(
+            p.shape.longest_array.unwrap().pointer,
+            "/content/0/text#/rows"
+        );
     }
 }

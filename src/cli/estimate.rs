@@ -54,7 +54,12 @@ pub struct Args {
 
     /// Clients to judge each document against (comma-separated). Known: claude-code,
     /// copilot-cli, opencode, and any profile in the config's `clients`.
-    #[arg(long, value_delimiter = ',', value_name = "NAMES", default_value = "claude-code")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "claude-code"
+    )]
     pub client: Vec<String>,
 
     /// Output format.
@@ -141,8 +146,15 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     }
     if let Some(max) = args.max_tokens {
         for name in &over {
-            let tokens = estimates.iter().find(|e| e.name == *name).map_or(0, |e| e.tokens);
-            eprintln!("mcpguard: {name}: {} tokens, over --max-tokens {}", thousands(tokens), thousands(max));
+            let tokens = estimates
+                .iter()
+                .find(|e| e.name == *name)
+                .map_or(0, |e| e.tokens);
+            eprintln!(
+                "mcpguard: {name}: {} tokens, over --max-tokens {}",
+                thousands(tokens),
+                thousands(max)
+            );
         }
     }
     Ok(if !errors.is_empty() {
@@ -218,8 +230,16 @@ fn write_table(
         for e in estimates {
             writeln!(out, "  {} ({} tokens)", e.name, thousands(e.tokens))?;
             for p in &e.top_paths {
-                let share = if e.tokens > 0 { p.tokens as f64 / e.tokens as f64 } else { 0.0 };
-                let count = if p.count > 1 { format!(" ({}x)", p.count) } else { String::new() };
+                let share = if e.tokens > 0 {
+                    p.tokens as f64 / e.tokens as f64
+                } else {
+                    0.0
+                };
+                let count = if p.count > 1 {
+                    format!(" ({}x)", p.count)
+                } else {
+                    String::new()
+                };
                 writeln!(
                     out,
                     "    {:>6}  {:>8} tok  {:>9} B  {}{count}",
@@ -261,7 +281,10 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
         let mut row = vec![format!("total ({} documents)", estimates.len())];
         row.extend(sums.iter().map(|s| thousands(*s)));
         row.push(if sums[1] > 0 {
-            format!("{:+.1}%", (sums[0] as f64 - sums[1] as f64) * 100.0 / sums[1] as f64)
+            format!(
+                "{:+.1}%",
+                (sums[0] as f64 - sums[1] as f64) * 100.0 / sums[1] as f64
+            )
         } else {
             "-".to_owned()
         });
@@ -269,6 +292,9 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
     }
     render::align_right(&mut table, &[1, 2, 3, 4, 5]);
     writeln!(out, "{table}")?;
-    writeln!(out, "claude is the legacy Claude tokenizer: an approximation for Claude 3+ models.")?;
+    writeln!(
+        out,
+        "claude is the legacy Claude tokenizer: an approximation for Claude 3+ models."
+    )?;
     Ok(())
 }

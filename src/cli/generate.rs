@@ -29,11 +29,18 @@ pub enum What {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Code> {
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut cmd = super::Cli::command();
     match args.what {
         What::Completions => {
-            for shell in [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::PowerShell, Shell::Elvish] {
+            for shell in [
+                Shell::Bash,
+                Shell::Zsh,
+                Shell::Fish,
+                Shell::PowerShell,
+                Shell::Elvish,
+            ] {
                 clap_complete::generate_to(shell, &mut cmd, "mcpguard", &args.out)
                     .with_context(|| format!("cannot write {shell} completions"))?;
             }

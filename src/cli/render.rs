@@ -31,7 +31,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -53,7 +53,9 @@ pub fn write_json(out: &mut impl Write, value: &impl serde::Serialize) -> anyhow
 
 /// Prints an error and its causes to stderr, ripgrep-style: `mcpguard: error: ...`.
 pub fn error(err: &anyhow::Error) {
-    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let style = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::AnsiColor::Red.into()));
     let mut stderr = anstream::stderr();
     let _ = write!(stderr, "mcpguard: {style}error{style:#}: {err}");
     for cause in err.chain().skip(1) {
@@ -64,8 +66,13 @@ pub fn error(err: &anyhow::Error) {
 
 /// Prints a warning to stderr.
 pub fn warning(message: &str) {
-    let style = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Yellow.into()));
-    let _ = writeln!(anstream::stderr(), "mcpguard: {style}warning{style:#}: {message}");
+    let style = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::AnsiColor::Yellow.into()));
+    let _ = writeln!(
+        anstream::stderr(),
+        "mcpguard: {style}warning{style:#}: {message}"
+    );
 }
 
 #[cfg(test)]

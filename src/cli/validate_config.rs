@@ -100,7 +100,11 @@ pub fn run(args: Args, global_config: &Option<PathBuf>) -> anyhow::Result<Code> 
     match args.format {
         ReportFormat::Json => {
             let (issues, settings, warnings) = match &outcome {
-                Ok(e) => (Vec::new(), args.show_effective.then(|| e.settings()), e.warnings.clone()),
+                Ok(e) => (
+                    Vec::new(),
+                    args.show_effective.then(|| e.settings()),
+                    e.warnings.clone(),
+                ),
                 Err(err) => (issues_of(err, name.as_deref()), None, Vec::new()),
             };
             render::write_json(
@@ -114,32 +118,33 @@ pub fn run(args: Args, global_config: &Option<PathBuf>) -> anyhow::Result<Code> 
                 },
             )?;
         }
-        ReportFormat::Table => {
-            match &outcome {
-                Ok(effective) => {
-                    for w in &effective.warnings {
-                        render::warning(w);
-                    }
-                    match &name {
-                        Some(n) => writeln!(out, "{n}: valid")?,
-                        None => writeln!(
-                            out,
-                            "no config file (looked for --config, $MCPGUARD_CONFIG, {}); the defaults are valid",
-                            config::DEFAULT_FILE_NAMES.join(", ")
-                        )?,
-                    }
-                    if args.show_effective {
-                        write_settings(&mut out, effective)?;
-                    }
+        ReportFormat::Table => match &outcome {
+            Ok(effective) => {
+                for w in &effective.warnings {
+                    render::warning(w);
                 }
-                Err(err) => write_issues(&mut out, err, name.as_deref())?,
+                match &name {
+                    Some(n) => writeln!(out, "{n}: valid")?,
+                    None => writeln!(
+                        out,
+                        "no config file (looked for --config, $MCPGUARD_CONFIG, {}); the defaults are valid",
+                        config::DEFAULT_FILE_NAMES.join(", ")
+                    )?,
+                }
+                if args.show_effective {
+                    write_settings(&mut out, effective)?;
+                }
             }
-        }
+            Err(err) => write_issues(&mut out, err, name.as_deref())?,
+        },
     }
     Ok(code)
 }
 
-fn check(path: Option<&Path>, env: &std::collections::BTreeMap<String, String>) -> Result<Effective, ConfigError> {
+fn check(
+    path: Option<&Path>,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Result<Effective, ConfigError> {
     let file = path.map(config::read_file).transpose()?;
     config::resolve(file.as_ref(), env)
 }
@@ -148,7 +153,13 @@ fn check(path: Option<&Path>, env: &std::collections::BTreeMap<String, String>) 
 fn issues_of(err: &ConfigError, name: Option<&str>) -> Vec<ConfigIssue> {
     match err {
         ConfigError::Invalid { issues } => issues.clone(),
-        ConfigError::Syntax { path, line, column, message, format } => vec![ConfigIssue {
+        ConfigError::Syntax {
+            path,
+            line,
+            column,
+            message,
+            format,
+        } => vec![ConfigIssue {
             source: path.clone(),
             line: *line,
             column: *column,
@@ -156,18 +167,22 @@ fn issues_of(err: &ConfigError, name: Option<&str>) -> Vec<ConfigIssue> {
             message: format!("not valid {format}: {message}"),
             help: "fix the syntax at that position".to_owned(),
         }],
-        ConfigError::Read { path, source } => vec![ConfigIssue {
+        ConfigError::Read { path, cause } => vec![ConfigIssue {
             source: name.unwrap_or(path).to_owned(),
             line: None,
             column: None,
             pointer: String::new(),
-            message: format!("cannot read: {source}"),
+            message: format!("cannot read: {cause}"),
             help: "check the path and its permissions".to_owned(),
         }],
     }
 }
 
-fn write_issues(out: &mut (impl Write + ?Sized), err: &ConfigError, name: Option<&str>) -> anyhow::Result<()> {
+fn write_issues(
+    out: &mut (impl Write + ?Sized),
+    err: &ConfigError,
+    name: Option<&str>,
+) -> anyhow::Result<()> {
     let issues = issues_of(err, name);
     writeln!(
         out,
@@ -229,14 +244,20 @@ fn watch(
                         writeln!(out, "{name}: valid, reloaded")?;
                     }
                     for c in changes {
-                        let show = |v: &Option<serde_json::Value>| v.as_ref().map_or("(unset)".to_owned(), ToString::to_string);
+                        let show = |v: &Option<serde_json::Value>| {
+                            v.as_ref().map_or("(unset)".to_owned(), ToString::to_string)
+                        };
                         writeln!(out, "  {}: {} -> {}", c.key, show(&c.old), show(&c.new))?;
                     }
                 }
                 (Ok(_), None) => writeln!(out, "{name}: valid")?,
                 (Err(err), _) => {
                     write_issues(out, err, Some(&name))?;
-                    let kept = if good.is_some() { "the last good config" } else { "the defaults" };
+                    let kept = if good.is_some() {
+                        "the last good config"
+                    } else {
+                        "the defaults"
+                    };
                     writeln!(out, "  keeping {kept}")?;
                 }
             },
@@ -260,7 +281,10 @@ fn watch(
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event
             && !event.kind.is_access()
-            && event.paths.iter().any(|p| p.file_name() == target.as_deref())
+            && event
+                .paths
+                .iter()
+                .any(|p| p.file_name() == target.as_deref())
         {
             let _ = tx.send(());
         }

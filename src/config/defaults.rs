@@ -1,0 +1,133 @@
+//! The documented default config that `validate-config --print-defaults` writes: every key
+//! with its default value and a comment saying what it does and which variable sets it.
+
+use super::Config;
+
+/// The documented default config, as YAML with a comment on every key.
+pub fn default_yaml() -> String {
+    let c = Config::default();
+    let l = &c.limits;
+    let mut out = String::from(
+        "# mcpguard configuration: every key below is the built-in default.\n\
+         # Precedence: flags > MCPGUARD_* environment > this file > defaults.\n\
+         # Schema: contracts/config.schema.json. Check a file with `mcpguard validate-config FILE`.\n\n",
+    );
+    let mut line = |key: &str, value: String, comment: &str| {
+        out.push_str(&format!("{key}: {value}  # {comment}\n"));
+    };
+    line(
+        "defaultPageSize",
+        c.default_page_size.to_string(),
+        "items per page when no limit is given (FR-002); env MCPGUARD_DEFAULT_PAGE_SIZE",
+    );
+    line(
+        "maxPageSize",
+        c.max_page_size.to_string(),
+        "largest page a caller may ask for, at most 200; env MCPGUARD_MAX_PAGE_SIZE",
+    );
+    line(
+        "tokenBudgetThreshold",
+        c.token_budget_threshold.to_string(),
+        "summarize above this many tokens (FR-010); env MCPGUARD_TOKEN_BUDGET_THRESHOLD",
+    );
+    line(
+        "hardCap",
+        c.hard_cap.to_string(),
+        "no response above this many tokens, >= tokenBudgetThreshold; env MCPGUARD_HARD_CAP",
+    );
+    line(
+        "chunkSize",
+        c.chunk_size.to_string(),
+        "tokens per chunk (FR-020); env MCPGUARD_CHUNK_SIZE",
+    );
+    line(
+        "chunkMaxLines",
+        c.chunk_max_lines.to_string(),
+        "lines per chunk; env MCPGUARD_CHUNK_MAX_LINES",
+    );
+    line(
+        "chunkWholeBelow",
+        c.chunk_whole_below.to_string(),
+        "content under this many tokens comes back whole (US4.4)",
+    );
+    line(
+        "cursorTtlSeconds",
+        c.cursor_ttl_seconds.to_string(),
+        "cursor lifetime (FR-007); env MCPGUARD_CURSOR_TTL_SECONDS",
+    );
+    line(
+        "tokenizer",
+        c.tokenizer.name().to_owned(),
+        "heuristic | claude | o200k | cl100k; env MCPGUARD_TOKENIZER",
+    );
+    line(
+        "mediaTokens",
+        c.media_tokens.to_string(),
+        "tokens charged per image or audio block",
+    );
+    line(
+        "artifactDir",
+        c.artifact_dir.clone(),
+        "where full results are stored; env MCPGUARD_ARTIFACT_DIR",
+    );
+    out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
+    let mut limit = |key: &str, value: u64, comment: &str| {
+        out.push_str(&format!("  {key}: {value}  # {comment}\n"));
+    };
+    limit(
+        "maxBytes",
+        l.max_bytes,
+        "INV-MCP-RESP-001: bytes per response",
+    );
+    limit(
+        "maxArrayItems",
+        l.max_array_items,
+        "INV-MCP-RESP-002: items per array without hasMore/nextCursor",
+    );
+    limit(
+        "maxStringLength",
+        l.max_string_length,
+        "INV-MCP-RESP-003: characters per string",
+    );
+    limit(
+        "maxJsonDepth",
+        l.max_json_depth,
+        "INV-MCP-RESP-004: nesting levels",
+    );
+    limit(
+        "maxSummaryLength",
+        l.max_summary_length,
+        "INV-MCP-RESP-006: characters of summary",
+    );
+    limit(
+        "maxToolDescriptionBytes",
+        l.max_tool_description_bytes,
+        "Claude Code cuts tool descriptions at 2 KB",
+    );
+    out.push_str("rules: {}  # per rule (code MG003 or name string-too-long): off | info | warning | error\n");
+    out.push_str("endpoints: {}  # per tool: pagination, summarization, chunking, pageSize, fields, limits, rules\n");
+    out.push_str("#  search_bookings:\n#    pageSize: 20\n#    fields: [id, status, totalPrice]\n");
+    out.push_str("projections:  # fields kept per record type when summarizing (seed 001 R003)\n");
+    for (kind, fields) in &c.projections {
+        out.push_str(&format!("  {kind}: [{}]\n", fields.join(", ")));
+    }
+    out.push_str("clients:  # what each client does with large output; numbers may change, check the source\n");
+    for (name, p) in &c.clients {
+        out.push_str(&format!("  {name}:\n"));
+        let opt = [
+            ("warnTokens", p.warn_tokens),
+            ("maxTokens", p.max_tokens),
+            ("spillChars", p.spill_chars),
+            ("cutBytes", p.cut_bytes),
+            ("cutLines", p.cut_lines),
+            ("maxDescriptionBytes", p.max_description_bytes),
+        ];
+        for (key, value) in opt {
+            if let Some(v) = value {
+                out.push_str(&format!("    {key}: {v}\n"));
+            }
+        }
+        out.push_str(&format!("    source: \"{}\"\n", p.source.replace('"', "'")));
+    }
+    out
+}

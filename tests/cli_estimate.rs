@@ -1,0 +1,411 @@
+//! `mcpguard estimate` as a user runs it: the bundled examples, stdin, JSONL, every tokenizer,
+//! the CI gate, and every kind of bad input the foundation issue lists.
+
+mod common;
+
+use std::fs;
+use std::process::Command as StdCommand;
+
+use common::{code, mcpguard, mcpguard_in, repo, settings, transcript};
+use serde_json::Value;
+
+fn json_report(args: &[&str]) -> Value {
+    let out = mcpguard()
+        .arg("estimate")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", transcript(&out)))
+}
+
+#[test]
+fn examples_table() {
+    let out = mcpguard()
+        .args([
+            "estimate",
+            "contracts/examples",
+            "--top",
+            "2",
+            "--client",
+            "claude-code,copilot-cli,opencode",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0);
+    settings(None).bind(|| insta::assert_snapshot!(transcript(&out)));
+}
+
+#[test]
+fn json_report_matches_its_schema_and_the_files() {
+    let report = json_report(&["contracts/examples", "--top", "3"]);
+    let schema: Value = serde_json::from_str(
+        &fs::read_to_string(repo("contracts/schemas/estimate.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    let docs = report["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 17);
+    for doc in docs {
+        let name = doc["name"].as_str().unwrap();
+        let size = fs::metadata(repo(name)).unwrap().len();
+        assert_eq!(doc["wireBytes"].as_u64(), Some(size), "{name}");
+    }
+    let total: u64 = docs.iter().map(|d| d["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(report["totals"]["tokens"].as_u64(), Some(total));
+}
+
+/// The heuristic is the seed's R001 rule exactly: for plain JSON (the model sees the text as
+/// it stands) mcpguard's count equals the seed's Python code on the same file.
+#[test]
+fn heuristic_equals_the_seed_reference() {
+    for name in [
+        "contracts/examples/fail-inv001-bookings-60kb.json",
+        "contracts/examples/pass-plain-api-booking.json",
+    ] {
+        let seed = StdCommand::new("python3")
+            .args(["tests/peers/seed_ref.py", "estimate", name])
+            .current_dir(common::root())
+            .output()
+            .expect("python3 runs the seed's reference");
+        assert!(
+            seed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&seed.stderr)
+        );
+        let expected: u64 = String::from_utf8(seed.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let report = json_report(&[name, "--top", "0"]);
+        assert_eq!(
+            report["documents"][0]["tokens"].as_u64(),
+            Some(expected),
+            "{name}"
+        );
+        assert_eq!(report["documents"][0]["kind"], "json");
+    }
+}
+
+#[test]
+fn where_the_tokens_go_points_at_the_blob() {
+    let report = json_report(&[
+        "contracts/examples/fail-inv003-base64-screenshot.json",
+        "--top",
+        "1",
+    ]);
+    let top = &report["documents"][0]["topPaths"][0];
+    assert_eq!(top["path"], "/result/content/0/text#/screenshot");
+    let share =
+        top["tokens"].as_f64().unwrap() / report["documents"][0]["tokens"].as_f64().unwrap();
+    assert!(share > 0.99, "the screenshot is nearly all of it: {share}");
+}
+
+#[test]
+fn budget_and_client_verdicts() {
+    let report = json_report(&[
+        "contracts/examples/fail-inv003-log-2mb-text.json",
+        "--top",
+        "0",
+        "--client",
+        "claude-code,copilot-cli",
+    ]);
+    let doc = &report["documents"][0];
+    assert_eq!(doc["budget"]["summaryMode"], true);
+    assert_eq!(doc["budget"]["overHardCap"], true);
+    assert_eq!(doc["budget"]["remaining"], 0);
+    assert_eq!(doc["clients"]["claude-code"], "refuse");
+    assert_eq!(doc["clients"]["copilot-cli"], "cut");
+
+    let report = json_report(&[
+        "contracts/examples/pass-time-get-current-time.json",
+        "--top",
+        "0",
+    ]);
+    let doc = &report["documents"][0];
+    assert_eq!(
+        doc["budget"]["remaining"].as_u64(),
+        Some(4000 - doc["tokens"].as_u64().unwrap())
+    );
+    assert_eq!(doc["clients"]["claude-code"], "ok");
+}
+
+#[test]
+fn compare_table() {
+    let out = mcpguard()
+        .args([
+            "estimate",
+            "--compare",
+            "contracts/examples/pass-time-get-current-time.json",
+            "contracts/examples/fail-inv001-bookings-60kb.json",
+            "tests/fixtures/unicode-mix.txt",
+        ])
+        .output()
+        .unwrap();
+    // unicode-mix.txt is not JSON: the other two are still compared, and the run says so.
+    assert_eq!(code(&out), 2);
+    settings(None).bind(|| insta::assert_snapshot!(transcript(&out)));
+}
+
+#[test]
+fn max_tokens_is_a_ci_gate() {
+    let over = mcpguard()
+        .args([
+            "estimate",
+            "contracts/examples",
+            "--top",
+            "0",
+            "--max-tokens",
+            "10000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&over), 1, "{}", transcript(&over));
+    let stderr = String::from_utf8_lossy(&over.stderr);
+    assert!(
+        stderr.contains("fail-inv001-bookings-60kb.json: 18,070 tokens, over --max-tokens 10,000"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        3,
+        "three documents are over: {stderr}"
+    );
+
+    let under = mcpguard()
+        .args([
+            "estimate",
+            "contracts/examples/pass-time-get-current-time.json",
+            "--max-tokens",
+            "10000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&under), 0);
+}
+
+#[test]
+fn stdin_and_pipes() {
+    let doc = fs::read(repo("contracts/examples/pass-time-get-current-time.json")).unwrap();
+    let out = mcpguard()
+        .args(["estimate", "-", "--format", "json", "--top", "0"])
+        .write_stdin(doc.clone())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["documents"][0]["name"], "<stdin>");
+    assert_eq!(
+        report["documents"][0]["wireBytes"].as_u64(),
+        Some(doc.len() as u64)
+    );
+}
+
+#[test]
+fn jsonl_transcript_is_one_document_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_current_time","arguments":{"timezone":"Europe/Warsaw"}}}"#.to_owned(),
+        fs::read_to_string(repo("contracts/examples/pass-time-get-current-time.json")).unwrap(),
+        String::new(),
+        fs::read_to_string(repo("contracts/examples/pass-everything-unknown-tool-error.json")).unwrap(),
+    ];
+    fs::write(dir.path().join("session.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = mcpguard_in(dir.path())
+        .args([
+            "estimate",
+            "session.jsonl",
+            "--format",
+            "json",
+            "--top",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = report["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["session.jsonl:1", "session.jsonl:2", "session.jsonl:4"]
+    );
+    assert_eq!(report["documents"][0]["kind"], "request");
+    assert_eq!(report["documents"][0]["tokens"], 0);
+}
+
+#[test]
+fn every_tokenizer_runs_from_the_command_line() {
+    let counts: Value = serde_json::from_str(
+        &fs::read_to_string(repo("tests/fixtures/token-counts.json")).unwrap(),
+    )
+    .unwrap();
+    // Plain JSON: the model sees the file's text, so the CLI count is the package's count.
+    let name = "contracts/examples/fail-inv001-bookings-60kb.json";
+    for tokenizer in ["claude", "o200k", "cl100k"] {
+        let report = json_report(&[name, "--top", "0", "--tokenizer", tokenizer]);
+        assert_eq!(report["tokenizer"], tokenizer);
+        assert_eq!(
+            report["documents"][0]["tokens"], counts[name][tokenizer],
+            "{tokenizer}"
+        );
+    }
+}
+
+#[test]
+fn config_and_env_reach_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("mcpguard.yaml"),
+        "tokenBudgetThreshold: 100\nhardCap: 150\n",
+    )
+    .unwrap();
+    let doc = repo("contracts/examples/pass-contract-bookings-page.json");
+    let out = mcpguard_in(dir.path())
+        .args(["estimate", "--format", "json", "--top", "0"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["documents"][0]["budget"]["threshold"], 100);
+    assert_eq!(report["documents"][0]["budget"]["summaryMode"], true);
+
+    let out = mcpguard_in(dir.path())
+        .env("MCPGUARD_TOKEN_BUDGET_THRESHOLD", "150")
+        .args(["estimate", "--format", "json", "--top", "0"])
+        .arg(&doc)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["documents"][0]["budget"]["threshold"], 150,
+        "env beats the file"
+    );
+}
+
+#[test]
+fn bad_config_stops_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("mcpguard.yaml"), "hardCap: lots\n").unwrap();
+    let out = mcpguard_in(dir.path())
+        .args(["estimate", "-"])
+        .write_stdin("{}")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(out.stdout.is_empty());
+    settings(Some(dir.path())).bind(|| insta::assert_snapshot!(transcript(&out)));
+}
+
+#[test]
+fn bad_inputs_are_named_and_the_rest_still_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir(d.join("corpus")).unwrap();
+    fs::write(d.join("corpus/a-good.json"), r#"{"id": 1, "status": "ok"}"#).unwrap();
+    fs::write(
+        d.join("corpus/b-invalid.json"),
+        "{\n  \"id\": 1,\n  \"status\": ok\n}\n",
+    )
+    .unwrap();
+    fs::write(d.join("corpus/c-latin1.json"), b"{\"name\": \"Caf\xe9\"}").unwrap();
+    fs::write(d.join("corpus/d-empty.json"), "").unwrap();
+    fs::write(
+        d.join("corpus/e-deep.json"),
+        "[".repeat(100_000) + &"]".repeat(100_000),
+    )
+    .unwrap();
+    fs::write(
+        d.join("corpus/f-trailing.jsonl"),
+        "{\"ok\": 1}\n{\"ok\": \n",
+    )
+    .unwrap();
+    fs::write(d.join("corpus/notes.txt"), "not json, not looked at").unwrap();
+    std::os::unix::fs::symlink(d.join("nowhere.json"), d.join("corpus/g-dangling.json")).unwrap();
+    fs::create_dir(d.join("empty-dir")).unwrap();
+
+    let out = mcpguard_in(d)
+        .args([
+            "estimate",
+            "corpus",
+            "empty-dir",
+            "missing.json",
+            "--top",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    settings(Some(d)).bind(|| insta::assert_snapshot!(transcript(&out)));
+}
+
+#[test]
+fn a_200_mb_single_line_document_is_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    let mut text = String::with_capacity(200 * 1024 * 1024 + 64);
+    text.push_str(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":""#);
+    let line = "2026-11-20 06:00:00.123 INFO  request served in 12ms\\n";
+    while text.len() < 200 * 1024 * 1024 {
+        text.push_str(line);
+    }
+    text.push_str(r#""}]}}"#);
+    fs::write(&path, &text).unwrap();
+    let out = mcpguard_in(dir.path())
+        .args(["estimate", "big.json", "--format", "json", "--top", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["documents"][0]["wireBytes"].as_u64(),
+        Some(text.len() as u64)
+    );
+    assert_eq!(
+        report["documents"][0]["topPaths"][0]["path"],
+        "/result/content/0/text"
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    // `mcpguard estimate ... | head -c 10`: the reader leaves early; mcpguard exits 0, silently.
+    // 5,000 documents make about a megabyte of table, far more than a pipe buffers.
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (0..5_000)
+        .map(|i| format!("{{\"id\":{i},\"status\":\"ok\"}}\n"))
+        .collect();
+    fs::write(dir.path().join("many.jsonl"), lines).unwrap();
+    let out = StdCommand::new("bash")
+        .args([
+            "-c",
+            "set -o pipefail; \"$0\" estimate many.jsonl --top 0 | head -c 10 >/dev/null",
+            env!("CARGO_BIN_EXE_mcpguard"),
+        ])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
