@@ -142,3 +142,13 @@ pub fn load_config(explicit: &Option<PathBuf>) -> anyhow::Result<Effective> {
     }
     Ok(effective)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,74 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_mcpguard_global_optspecs
+    string join \n config= color= h/help V/version
+end
+
+function __fish_mcpguard_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_mcpguard_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_mcpguard_using_subcommand
+    set -l cmd (__fish_mcpguard_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer` (heuristic)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
+claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
+cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l top -d 'How many JSON paths to list under "where the tokens go" (0 for none)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l max-tokens -d 'Exit 1 when any document is over N tokens: a one-line CI gate' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l client -d 'Clients to judge each document against (comma-separated). Known: claude-code, copilot-cli, opencode, and any profile in the config\'s `clients`' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l format -d 'Output format' -r -f -a "table\t'A table for people'
+json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l compare -d 'Count with every estimator, side by side, with the heuristic\'s error against claude'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l format -d 'Output format' -r -f -a "table\t'A table for people'
+json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l print-defaults -d 'Print the documented default config (YAML) and exit'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l show-effective -d 'Show every effective value and where it came from (default, file:line, env)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l watch -d 'Keep running: re-validate on every save, print old -> new values, keep the last good config when a save is invalid. Stop with Ctrl-C'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l out -d 'Directory to write into (created if missing)' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
