@@ -15,7 +15,8 @@ use mcpguard::tokens::Tokenizer;
 
 /// A real 106 KB capture (mcp-server-git, git_log of 200 commits).
 fn doc_100k() -> String {
-    std::fs::read_to_string("tests/fixtures/git-log-200.json").expect("run from the repository root")
+    std::fs::read_to_string("tests/fixtures/git-log-200.json")
+        .expect("run from the repository root")
 }
 
 /// About 1 MB of JSON: ten real captures in one array.
@@ -53,12 +54,17 @@ fn counters(c: &mut Criterion) {
         b.iter(|| Tokenizer::Heuristic.counter().count(black_box(&text)))
     });
     for t in [Tokenizer::Claude, Tokenizer::O200k, Tokenizer::Cl100k] {
-        t.counter().count("warm up: build the BPE tables once, outside the timing");
-        g.bench_function(format!("{t}/100KB"), |b| b.iter(|| t.counter().count(black_box(&text))));
+        t.counter()
+            .count("warm up: build the BPE tables once, outside the timing");
+        g.bench_function(format!("{t}/100KB"), |b| {
+            b.iter(|| t.counter().count(black_box(&text)))
+        });
     }
     g.throughput(Throughput::Bytes(big.len() as u64));
     g.sample_size(10);
-    g.bench_function("claude/1MB", |b| b.iter(|| Tokenizer::Claude.counter().count(black_box(&big))));
+    g.bench_function("claude/1MB", |b| {
+        b.iter(|| Tokenizer::Claude.counter().count(black_box(&big)))
+    });
     g.finish();
 }
 
@@ -69,11 +75,17 @@ fn documents(c: &mut Criterion) {
     g.bench_function("parse+estimate/100KB/heuristic", |b| {
         let opts = options(Tokenizer::Heuristic, 0);
         b.iter(|| {
-            let doc = input::parse_text("bench.json", black_box(&text)).pop().unwrap().unwrap();
+            let doc = input::parse_text("bench.json", black_box(&text))
+                .pop()
+                .unwrap()
+                .unwrap();
             estimate::estimate(&doc, &opts)
         })
     });
-    let doc = input::parse_text("bench.json", &text).pop().unwrap().unwrap();
+    let doc = input::parse_text("bench.json", &text)
+        .pop()
+        .unwrap()
+        .unwrap();
     g.bench_function("estimate(parsed)/100KB/heuristic", |b| {
         let opts = options(Tokenizer::Heuristic, 0);
         b.iter(|| estimate::estimate(black_box(&doc), &opts))

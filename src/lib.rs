@@ -12,4 +12,5 @@ pub mod estimate;
 pub mod input;
 pub mod measure;
 pub mod pointer;
+pub mod pyjson;
 pub mod tokens;

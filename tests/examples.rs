@@ -19,7 +19,10 @@ struct Measured {
 }
 
 fn measure_all() -> Vec<(String, Measured)> {
-    let docs = input::load_all(&[Source::Path(common::repo("contracts/examples"))], std::io::empty());
+    let docs = input::load_all(
+        &[Source::Path(common::repo("contracts/examples"))],
+        std::io::empty(),
+    );
     docs.into_iter()
         .map(|d| {
             let d = d.expect("every example parses");
@@ -70,7 +73,10 @@ fn every_example_is_what_its_name_says() {
                 assert!(array_ok && string_ok && depth_ok, "{name}: {:?}", m.shape);
             }
             if let Some(summary) = &m.summary {
-                assert!(summary.chars().count() as u64 <= l.max_summary_length, "{name}");
+                assert!(
+                    summary.chars().count() as u64 <= l.max_summary_length,
+                    "{name}"
+                );
             }
             continue;
         }
@@ -81,10 +87,20 @@ fn every_example_is_what_its_name_says() {
             "fail-inv003" => !string_ok,
             "fail-inv004" => m.shape.depth == 9 && !depth_ok,
             "fail-inv005" => !size_ok && !m.has_artifact_ref,
-            "fail-inv006" => m.summary.as_ref().is_some_and(|s| s.chars().count() as u64 > l.max_summary_length),
+            "fail-inv006" => m
+                .summary
+                .as_ref()
+                .is_some_and(|s| s.chars().count() as u64 > l.max_summary_length),
             other => panic!("{name}: unknown prefix {other}"),
         };
-        assert!(broken, "{name} does not break its invariant: {} bytes, {:?}", m.wire_bytes, m.shape);
+        assert!(
+            broken,
+            "{name} does not break its invariant: {} bytes, {:?}",
+            m.wire_bytes, m.shape
+        );
     }
-    assert!(passing >= 5 && failing >= 6, "{passing} passing, {failing} failing");
+    assert!(
+        passing >= 5 && failing >= 6,
+        "{passing} passing, {failing} failing"
+    );
 }

@@ -11,12 +11,23 @@ use common::{code, mcpguard, settings};
 #[test]
 fn completions_are_up_to_date() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mcpguard().args(["generate", "completions", "--out"]).arg(dir.path()).output().unwrap();
+    let out = mcpguard()
+        .args(["generate", "completions", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     let mut stale = Vec::new();
-    for name in ["mcpguard.bash", "_mcpguard", "mcpguard.fish", "_mcpguard.ps1", "mcpguard.elv"] {
+    for name in [
+        "mcpguard.bash",
+        "_mcpguard",
+        "mcpguard.fish",
+        "_mcpguard.ps1",
+        "mcpguard.elv",
+    ] {
         let fresh = fs::read_to_string(dir.path().join(name)).unwrap();
-        let committed = fs::read_to_string(common::repo("completions").join(name)).unwrap_or_default();
+        let committed =
+            fs::read_to_string(common::repo("completions").join(name)).unwrap_or_default();
         if fresh != committed {
             stale.push(name);
         }
@@ -30,17 +41,28 @@ fn completions_are_up_to_date() {
 #[test]
 fn man_page_is_up_to_date() {
     let dir = tempfile::tempdir().unwrap();
-    let out = mcpguard().args(["generate", "man", "--out"]).arg(dir.path()).output().unwrap();
+    let out = mcpguard()
+        .args(["generate", "man", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0);
     let fresh = fs::read_to_string(dir.path().join("mcpguard.1")).unwrap();
     assert!(fresh.contains(".TH mcpguard 1"));
     let committed = fs::read_to_string(common::repo("completions/mcpguard.1")).unwrap_or_default();
-    assert!(fresh == committed, "completions/mcpguard.1 is stale; refresh it with: cargo run -- generate man --out completions");
+    assert!(
+        fresh == committed,
+        "completions/mcpguard.1 is stale; refresh it with: cargo run -- generate man --out completions"
+    );
 }
 
 #[test]
 fn help_teaches() {
-    for args in [&["--help"][..], &["estimate", "--help"], &["validate-config", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["estimate", "--help"],
+        &["validate-config", "--help"],
+    ] {
         let out = mcpguard().args(args).output().unwrap();
         assert_eq!(code(&out), 0);
         let name = args.join("_").replace("--", "");
@@ -52,10 +74,23 @@ fn help_teaches() {
 fn usage_errors_exit_2() {
     let out = mcpguard().args(["estimate"]).output().unwrap();
     assert_eq!(code(&out), 2);
-    let out = mcpguard().args(["estimate", "x.json", "--tokenizer", "gpt2"]).output().unwrap();
+    let out = mcpguard()
+        .args(["estimate", "x.json", "--tokenizer", "gpt2"])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: heuristic, claude, o200k, cl100k"));
-    let out = mcpguard().args(["estimate", "-", "--client", "cursor"]).write_stdin("{}").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("possible values: heuristic, claude, o200k, cl100k")
+    );
+    let out = mcpguard()
+        .args(["estimate", "-", "--client", "cursor"])
+        .write_stdin("{}")
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown client `cursor`; known: claude-code, copilot-cli, opencode"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("unknown client `cursor`; known: claude-code, copilot-cli, opencode")
+    );
 }

@@ -10,9 +10,10 @@ use serde_json::Value;
 
 #[test]
 fn exact_tokenizers_match_their_reference_packages() {
-    let counts: Value =
-        serde_json::from_str(&std::fs::read_to_string(common::repo("tests/fixtures/token-counts.json")).unwrap())
-            .unwrap();
+    let counts: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::repo("tests/fixtures/token-counts.json")).unwrap(),
+    )
+    .unwrap();
     let files = counts.as_object().unwrap();
     assert!(files.len() >= 5, "at least five realistic documents");
     let mut mismatches = Vec::new();
@@ -22,7 +23,9 @@ fn exact_tokenizers_match_their_reference_packages() {
             let got = tokenizer.counter().count(&text) as u64;
             let want = expected[tokenizer.name()].as_u64().unwrap();
             if got != want {
-                mismatches.push(format!("{file} {tokenizer}: mcpguard {got}, reference {want}"));
+                mismatches.push(format!(
+                    "{file} {tokenizer}: mcpguard {got}, reference {want}"
+                ));
             }
         }
     }
@@ -33,13 +36,25 @@ fn exact_tokenizers_match_their_reference_packages() {
 fn heuristic_error_against_claude_is_reported_honestly() {
     // The seed claims ±20% for 90% of responses. On these documents the heuristic's error is
     // what it is; the test pins the direction for the two extremes so a change is noticed.
-    let text = std::fs::read_to_string(common::repo("contracts/examples/fail-inv003-base64-screenshot.json")).unwrap();
+    let text = std::fs::read_to_string(common::repo(
+        "contracts/examples/fail-inv003-base64-screenshot.json",
+    ))
+    .unwrap();
     let heuristic = Tokenizer::Heuristic.counter().count(&text) as f64;
     let claude = Tokenizer::Claude.counter().count(&text) as f64;
-    assert!(heuristic < claude * 0.5, "base64 is far denser in tokens than 4 chars each: {heuristic} vs {claude}");
+    assert!(
+        heuristic < claude * 0.5,
+        "base64 is far denser in tokens than 4 chars each: {heuristic} vs {claude}"
+    );
 
-    let text = std::fs::read_to_string(common::repo("contracts/examples/fail-inv001-bookings-60kb.json")).unwrap();
+    let text = std::fs::read_to_string(common::repo(
+        "contracts/examples/fail-inv001-bookings-60kb.json",
+    ))
+    .unwrap();
     let heuristic = Tokenizer::Heuristic.counter().count(&text) as f64;
     let claude = Tokenizer::Claude.counter().count(&text) as f64;
-    assert!((heuristic - claude).abs() / claude < 0.2, "pretty JSON records are within 20%: {heuristic} vs {claude}");
+    assert!(
+        (heuristic - claude).abs() / claude < 0.2,
+        "pretty JSON records are within 20%: {heuristic} vs {claude}"
+    );
 }
