@@ -28,6 +28,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
+            [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
+            [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -42,6 +44,40 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--compare', '--compare', [CompletionResultType]::ParameterName, 'Count with every estimator, side by side, with the heuristic''s error against claude')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;paginate' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'JSON pointer of the list (inside a tool result''s JSON text), e.g. /data/items')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Items per page. Default: the config''s defaultPageSize (50); at most maxPageSize (200)')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'The nextCursor of the previous page')
+            [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Keep only items whose KEY equals VALUE (repeatable; all must match)')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Estimator for --budget. Default: the config''s tokenizer')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'json: one page; jsonl: one page per line (the format of --all)')
+            [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Take this Unix time as now (reproducible cursors and expiry checks)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every page from here to the end, one per line (--format jsonl)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;decode-cursor' {
+            [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line. Default: $MCPGUARD_CURSOR_SECRET')
+            [CompletionResult]::new('--data', '--data', [CompletionResultType]::ParameterName, 'Check the cursor against this data: has the list changed since it was issued?')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'JSON pointer of the list in --data (as for paginate)')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Take this Unix time as now')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -73,12 +109,20 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         }
         'mcpguard;help' {
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
+            [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
+            [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'mcpguard;help;estimate' {
+            break
+        }
+        'mcpguard;help;paginate' {
+            break
+        }
+        'mcpguard;help;decode-cursor' {
             break
         }
         'mcpguard;help;validate-config' {

@@ -25,6 +25,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+            cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+            cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -38,6 +40,38 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --compare 'Count with every estimator, side by side, with the heuristic''s error against claude'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;paginate'= {
+            cand --path 'JSON pointer of the list (inside a tool result''s JSON text), e.g. /data/items'
+            cand --limit 'Items per page. Default: the config''s defaultPageSize (50); at most maxPageSize (200)'
+            cand --cursor 'The nextCursor of the previous page'
+            cand --order-by 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable'
+            cand --filter 'Keep only items whose KEY equals VALUE (repeatable; all must match)'
+            cand --budget 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page'
+            cand --tokenizer 'Estimator for --budget. Default: the config''s tokenizer'
+            cand --format 'json: one page; jsonl: one page per line (the format of --all)'
+            cand --secret-file 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET'
+            cand --at 'Take this Unix time as now (reproducible cursors and expiry checks)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --all 'Every page from here to the end, one per line (--format jsonl)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;decode-cursor'= {
+            cand --secret-file 'File of cursor secrets, one per line. Default: $MCPGUARD_CURSOR_SECRET'
+            cand --data 'Check the cursor against this data: has the list changed since it was issued?'
+            cand --path 'JSON pointer of the list in --data (as for paginate)'
+            cand --at 'Take this Unix time as now'
+            cand --format 'Output format'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -66,11 +100,17 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;help'= {
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+            cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+            cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'mcpguard;help;estimate'= {
+        }
+        &'mcpguard;help;paginate'= {
+        }
+        &'mcpguard;help;decode-cursor'= {
         }
         &'mcpguard;help;validate-config'= {
         }

@@ -31,6 +31,8 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -50,6 +52,39 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l compare -d 'Count with every estimator, side by side, with the heuristic\'s error against claude'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l path -d 'JSON pointer of the list (inside a tool result\'s JSON text), e.g. /data/items' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l limit -d 'Items per page. Default: the config\'s defaultPageSize (50); at most maxPageSize (200)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l cursor -d 'The nextCursor of the previous page' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l order-by -d 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l filter -d 'Keep only items whose KEY equals VALUE (repeatable; all must match)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l budget -d 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l tokenizer -d 'Estimator for --budget. Default: the config\'s tokenizer' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
+claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
+cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l format -d 'json: one page; jsonl: one page per line (the format of --all)' -r -f -a "json\t''
+jsonl\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l secret-file -d 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l all -d 'Every page from here to the end, one per line (--format jsonl)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l secret-file -d 'File of cursor secrets, one per line. Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l data -d 'Check the cursor against this data: has the list changed since it was issued?' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l path -d 'JSON pointer of the list in --data (as for paginate)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l at -d 'Take this Unix time as now' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l format -d 'Output format' -r -f -a "table\t'A table for people'
+json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l format -d 'Output format' -r -f -a "table\t'A table for people'
 json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -68,7 +103,9 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

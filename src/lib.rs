@@ -7,10 +7,12 @@
 
 pub mod config;
 pub mod contract;
+pub mod cursor;
 pub mod document;
 pub mod estimate;
 pub mod input;
 pub mod measure;
+pub mod paginate;
 pub mod pointer;
 pub mod pyjson;
 pub mod tokens;

@@ -62,6 +62,8 @@ fn help_teaches() {
         &["--help"][..],
         &["estimate", "--help"],
         &["validate-config", "--help"],
+        &["paginate", "--help"],
+        &["decode-cursor", "--help"],
     ] {
         let out = mcpguard().args(args).output().unwrap();
         assert_eq!(code(&out), 0);

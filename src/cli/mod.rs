@@ -6,13 +6,16 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod decode_cursor;
 pub mod estimate;
 pub mod exit;
 pub mod generate;
+pub mod paginate;
 pub mod render;
 pub mod validate_config;
 
 use mcpguard::config::{self, Effective};
+use mcpguard::cursor::Secrets;
 use mcpguard::tokens::Tokenizer;
 
 const ABOUT: &str = "Keep MCP server output inside a model's context window.";
@@ -56,6 +59,11 @@ pub enum Command {
     /// Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and
     /// where the tokens go.
     Estimate(estimate::Args),
+    /// Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a
+    /// signed nextCursor; --cursor fetches the next page.
+    Paginate(paginate::Args),
+    /// Show what a cursor carries, when it was issued, when it expires, and whether it verifies.
+    DecodeCursor(decode_cursor::Args),
     /// Check a config file against the schema and the range rules; print the defaults or the
     /// effective config; watch a file and re-validate on every save.
     ValidateConfig(validate_config::Args),
@@ -120,6 +128,8 @@ impl From<TokenizerArg> for Tokenizer {
 pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
     match cli.command {
         Command::Estimate(args) => estimate::run(args, &cli.config),
+        Command::Paginate(args) => paginate::run(args, &cli.config),
+        Command::DecodeCursor(args) => decode_cursor::run(args, &cli.config),
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
         Command::Generate(args) => generate::run(args),
     }
@@ -130,6 +140,45 @@ pub fn mcpguard_env() -> BTreeMap<String, String> {
     std::env::vars()
         .filter(|(k, _)| k.starts_with("MCPGUARD_"))
         .collect()
+}
+
+/// The environment variable that holds the cursor secret(s), one per line.
+pub const SECRET_ENV: &str = "MCPGUARD_CURSOR_SECRET";
+
+/// The cursor secrets: `--secret-file`, else `MCPGUARD_CURSOR_SECRET`, else none. Never taken
+/// from a plain flag (it would show in the process list) and never printed.
+pub fn load_secrets(secret_file: Option<&std::path::Path>) -> anyhow::Result<Option<Secrets>> {
+    use anyhow::Context as _;
+    if let Some(path) = secret_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the secret file {}", path.display()))?;
+        return Ok(Some(Secrets::parse(&text, &path.display().to_string())?));
+    }
+    match std::env::var(SECRET_ENV) {
+        Ok(text) => Ok(Some(Secrets::parse(&text, SECRET_ENV)?)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            anyhow::bail!("{SECRET_ENV} is not valid UTF-8")
+        }
+    }
+}
+
+/// What to tell someone who has no secret set.
+pub const NO_SECRET_HELP: &str = "no cursor secret: set MCPGUARD_CURSOR_SECRET (one secret per line; the first signs, all verify) \
+or pass --secret-file FILE, e.g. `export MCPGUARD_CURSOR_SECRET=$(openssl rand -hex 32)`";
+
+/// Reads exactly one document from an input argument (`-` for stdin).
+pub fn read_one(arg: &str) -> anyhow::Result<mcpguard::input::Document> {
+    let source = mcpguard::input::Source::from_arg(arg);
+    let mut docs =
+        mcpguard::input::load_all(std::slice::from_ref(&source), std::io::stdin().lock());
+    match docs.len() {
+        1 => Ok(docs.pop().expect("one document")?),
+        0 => anyhow::bail!("{arg}: no document"),
+        n => anyhow::bail!(
+            "{arg}: holds {n} documents; this command takes one (name a single file or JSONL line)"
+        ),
+    }
 }
 
 /// Loads the effective config for a command, printing its warnings to stderr.

@@ -1,0 +1,186 @@
+//! `mcpguard paginate`: one page of a list with a signed cursor for the next, or every page.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use mcpguard::cursor;
+use mcpguard::paginate::{self, Order, Pager, PaginateError, Request};
+
+use super::exit::Code;
+use super::{TokenizerArg, render};
+
+const AFTER_HELP: &str = "\
+The list is found for you: the document itself if it is an array, else its largest array
+(`items`, `bookings`, `results`, ...), looking inside the JSON text of an MCP tool result, which
+then comes back as a tool result (structuredContent kept in step). Use --path for another one.
+
+The page keeps the document's shape: the list is replaced by the page, and `nextCursor` (absent
+on the last page) and `meta` {totalCount, pageSize, hasMore, offset} are added beside it; a bare
+array becomes {items, nextCursor, meta}. A list that fits one page comes back unchanged.
+
+Items are ordered newest first by createdAt / created_at / created when they have one, else kept
+in input order. A cursor remembers the order, the filters, the page size and a fingerprint of the
+list: later requests may leave them out, and a cursor used with other ones, or on changed data,
+is refused.
+
+Cursors are signed with MCPGUARD_CURSOR_SECRET (or --secret-file): one secret per line, the
+first signs, all verify. The same format as the seed's reference server, both ways.
+
+Exit codes: 0 a page was written; 1 the cursor was refused (malformed, bad signature, expired,
+data changed, other order or filters); 2 it could not run (no secret, no list, bad limit).
+
+Examples:
+  export MCPGUARD_CURSOR_SECRET=$(openssl rand -hex 32)
+  mcpguard paginate bookings.json --limit 50
+  mcpguard paginate bookings.json --cursor \"$(jq -r .nextCursor page1.json)\"
+  mcpguard paginate bookings.json --filter status=confirmed --order-by checkInDate:asc
+  some-tool | mcpguard paginate - --budget 2000
+  mcpguard paginate bookings.json --all --format jsonl";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// A JSON file holding one document, or - for stdin.
+    #[arg(value_name = "INPUT", default_value = "-")]
+    pub input: String,
+
+    /// JSON pointer of the list (inside a tool result's JSON text), e.g. /data/items.
+    #[arg(long, value_name = "POINTER")]
+    pub path: Option<String>,
+
+    /// Items per page. Default: the config's defaultPageSize (50); at most maxPageSize (200).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// The nextCursor of the previous page.
+    #[arg(long, value_name = "CURSOR")]
+    pub cursor: Option<String>,
+
+    /// Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable.
+    #[arg(long, value_name = "FIELD[:asc|desc]")]
+    pub order_by: Option<String>,
+
+    /// Keep only items whose KEY equals VALUE (repeatable; all must match).
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub filters: Vec<String>,
+
+    /// Shrink the page until its output fits this many tokens; meta.heldBack says how many
+    /// items were left for the next page.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u64>,
+
+    /// Estimator for --budget. Default: the config's tokenizer.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub tokenizer: Option<TokenizerArg>,
+
+    /// Every page from here to the end, one per line (--format jsonl).
+    #[arg(long)]
+    pub all: bool,
+
+    /// json: one page; jsonl: one page per line (the format of --all).
+    #[arg(long, value_enum)]
+    pub format: Option<PageFormat>,
+
+    /// File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+
+    /// Take this Unix time as now (reproducible cursors and expiry checks).
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    pub at: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PageFormat {
+    Json,
+    Jsonl,
+}
+
+pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    let effective = super::load_config(config)?;
+    let c = &effective.config;
+    // One page is one line of compact JSON either way; --all needs the line-per-page form.
+    if args.all && args.format == Some(PageFormat::Json) {
+        anyhow::bail!("--all writes one page per line: use --format jsonl (or leave --format out)");
+    }
+    let Some(secrets) = super::load_secrets(args.secret_file.as_deref())? else {
+        anyhow::bail!(super::NO_SECRET_HELP);
+    };
+    let request = Request {
+        limit: args.limit,
+        order: args.order_by.as_deref().map(Order::parse).transpose()?,
+        filters: (!args.filters.is_empty())
+            .then(|| paginate::parse_filters(&args.filters))
+            .transpose()?,
+    };
+    let now = args.at.unwrap_or_else(cursor::now);
+
+    let doc = super::read_one(&args.input)?;
+    let located = paginate::locate(&doc.value, args.path.as_deref())?;
+
+    let outcome = (|| -> Result<_, PaginateError> {
+        let decoded = match &args.cursor {
+            Some(text) => {
+                let decoded = cursor::decode(text).map_err(PaginateError::Cursor)?;
+                let verdict =
+                    cursor::check(&decoded, Some(&secrets), now, c.cursor_ttl_seconds as f64);
+                if !verdict.usable() {
+                    return Err(PaginateError::Refused(verdict, decoded.payload.ts));
+                }
+                Some(decoded)
+            }
+            None => None,
+        };
+        let request = Request {
+            limit: request
+                .limit
+                .or((decoded.is_none()).then_some(c.default_page_size as usize)),
+            ..request.clone()
+        };
+        let pager = Pager::new(
+            &located,
+            &request,
+            decoded.as_ref(),
+            c.max_page_size as usize,
+        )?;
+        let offset = match &decoded {
+            Some(d) => pager.resume(d)?.offset,
+            None => 0,
+        };
+        Ok((pager, offset))
+    })();
+    let (pager, offset) = match outcome {
+        Ok(ok) => ok,
+        Err(err) if err.is_refusal() => {
+            render::error(&anyhow::Error::new(err));
+            return Ok(Code::Findings);
+        }
+        Err(err) => return Err(err.into()),
+    };
+
+    let tokenizer = args.tokenizer.map_or(c.tokenizer, Into::into);
+    let cut = |offset: usize| match args.budget {
+        Some(tokens) => pager.page_within(offset, tokens, tokenizer, now, &secrets),
+        None => pager.page(offset, pager.limit, now, &secrets, None),
+    };
+
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.cursor.is_none() && !args.all && args.budget.is_none() && pager.fits_unchanged() {
+        // The whole list fits one page: the input goes out as it came (US1.3, FR-034).
+        out.write_all(doc.text.as_bytes())?;
+        out.flush()?;
+        return Ok(Code::Ok);
+    }
+    let mut offset = offset;
+    loop {
+        let page = cut(offset);
+        serde_json::to_writer(&mut out, &page.output)?;
+        writeln!(out)?;
+        if !args.all || page.next_cursor.is_none() {
+            break;
+        }
+        offset += page.count;
+    }
+    out.flush()?;
+    Ok(Code::Ok)
+}
