@@ -15,7 +15,6 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::hash::Hasher as _;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -362,43 +361,85 @@ fn find_list(data: &Value) -> Result<String, PaginateError> {
     })
 }
 
-/// A fingerprint of the list as it is now: 64-bit xxh3 over every value, hex.
-pub fn fingerprint(items: &[Value]) -> String {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.write_usize(items.len());
+/// Fields that identify an item, looked for in this order.
+const IDENTITY_FIELDS: [&str; 4] = ["id", "uuid", "_id", "key"];
+
+/// A fingerprint of what decides which item sits at which offset: the number of items and, in
+/// input order, each item's identity (its `id`, `uuid`, `_id` or `key`, else the whole item),
+/// its sort key and the values its filters look at. Adding, removing or reordering items, or
+/// changing what they are sorted or filtered by, changes it; editing another field does not,
+/// since it moves nothing. 64-bit xxh3, hex.
+pub fn fingerprint(
+    items: &[Value],
+    order: Option<&Order>,
+    filters: &BTreeMap<String, String>,
+) -> String {
+    let mut buf = Vec::with_capacity(items.len() * 24);
     for item in items {
-        hash_value(&mut h, item);
+        let key = order.and_then(|o| field(item, &o.field));
+        fingerprint_item(&mut buf, item, key, filters);
     }
-    format!("{:016x}", h.finish())
+    finish_fingerprint(&buf, items.len())
 }
 
-fn hash_value(h: &mut xxhash_rust::xxh3::Xxh3, v: &Value) {
+fn finish_fingerprint(buf: &[u8], len: usize) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&(len as u64).to_le_bytes());
+    h.update(buf);
+    format!("{:016x}", h.digest())
+}
+
+fn fingerprint_item(
+    buf: &mut Vec<u8>,
+    item: &Value,
+    sort_key: Option<&Value>,
+    filters: &BTreeMap<String, String>,
+) {
+    buf.push(0xFE);
+    match IDENTITY_FIELDS.iter().find_map(|f| member(item, f)) {
+        Some(id) => encode_value(buf, id),
+        None => encode_value(buf, item),
+    }
+    buf.push(0xFD);
+    encode_value(buf, sort_key.unwrap_or(&Value::Null));
+    for key in filters.keys() {
+        buf.push(0xFC);
+        encode_value(buf, field(item, key).unwrap_or(&Value::Null));
+    }
+}
+
+/// An unambiguous byte encoding of a value (type tags and lengths), for hashing.
+fn encode_value(buf: &mut Vec<u8>, v: &Value) {
     match v {
-        Value::Null => h.write_u8(0),
-        Value::Bool(b) => h.write_u8(if *b { 2 } else { 1 }),
+        Value::Null => buf.push(0),
+        Value::Bool(b) => buf.push(if *b { 2 } else { 1 }),
         Value::Number(n) => {
-            h.write_u8(3);
-            h.write(n.to_string().as_bytes());
+            buf.push(3);
+            match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => buf.extend_from_slice(&u.to_le_bytes()),
+                (None, Some(i)) => buf.extend_from_slice(&i.to_le_bytes()),
+                _ => buf.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_bits().to_le_bytes()),
+            }
         }
         Value::String(s) => {
-            h.write_u8(4);
-            h.write_usize(s.len());
-            h.write(s.as_bytes());
+            buf.push(4);
+            buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            buf.extend_from_slice(s.as_bytes());
         }
         Value::Array(a) => {
-            h.write_u8(5);
-            h.write_usize(a.len());
+            buf.push(5);
+            buf.extend_from_slice(&(a.len() as u64).to_le_bytes());
             for x in a {
-                hash_value(h, x);
+                encode_value(buf, x);
             }
         }
         Value::Object(m) => {
-            h.write_u8(6);
-            h.write_usize(m.len());
+            buf.push(6);
+            buf.extend_from_slice(&(m.len() as u64).to_le_bytes());
             for (k, x) in m {
-                h.write_usize(k.len());
-                h.write(k.as_bytes());
-                hash_value(h, x);
+                buf.extend_from_slice(&(k.len() as u64).to_le_bytes());
+                buf.extend_from_slice(k.as_bytes());
+                encode_value(buf, x);
             }
         }
     }
@@ -406,7 +447,17 @@ fn hash_value(h: &mut xxhash_rust::xxh3::Xxh3, v: &Value) {
 
 /// The value at a dotted path (`price.total`) of an item.
 fn field<'v>(item: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('.').try_fold(item, |v, key| v.get(key))
+    path.split('.').try_fold(item, |v, key| member(v, key))
+}
+
+/// A member of an object. Records are small objects: scanning their few entries beats hashing
+/// the key, and keeps paging a 100,000-item list close to the cost of parsing it.
+fn member<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    match v {
+        Value::Object(m) if m.len() <= 16 => m.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+        Value::Object(m) => m.get(key),
+        _ => None,
+    }
 }
 
 /// The order used when none is asked for: newest first by creation time, if the items have
@@ -415,41 +466,118 @@ pub fn default_order(items: &[Value]) -> Option<Order> {
     let first = items.iter().find(|i| i.is_object())?;
     CREATION_FIELDS
         .iter()
-        .find(|f| first.get(**f).is_some())
+        .find(|f| member(first, f).is_some())
         .map(|f| Order {
             field: (*f).to_owned(),
             descending: true,
         })
 }
 
-fn type_rank(v: Option<&Value>) -> u8 {
-    match v {
-        Some(Value::Bool(_)) => 0,
-        Some(Value::Number(_)) => 1,
-        Some(Value::String(_)) => 2,
-        Some(Value::Array(_)) => 3,
-        Some(Value::Object(_)) => 4,
-        Some(Value::Null) | None => 5,
-    }
+/// Lists at least this long are scanned on two threads.
+const PARALLEL_SCAN_MIN: usize = 20_000;
+
+/// One pass over the list: the indices that pass the filters, every item's sort key, and the
+/// fingerprint (which needs the same lookups). Reading fields of many small objects is bound
+/// by memory latency, so a long list is scanned in two halves at once.
+fn scan<'a>(
+    items: &'a [Value],
+    order: Option<&Order>,
+    filters: &BTreeMap<String, String>,
+) -> (Vec<u32>, Vec<SortKey<'a>>, String) {
+    let part = |base: usize, items: &'a [Value]| {
+        let mut view = Vec::with_capacity(items.len());
+        let mut keys = Vec::with_capacity(if order.is_some() { items.len() } else { 0 });
+        let mut buf = Vec::with_capacity(items.len() * 48);
+        for (i, item) in items.iter().enumerate() {
+            let key = order.and_then(|o| field(item, &o.field));
+            fingerprint_item(&mut buf, item, key, filters);
+            if order.is_some() {
+                keys.push(SortKey::of(key));
+            }
+            if filters.is_empty() || matches(item, filters) {
+                view.push((base + i) as u32);
+            }
+        }
+        (view, keys, buf)
+    };
+    let (mut view, mut keys, mut buf) = if items.len() >= PARALLEL_SCAN_MIN {
+        let (left, right) = items.split_at(items.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let right_half = s.spawn(|| part(left.len(), right));
+            let left_half = part(0, left);
+            (
+                left_half,
+                right_half.join().expect("the scan does not panic"),
+            )
+        });
+        let (mut view, mut keys, mut buf) = a;
+        view.extend(b.0);
+        keys.extend(b.1);
+        buf.extend_from_slice(&b.2);
+        (view, keys, buf)
+    } else {
+        part(0, items)
+    };
+    view.shrink_to_fit();
+    keys.shrink_to_fit();
+    let fingerprint = finish_fingerprint(&buf, items.len());
+    buf.clear();
+    (view, keys, fingerprint)
 }
 
-/// Compares two sort keys; a missing or null key sorts last in either direction.
-fn compare_keys(a: Option<&Value>, b: Option<&Value>, descending: bool) -> Ordering {
-    let (ra, rb) = (type_rank(a), type_rank(b));
-    if ra == 5 || rb == 5 || ra != rb {
-        return ra.cmp(&rb);
-    }
-    let ord = match (a, b) {
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x.cmp(y),
-        (Some(Value::Number(x)), Some(Value::Number(y))) => {
-            let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
-            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+/// A sort key, looked up once per item and cheap to compare.
+#[derive(Clone, Debug)]
+enum SortKey<'a> {
+    Bool(bool),
+    Num(f64),
+    /// A string and its first 16 bytes as a big-endian number: comparing the numbers orders
+    /// most keys (ISO dates, ids) without touching the strings.
+    Str(u128, &'a str),
+    /// Arrays and objects, compared by their JSON text.
+    Other(String),
+    /// Missing or null: last, whatever the direction.
+    Missing,
+}
+
+impl<'a> SortKey<'a> {
+    fn of(v: Option<&'a Value>) -> Self {
+        match v {
+            Some(Value::Bool(b)) => SortKey::Bool(*b),
+            Some(Value::Number(n)) => SortKey::Num(n.as_f64().unwrap_or(0.0)),
+            Some(Value::String(s)) => {
+                let mut head = [0u8; 16];
+                let n = s.len().min(16);
+                head[..n].copy_from_slice(&s.as_bytes()[..n]);
+                SortKey::Str(u128::from_be_bytes(head), s)
+            }
+            Some(Value::Null) | None => SortKey::Missing,
+            Some(other) => SortKey::Other(other.to_string()),
         }
-        (Some(Value::String(x)), Some(Value::String(y))) => x.cmp(y),
-        (Some(x), Some(y)) => x.to_string().cmp(&y.to_string()),
-        _ => Ordering::Equal,
-    };
-    if descending { ord.reverse() } else { ord }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            SortKey::Bool(_) => 0,
+            SortKey::Num(_) => 1,
+            SortKey::Str(..) => 2,
+            SortKey::Other(_) => 3,
+            SortKey::Missing => 4,
+        }
+    }
+
+    /// Values of one type compare naturally (numbers as numbers, strings by bytes, so ISO
+    /// dates sort by time); types in a fixed order; missing last in either direction.
+    fn compare(&self, other: &Self, descending: bool) -> Ordering {
+        let ord = match (self, other) {
+            (SortKey::Bool(a), SortKey::Bool(b)) => a.cmp(b),
+            (SortKey::Num(a), SortKey::Num(b)) => a.total_cmp(b),
+            (SortKey::Str(ha, a), SortKey::Str(hb, b)) => ha.cmp(hb).then_with(|| a.cmp(b)),
+            (SortKey::Other(a), SortKey::Other(b)) => a.cmp(b),
+            (a, b) if a.rank() == 4 || b.rank() == 4 => return a.rank().cmp(&b.rank()),
+            (a, b) => a.rank().cmp(&b.rank()),
+        };
+        if descending { ord.reverse() } else { ord }
+    }
 }
 
 fn matches(item: &Value, filters: &BTreeMap<String, String>) -> bool {
@@ -471,11 +599,24 @@ pub struct Request {
     pub filters: Option<BTreeMap<String, String>>,
 }
 
-/// A list filtered and ordered once, from which pages are cut.
+/// A list filtered once, from which pages are cut in order.
+///
+/// Ordering is lazy: the first pages only need the smallest `offset + count` items, which a
+/// selection finds in linear time; a page deep in the list (or a walk through all of them)
+/// sorts the whole view once and slices it after that. Either way the result is that of a
+/// stable sort: ties keep input order.
 pub struct Pager<'l, 'd> {
     located: &'l Located<'d>,
-    /// Indices into the list, filtered and in order.
-    view: Vec<usize>,
+    /// Indices of the items that pass the filters, in input order.
+    view: Vec<u32>,
+    /// Sort key of every item (by input index), when there is an order.
+    keys: Vec<SortKey<'l>>,
+    /// `view` fully sorted, once something needed it.
+    sorted: std::cell::OnceCell<Vec<u32>>,
+    /// The first items of the order, found by a selection for the first page asked for.
+    prefix: std::cell::OnceCell<Vec<u32>>,
+    /// The view is already in order (common: APIs return sorted lists).
+    presorted: bool,
     pub order: Option<Order>,
     pub filters: BTreeMap<String, String>,
     pub limit: usize,
@@ -490,8 +631,9 @@ pub struct Resume {
 }
 
 impl<'l, 'd> Pager<'l, 'd> {
-    /// Filters and orders the list. `cursor`, when given, supplies the order, filters and page
-    /// size the request leaves out, and is refused when the request contradicts it.
+    /// Filters the list and looks up sort keys. `cursor`, when given, supplies the order,
+    /// filters and page size the request leaves out, and is refused when the request
+    /// contradicts it.
     pub fn new(
         located: &'l Located<'d>,
         request: &Request,
@@ -555,28 +697,65 @@ impl<'l, 'd> Pager<'l, 'd> {
             return Err(PaginateError::LimitTooLarge { max });
         }
 
-        let mut view: Vec<usize> = (0..items.len())
-            .filter(|&i| filters.is_empty() || matches(&items[i], &filters))
-            .collect();
-        if let Some(o) = &order {
-            // Keys are looked up once; the sort is stable (ties keep input order).
-            let keys: Vec<Option<&Value>> = items.iter().map(|i| field(i, &o.field)).collect();
-            let in_order = view
-                .windows(2)
-                .all(|w| compare_keys(keys[w[0]], keys[w[1]], o.descending) != Ordering::Greater);
-            if !in_order {
-                view.sort_by(|&a, &b| compare_keys(keys[a], keys[b], o.descending));
-            }
-        }
+        let (view, keys, fingerprint) = scan(items, order.as_ref(), &filters);
+        let descending = order.as_ref().is_some_and(|o| o.descending);
+        let presorted = keys.is_empty()
+            || view.windows(2).all(|w| {
+                keys[w[0] as usize].compare(&keys[w[1] as usize], descending) != Ordering::Greater
+            });
         Ok(Pager {
             located,
             view,
+            keys,
+            sorted: std::cell::OnceCell::new(),
+            prefix: std::cell::OnceCell::new(),
+            presorted,
             untouched: request.order.is_none() && filters.is_empty(),
+            fingerprint,
             order,
             filters,
             limit,
-            fingerprint: fingerprint(items),
         })
+    }
+
+    /// Positions `start..end` of the ordered view, as indices into the list.
+    fn ordered(&self, start: usize, end: usize) -> Cow<'_, [u32]> {
+        if self.presorted {
+            return Cow::Borrowed(&self.view[start..end]);
+        }
+        if let Some(sorted) = self.sorted.get() {
+            return Cow::Borrowed(&sorted[start..end]);
+        }
+        let descending = self.order.as_ref().is_some_and(|o| o.descending);
+        // Ties broken by input index: an unstable sort then equals a stable one.
+        let cmp = |a: &u32, b: &u32| {
+            self.keys[*a as usize]
+                .compare(&self.keys[*b as usize], descending)
+                .then(a.cmp(b))
+        };
+        if let Some(prefix) = self.prefix.get()
+            && end <= prefix.len()
+        {
+            return Cow::Borrowed(&prefix[start..end]);
+        }
+        // The first page asked for, near the start: select the smallest `end` items in linear
+        // time and sort just those. Once only: a walk onwards sorts everything, once.
+        if self.prefix.get().is_none() && end > 0 && end <= self.view.len() / 8 {
+            let prefix = self.prefix.get_or_init(|| {
+                let mut prefix = self.view.clone();
+                prefix.select_nth_unstable_by(end - 1, cmp);
+                prefix.truncate(end);
+                prefix.sort_unstable_by(cmp);
+                prefix
+            });
+            return Cow::Borrowed(&prefix[start..end]);
+        }
+        let sorted = self.sorted.get_or_init(|| {
+            let mut all = self.view.clone();
+            all.sort_unstable_by(cmp);
+            all
+        });
+        Cow::Borrowed(&sorted[start..end])
     }
 
     /// Items after filtering.
@@ -634,9 +813,11 @@ impl<'l, 'd> Pager<'l, 'd> {
             payload.fingerprint = Some(self.fingerprint.clone());
             cursor::encode(&payload, secrets)
         });
-        let items: Vec<Value> = self.view[offset..end]
+        let list = self.located.items();
+        let items: Vec<Value> = self
+            .ordered(offset, end)
             .iter()
-            .map(|&i| self.located.items()[i].clone())
+            .map(|&i| list[i as usize].clone())
             .collect();
         let meta = Meta {
             total_count: self.total(),
@@ -731,17 +912,22 @@ impl<'l, 'd> Pager<'l, 'd> {
         };
         let data = match located.data.pointer(parent) {
             Some(Value::Object(obj)) if !located.pointer.is_empty() => {
-                let mut copy = Map::with_capacity(obj.len() + 2);
                 let key = key.replace("~1", "/").replace("~0", "~");
+                let mut items = Some(Value::Array(items));
+                let mut copy = Map::with_capacity(obj.len() + 2);
                 for (k, v) in obj {
                     if *k == key {
-                        copy.insert(k.clone(), Value::Array(items.clone()));
+                        copy.insert(k.clone(), items.take().unwrap_or_default());
                     } else if k != "nextCursor" && k != "meta" {
                         copy.insert(k.clone(), v.clone());
                     }
                 }
                 copy.extend(paging);
-                clone_with(&located.data, "", &[(parent, Value::Object(copy))])
+                clone_with(
+                    &located.data,
+                    "",
+                    vec![(parent.to_owned(), Value::Object(copy))],
+                )
             }
             _ => {
                 let mut obj = Map::new();
@@ -752,29 +938,39 @@ impl<'l, 'd> Pager<'l, 'd> {
         };
         match &located.holder {
             Holder::Document { at: "" } => data,
-            Holder::Document { at } => clone_with(located.document, "", &[(at, data)]),
+            Holder::Document { at } => {
+                clone_with(located.document, "", vec![((*at).to_owned(), data)])
+            }
             Holder::ToolText {
                 result,
                 block,
                 structured,
             } => {
-                let text_at = format!("{result}/content/{block}/text");
-                let structured_at = format!("{result}/structuredContent");
-                let mut swaps = vec![(text_at.as_str(), Value::from(data.to_string()))];
+                let mut swaps = vec![(
+                    format!("{result}/content/{block}/text"),
+                    Value::from(data.to_string()),
+                )];
                 if *structured {
-                    swaps.push((structured_at.as_str(), data));
+                    swaps.push((format!("{result}/structuredContent"), data));
                 }
-                clone_with(located.document, "", &swaps)
+                clone_with(located.document, "", swaps)
             }
         }
     }
 }
 
 /// A deep copy of `value` (which sits at pointer `at`) in which each `(pointer, replacement)`
-/// takes the place of what is there. Subtrees being replaced are never copied.
-fn clone_with(value: &Value, at: &str, swaps: &[(&str, Value)]) -> Value {
-    if let Some((_, replacement)) = swaps.iter().find(|(p, _)| *p == at) {
-        return replacement.clone();
+/// takes the place of what is there. Subtrees being replaced are never copied, and the
+/// replacements are moved in, not copied.
+fn clone_with(value: &Value, at: &str, swaps: Vec<(String, Value)>) -> Value {
+    let mut swaps: Vec<(String, Option<Value>)> =
+        swaps.into_iter().map(|(p, v)| (p, Some(v))).collect();
+    splice(value, at, &mut swaps)
+}
+
+fn splice(value: &Value, at: &str, swaps: &mut [(String, Option<Value>)]) -> Value {
+    if let Some((_, replacement)) = swaps.iter_mut().find(|(p, _)| p == at) {
+        return replacement.take().unwrap_or_default();
     }
     let below = |p: &str| p.len() > at.len() && p.starts_with(at) && p.as_bytes()[at.len()] == b'/';
     if !swaps.iter().any(|(p, _)| below(p)) {
@@ -784,7 +980,7 @@ fn clone_with(value: &Value, at: &str, swaps: &[(&str, Value)]) -> Value {
         Value::Object(members) => Value::Object(
             members
                 .iter()
-                .map(|(k, v)| (k.clone(), clone_with(v, &pointer::join(at, k), swaps)))
+                .map(|(k, v)| (k.clone(), splice(v, &pointer::join(at, k), swaps)))
                 .collect(),
         ),
         Value::Array(items) => Value::Array(
@@ -794,7 +990,7 @@ fn clone_with(value: &Value, at: &str, swaps: &[(&str, Value)]) -> Value {
                 .map(|(i, v)| {
                     let mut p = at.to_owned();
                     pointer::push_index(&mut p, i);
-                    clone_with(v, &p, swaps)
+                    splice(v, &p, swaps)
                 })
                 .collect(),
         ),
@@ -831,4 +1027,97 @@ pub struct Page {
     pub count: usize,
     pub next_cursor: Option<String>,
     pub meta: Meta,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fp(items: &Value, order: Option<&str>, filters: &[(&str, &str)]) -> String {
+        let order = order.map(|o| Order::parse(o).unwrap());
+        let filters = filters
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        fingerprint(items.as_array().unwrap(), order.as_ref(), &filters)
+    }
+
+    #[test]
+    fn fingerprint_covers_what_moves_items() {
+        let a = json!([{"id": 1, "at": "b", "note": "x"}, {"id": 2, "at": "a", "note": "y"}]);
+        let base = fp(&a, Some("at:desc"), &[]);
+        // Editing a field nobody sorts or filters by moves nothing.
+        let mut edited = a.clone();
+        edited[0]["note"] = json!("changed");
+        assert_eq!(fp(&edited, Some("at:desc"), &[]), base);
+        // Changing the sort key, the identity, or the membership does.
+        let mut resorted = a.clone();
+        resorted[0]["at"] = json!("0");
+        assert_ne!(fp(&resorted, Some("at:desc"), &[]), base);
+        let removed = json!([a[1].clone()]);
+        assert_ne!(fp(&removed, Some("at:desc"), &[]), base);
+        let swapped = json!([a[1].clone(), a[0].clone()]);
+        assert_ne!(fp(&swapped, Some("at:desc"), &[]), base);
+        // A field a filter looks at counts too.
+        assert_ne!(
+            fp(&edited, None, &[("note", "x")]),
+            fp(&a, None, &[("note", "x")])
+        );
+    }
+
+    #[test]
+    fn finds_the_list() {
+        let doc = json!({"query": "x", "results": [1, 2, 3], "tags": ["a"]});
+        assert_eq!(locate(&doc, None).unwrap().pointer, "/results");
+        let tie = json!({"a": [1, 2], "b": [3, 4]});
+        assert!(matches!(
+            locate(&tie, None),
+            Err(PaginateError::Ambiguous { len: 2, .. })
+        ));
+        let named = json!({"a": [1, 2], "items": [3, 4]});
+        assert_eq!(locate(&named, None).unwrap().pointer, "/items");
+        let nested = json!({"data": {"rows": [1, 2, 3]}});
+        assert_eq!(locate(&nested, None).unwrap().pointer, "/data/rows");
+        assert!(matches!(
+            locate(&json!({"n": 1}), None),
+            Err(PaginateError::NoList)
+        ));
+        assert!(matches!(
+            locate(&doc, Some("/query")),
+            Err(PaginateError::PathNotList {
+                found: "a string",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn orders_parse_and_missing_keys_sort_last() {
+        assert_eq!(
+            Order::parse("price.total:desc").unwrap().to_string(),
+            "price.total:desc"
+        );
+        assert_eq!(Order::parse("id").unwrap().to_string(), "id:asc");
+        assert!(Order::parse(":desc").is_err());
+        assert!(Order::parse("id:sideways").is_err());
+        let one = json!(1);
+        for descending in [false, true] {
+            let some = SortKey::of(Some(&one));
+            assert_eq!(
+                SortKey::Missing.compare(&some, descending),
+                Ordering::Greater
+            );
+            assert_eq!(some.compare(&SortKey::Missing, descending), Ordering::Less);
+        }
+        let (a, b) = (json!("2026-11-01T00:00:00Z"), json!("2026-11-01T00:00:01Z"));
+        assert_eq!(
+            SortKey::of(Some(&a)).compare(&SortKey::of(Some(&b)), false),
+            Ordering::Less
+        );
+        assert_eq!(
+            SortKey::of(Some(&json!(10))).compare(&SortKey::of(Some(&json!(9.5))), false),
+            Ordering::Greater
+        );
+    }
 }

@@ -100,12 +100,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         args.cursor.clone()
     };
     let data = match &args.data {
-        Some(file) => {
-            let doc = super::read_one(file)?;
-            let located = paginate::locate(&doc.value, args.path.as_deref())
-                .with_context(|| format!("--data {file}"))?;
-            Some((file.clone(), paginate::fingerprint(located.items())))
-        }
+        Some(file) => Some((file.clone(), super::read_one(file)?)),
         None => None,
     };
 
@@ -141,7 +136,16 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
                 report.age_seconds = Some(round_ms(now - p.ts));
                 report.expires = Some(cursor::iso_time(p.ts + ttl as f64));
             }
-            if let Some((file, fp)) = data {
+            if let Some((file, doc)) = data {
+                // The fingerprint covers what the cursor's order and filters look at.
+                let located = paginate::locate(&doc.value, args.path.as_deref())
+                    .with_context(|| format!("--data {file}"))?;
+                let order = p.order.as_deref().map(paginate::Order::parse).transpose()?;
+                let fp = paginate::fingerprint(
+                    located.items(),
+                    order.as_ref(),
+                    &p.filters.clone().unwrap_or_default(),
+                );
                 let matches = p.fingerprint.as_ref().map(|issued| *issued == fp);
                 if matches == Some(false) && verdict.usable() {
                     verdict = Verdict::DataChanged {
