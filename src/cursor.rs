@@ -177,7 +177,10 @@ impl Payload {
 
     fn from_value(value: Value) -> Result<Payload, String> {
         let Value::Object(mut m) = value else {
-            return Err(format!("payload is {}, not an object", kind_of(&value)));
+            return Err(format!(
+                "payload is {}, not an object",
+                crate::document::type_name(&value)
+            ));
         };
         let offset = match m.remove("offset") {
             Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n
@@ -228,17 +231,6 @@ impl Payload {
             fingerprint,
             unknown: m,
         })
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 

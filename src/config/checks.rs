@@ -7,22 +7,11 @@ use serde_json::Value;
 
 use super::Config;
 use crate::contract;
+pub(super) use crate::document::type_name;
 use crate::pointer;
 
 /// The JSON Schema of the config file, as shipped in `contracts/`.
 pub const SCHEMA: &str = include_str!("../../contracts/config.schema.json");
-
-pub(super) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a number with a fraction",
-        Value::Number(_) => "a whole number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}
 
 /// The config schema, parsed and compiled once per process.
 fn compiled_schema() -> &'static (Value, jsonschema::Validator) {

@@ -1,0 +1,202 @@
+//! Finding the list to page: the data of a document (a tool result's JSON text, a JSON-RPC
+//! result, or the document itself), then the list in it: at `--path`, the data itself if it is
+//! an array, else its longest array (a conventional name settles a tie).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::PaginateError;
+use crate::document::{self, Kind, PartContent, type_name};
+use crate::pointer;
+
+/// Member names that usually hold a document's main list, preferred when several arrays tie.
+const LIST_NAMES: [&str; 12] = [
+    "items",
+    "results",
+    "data",
+    "records",
+    "entries",
+    "rows",
+    "bookings",
+    "listings",
+    "tools",
+    "resources",
+    "hits",
+    "events",
+];
+
+/// Where the data holding the list sits in the document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Holder {
+    /// The document itself (plain JSON, or a JSON-RPC result at `/result`).
+    Document { at: &'static str },
+    /// The JSON text of a tool result's content block; `structured` when the result also
+    /// carries structuredContent to keep in step.
+    ToolText {
+        result: &'static str,
+        block: usize,
+        structured: bool,
+    },
+}
+
+/// A list found in a document.
+#[derive(Clone, Debug)]
+pub struct Located<'d> {
+    pub(super) holder: Holder,
+    pub(super) document: &'d Value,
+    /// The data the list is in: the document's own part, or the parsed text of a tool result.
+    pub(super) data: Cow<'d, Value>,
+    /// JSON pointer of the list inside `data` (empty: `data` is the list).
+    pub pointer: String,
+}
+
+impl Located<'_> {
+    pub fn items(&self) -> &[Value] {
+        self.data
+            .pointer(&self.pointer)
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Where the list is, for messages: `/bookings`, or `/result/content/0/text#/bookings`.
+    pub fn describe(&self) -> String {
+        match &self.holder {
+            Holder::Document { at } => {
+                pointer::display(&format!("{at}{}", self.pointer)).to_owned()
+            }
+            Holder::ToolText { result, block, .. } => {
+                format!(
+                    "{result}/content/{block}/text#{}",
+                    pointer::display(&self.pointer)
+                )
+            }
+        }
+    }
+}
+
+/// Finds the list to page in `doc`: at `path` (relative to the data) if given, else the data
+/// itself if it is an array, else its largest array member.
+pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, PaginateError> {
+    let anatomy = document::anatomy(doc, "");
+    let (holder, data) = match anatomy.kind {
+        Kind::ToolResult => {
+            let text_block = anatomy.parts.iter().find_map(|p| match &p.content {
+                PartContent::Text { json: Some(v), .. } => {
+                    block_index(&p.pointer).map(|i| (i, v.clone()))
+                }
+                _ => None,
+            });
+            match text_block {
+                Some((block, data)) => (
+                    Holder::ToolText {
+                        result: anatomy.payload_pointer,
+                        block,
+                        structured: anatomy.payload.get("structuredContent").is_some(),
+                    },
+                    Cow::Owned(data),
+                ),
+                None => (
+                    Holder::Document {
+                        at: anatomy.payload_pointer,
+                    },
+                    Cow::Borrowed(anatomy.payload),
+                ),
+            }
+        }
+        _ => (
+            Holder::Document {
+                at: anatomy.payload_pointer,
+            },
+            Cow::Borrowed(anatomy.payload),
+        ),
+    };
+    let pointer = match path {
+        Some(p) => {
+            let p = if p == "/" { "" } else { p };
+            match data.pointer(p) {
+                Some(Value::Array(_)) => p.to_owned(),
+                Some(other) => {
+                    return Err(PaginateError::PathNotList {
+                        path: p.to_owned(),
+                        found: type_name(other),
+                    });
+                }
+                None => {
+                    return Err(PaginateError::PathNotFound {
+                        path: p.to_owned(),
+                        candidates: arrays_in(&data).into_iter().map(|(p, _)| p).collect(),
+                    });
+                }
+            }
+        }
+        None => find_list(&data)?,
+    };
+    Ok(Located {
+        holder,
+        document: doc,
+        data,
+        pointer,
+    })
+}
+
+fn block_index(pointer: &str) -> Option<usize> {
+    // "/result/content/3/text" or "/content/3/text"
+    let mut tokens = pointer.rsplit('/');
+    tokens.next()?;
+    tokens.next()?.parse().ok()
+}
+
+/// Arrays among the data's members and their members' members: (pointer, length).
+fn arrays_in(data: &Value) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    if let Value::Object(members) = data {
+        for (k, v) in members {
+            let p = pointer::join("", k);
+            match v {
+                Value::Array(a) => out.push((p, a.len())),
+                Value::Object(inner) => {
+                    for (k2, v2) in inner {
+                        if let Value::Array(a) = v2 {
+                            out.push((pointer::join(&p, k2), a.len()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn find_list(data: &Value) -> Result<String, PaginateError> {
+    if data.is_array() {
+        return Ok(String::new());
+    }
+    let arrays = arrays_in(data);
+    let longest = arrays
+        .iter()
+        .map(|(_, n)| *n)
+        .max()
+        .ok_or(PaginateError::NoList)?;
+    let best: Vec<&String> = arrays
+        .iter()
+        .filter(|(_, n)| *n == longest)
+        .map(|(p, _)| p)
+        .collect();
+    if best.len() == 1 {
+        return Ok(best[0].clone());
+    }
+    // A tie: a conventional name settles it, if exactly one has one.
+    let named: Vec<&&String> = best
+        .iter()
+        .filter(|p| LIST_NAMES.iter().any(|n| p.rsplit('/').next() == Some(n)))
+        .collect();
+    if named.len() == 1 {
+        return Ok((*named[0]).clone());
+    }
+    Err(PaginateError::Ambiguous {
+        len: longest,
+        candidates: best.into_iter().cloned().collect(),
+    })
+}

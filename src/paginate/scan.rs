@@ -1,0 +1,144 @@
+//! One pass over the list before paging: which items pass the filters, every item's sort key,
+//! and the fingerprint of what decides offsets, which a cursor carries to detect changed data.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::order::{Order, SortKey, field, matches, member};
+
+/// Fields that identify an item, looked for in this order.
+const IDENTITY_FIELDS: [&str; 4] = ["id", "uuid", "_id", "key"];
+
+/// A fingerprint of what decides which item sits at which offset: the number of items and, in
+/// input order, each item's identity (its `id`, `uuid`, `_id` or `key`, else the whole item),
+/// its sort key and the values its filters look at. Adding, removing or reordering items, or
+/// changing what they are sorted or filtered by, changes it; editing another field does not,
+/// since it moves nothing. 64-bit xxh3, hex.
+pub fn fingerprint(
+    items: &[Value],
+    order: Option<&Order>,
+    filters: &BTreeMap<String, String>,
+) -> String {
+    let mut buf = Vec::with_capacity(items.len() * 24);
+    for item in items {
+        let key = order.and_then(|o| field(item, &o.field));
+        fingerprint_item(&mut buf, item, key, filters);
+    }
+    finish_fingerprint(&buf, items.len())
+}
+
+pub(super) fn finish_fingerprint(buf: &[u8], len: usize) -> String {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&(len as u64).to_le_bytes());
+    h.update(buf);
+    format!("{:016x}", h.digest())
+}
+
+pub(super) fn fingerprint_item(
+    buf: &mut Vec<u8>,
+    item: &Value,
+    sort_key: Option<&Value>,
+    filters: &BTreeMap<String, String>,
+) {
+    buf.push(0xFE);
+    match IDENTITY_FIELDS.iter().find_map(|f| member(item, f)) {
+        Some(id) => encode_value(buf, id),
+        None => encode_value(buf, item),
+    }
+    buf.push(0xFD);
+    encode_value(buf, sort_key.unwrap_or(&Value::Null));
+    for key in filters.keys() {
+        buf.push(0xFC);
+        encode_value(buf, field(item, key).unwrap_or(&Value::Null));
+    }
+}
+
+/// An unambiguous byte encoding of a value (type tags and lengths), for hashing.
+fn encode_value(buf: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => buf.push(0),
+        Value::Bool(b) => buf.push(if *b { 2 } else { 1 }),
+        Value::Number(n) => {
+            buf.push(3);
+            match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => buf.extend_from_slice(&u.to_le_bytes()),
+                (None, Some(i)) => buf.extend_from_slice(&i.to_le_bytes()),
+                _ => buf.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_bits().to_le_bytes()),
+            }
+        }
+        Value::String(s) => {
+            buf.push(4);
+            buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            buf.extend_from_slice(s.as_bytes());
+        }
+        Value::Array(a) => {
+            buf.push(5);
+            buf.extend_from_slice(&(a.len() as u64).to_le_bytes());
+            for x in a {
+                encode_value(buf, x);
+            }
+        }
+        Value::Object(m) => {
+            buf.push(6);
+            buf.extend_from_slice(&(m.len() as u64).to_le_bytes());
+            for (k, x) in m {
+                buf.extend_from_slice(&(k.len() as u64).to_le_bytes());
+                buf.extend_from_slice(k.as_bytes());
+                encode_value(buf, x);
+            }
+        }
+    }
+}
+
+/// Lists at least this long are scanned on two threads.
+const PARALLEL_SCAN_MIN: usize = 20_000;
+
+/// One pass over the list: the indices that pass the filters, every item's sort key, and the
+/// fingerprint (which needs the same lookups). Reading fields of many small objects is bound
+/// by memory latency, so a long list is scanned in two halves at once.
+pub(super) fn scan<'a>(
+    items: &'a [Value],
+    order: Option<&Order>,
+    filters: &BTreeMap<String, String>,
+) -> (Vec<u32>, Vec<SortKey<'a>>, String) {
+    let part = |base: usize, items: &'a [Value]| {
+        let mut view = Vec::with_capacity(items.len());
+        let mut keys = Vec::with_capacity(if order.is_some() { items.len() } else { 0 });
+        let mut buf = Vec::with_capacity(items.len() * 48);
+        for (i, item) in items.iter().enumerate() {
+            let key = order.and_then(|o| field(item, &o.field));
+            fingerprint_item(&mut buf, item, key, filters);
+            if order.is_some() {
+                keys.push(SortKey::of(key));
+            }
+            if filters.is_empty() || matches(item, filters) {
+                view.push((base + i) as u32);
+            }
+        }
+        (view, keys, buf)
+    };
+    let (mut view, mut keys, mut buf) = if items.len() >= PARALLEL_SCAN_MIN {
+        let (left, right) = items.split_at(items.len() / 2);
+        let (a, b) = std::thread::scope(|s| {
+            let right_half = s.spawn(|| part(left.len(), right));
+            let left_half = part(0, left);
+            (
+                left_half,
+                right_half.join().expect("the scan does not panic"),
+            )
+        });
+        let (mut view, mut keys, mut buf) = a;
+        view.extend(b.0);
+        keys.extend(b.1);
+        buf.extend_from_slice(&b.2);
+        (view, keys, buf)
+    } else {
+        part(0, items)
+    };
+    view.shrink_to_fit();
+    keys.shrink_to_fit();
+    let fingerprint = finish_fingerprint(&buf, items.len());
+    buf.clear();
+    (view, keys, fingerprint)
+}
