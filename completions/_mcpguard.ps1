@@ -27,12 +27,34 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown')
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;audit' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding is at or above this severity')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config''s `clients`')
+            [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Token estimator. Default: the config''s `tokenizer`')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale')
+            [CompletionResult]::new('--max-growth', '--max-growth', [CompletionResultType]::ParameterName, 'Allowed growth of a tool''s p95 response size over the baseline, in percent')
+            [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs')
+            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit')
+            [CompletionResult]::new('--from-metrics', '--from-metrics', [CompletionResultType]::ParameterName, 'Summarise a --metrics file by tool and outcome instead of auditing')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many of the worst findings the table and Markdown list')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
         'mcpguard;estimate' {
@@ -108,12 +130,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help' {
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown')
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;help;audit' {
             break
         }
         'mcpguard;help;estimate' {

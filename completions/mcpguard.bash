@@ -16,6 +16,9 @@ _mcpguard() {
             ",$1")
                 cmd="mcpguard"
                 ;;
+            mcpguard,audit)
+                cmd="mcpguard__subcmd__audit"
+                ;;
             mcpguard,decode-cursor)
                 cmd="mcpguard__subcmd__decode__subcmd__cursor"
                 ;;
@@ -33,6 +36,9 @@ _mcpguard() {
                 ;;
             mcpguard,validate-config)
                 cmd="mcpguard__subcmd__validate__subcmd__config"
+                ;;
+            mcpguard__subcmd__help,audit)
+                cmd="mcpguard__subcmd__help__subcmd__audit"
                 ;;
             mcpguard__subcmd__help,decode-cursor)
                 cmd="mcpguard__subcmd__help__subcmd__decode__subcmd__cursor"
@@ -59,12 +65,78 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version estimate paginate decode-cursor validate-config generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate decode-cursor validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__audit)
+            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl sarif junit github markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning info never" -- "${cur}"))
+                    return 0
+                    ;;
+                --client)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --contract)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-growth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -191,8 +263,22 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="estimate paginate decode-cursor validate-config generate help"
+            opts="audit estimate paginate decode-cursor validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

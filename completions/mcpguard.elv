@@ -24,12 +24,33 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand audit 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;audit'= {
+            cand --format 'Output format'
+            cand --fail-on 'Exit 1 when a finding is at or above this severity'
+            cand --client 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config''s `clients`'
+            cand --contract 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)'
+            cand --tokenizer 'Token estimator. Default: the config''s `tokenizer`'
+            cand --baseline 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale'
+            cand --max-growth 'Allowed growth of a tool''s p95 response size over the baseline, in percent'
+            cand --shard 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs'
+            cand --metrics 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit'
+            cand --from-metrics 'Summarise a --metrics file by tool and outcome instead of auditing'
+            cand --top 'How many of the worst findings the table and Markdown list'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --update-baseline 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
         &'mcpguard;estimate'= {
             cand --tokenizer 'Token estimator. Default: the config''s `tokenizer` (heuristic)'
@@ -99,12 +120,15 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --version 'Print version'
         }
         &'mcpguard;help'= {
+            cand audit 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;help;audit'= {
         }
         &'mcpguard;help;estimate'= {
         }

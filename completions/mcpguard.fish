@@ -30,12 +30,43 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l format -d 'Output format' -r -f -a "table\t''
+json\t''
+jsonl\t''
+sarif\t''
+junit\t''
+github\t''
+markdown\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
+warning\t''
+info\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l client -d 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config\'s `clients`' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l contract -d 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer`' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
+claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
+cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l baseline -d 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-growth -d 'Allowed growth of a tool\'s p95 response size over the baseline, in percent' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l shard -d 'Audit only shard K of N (1-based), split by a hash of each document\'s name: the same split on every machine, for parallel CI jobs' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l metrics -d 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l from-metrics -d 'Summarise a --metrics file by tool and outcome instead of auditing' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l top -d 'How many of the worst findings the table and Markdown list' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l update-baseline -d 'Write this audit\'s per-tool sizes to --baseline (atomically) instead of comparing'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer` (heuristic)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
 claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
@@ -103,9 +134,10 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from estimate paginate decode-cursor validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -25,6 +25,8 @@ pub struct Limits {
     pub max_summary_length: u64,
     /// Claude Code cuts tool descriptions at 2 KB.
     pub max_tool_description_bytes: u64,
+    /// Seed 004's T0 budget: what a tool catalog loaded at start may cost.
+    pub max_catalog_tokens: u64,
 }
 
 impl Default for Limits {
@@ -36,6 +38,7 @@ impl Default for Limits {
             max_json_depth: 4,
             max_summary_length: 100,
             max_tool_description_bytes: 2_048,
+            max_catalog_tokens: 2_000,
         }
     }
 }
@@ -174,7 +177,25 @@ pub const RULES: &[Rule] = &[
         code: "MG016",
         name: "catalog-over-budget",
         severity: Severity::Warning,
-        summary: "tools/list catalog over its token budget (seed 004 tiers)",
+        summary: "tools/list catalog over maxCatalogTokens (seed 004 tiers)",
+    },
+    Rule {
+        code: "MG017",
+        name: "contract-schema",
+        severity: Severity::Error,
+        summary: "payload does not match the response contract (--contract)",
+    },
+    Rule {
+        code: "MG018",
+        name: "tool-grew",
+        severity: Severity::Error,
+        summary: "a tool's p95 size grew past --max-growth over the baseline",
+    },
+    Rule {
+        code: "MG019",
+        name: "baseline-stale",
+        severity: Severity::Error,
+        summary: "a baseline entry for a tool this audit did not see",
     },
 ];
 

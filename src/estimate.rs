@@ -138,7 +138,17 @@ fn count(v: &Visible<'_>, tokenizer: Tokenizer, media_tokens: u64) -> u64 {
 /// Estimates one document.
 pub fn estimate(doc: &Document, opts: &Options) -> DocumentEstimate {
     let anatomy = document::anatomy(&doc.value, &doc.text);
-    let seen = visible(&anatomy);
+    estimate_anatomy(doc, &anatomy, opts)
+}
+
+/// Estimates a document already taken apart (the audit shares one [`document::Anatomy`]
+/// between this and its rules).
+pub fn estimate_anatomy(
+    doc: &Document,
+    anatomy: &document::Anatomy<'_>,
+    opts: &Options,
+) -> DocumentEstimate {
+    let seen = visible(anatomy);
     let visible_chars: u64 = seen.texts.iter().map(|t| t.chars().count() as u64).sum();
     let visible_bytes: u64 = seen.texts.iter().map(|t| t.len() as u64).sum();
     let visible_lines: u64 = seen
@@ -192,7 +202,7 @@ pub fn estimate(doc: &Document, opts: &Options) -> DocumentEstimate {
     };
 
     let top_paths = if opts.top > 0 {
-        let profile = measure::profile(&anatomy, true, opts.media_tokens as usize);
+        let profile = measure::profile(anatomy, true, opts.media_tokens as usize);
         profile.top_paths(opts.tokenizer.counter(), opts.top)
     } else {
         Vec::new()

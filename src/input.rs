@@ -36,6 +36,10 @@ impl Source {
 pub struct Document {
     /// How reports name it: the path as given (or `<stdin>`), with `:LINE` for a JSONL line.
     pub name: String,
+    /// The file it came from (`<stdin>` for standard input).
+    pub file: String,
+    /// The line it starts on: 1 for a whole file, the line of a JSONL record.
+    pub line: usize,
     /// The text exactly as read: its length is the wire size.
     pub text: String,
     pub value: Value,
@@ -93,6 +97,120 @@ impl InputError {
 /// serde_json's recursion limit: deeper input is an error, never a stack overflow.
 pub const MAX_NESTING: usize = 128;
 
+/// One thing to read: standard input or a file, or what went wrong finding it.
+#[derive(Debug)]
+pub enum Unit {
+    Stdin,
+    File(PathBuf),
+    Failed(InputError),
+}
+
+/// The files behind the sources, in order: directories walked (sorted), the rest as given.
+pub fn expand(sources: &[Source]) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for source in sources {
+        match source {
+            Source::Stdin => units.push(Unit::Stdin),
+            Source::Path(path) if path.is_dir() => walk_dir(path, &mut units),
+            Source::Path(path) => units.push(Unit::File(path.clone())),
+        }
+    }
+    units
+}
+
+/// True for `.jsonl` and `.ndjson` files: one document per line, read as a stream.
+pub fn is_jsonl(path: &Path) -> bool {
+    is_jsonl_name(path)
+}
+
+/// Reads a JSONL stream line by line without holding it whole, handing `batch` lines at a
+/// time (line number, text or error) to `visit`. Blank lines are skipped.
+pub fn for_each_line_batch(
+    name: &str,
+    mut reader: impl io::BufRead,
+    batch: usize,
+    mut visit: impl FnMut(Vec<(usize, Result<String, InputError>)>),
+) {
+    let mut lines = Vec::with_capacity(batch);
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {
+                number += 1;
+                while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                    buf.pop();
+                }
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let line = match String::from_utf8(std::mem::take(&mut buf)) {
+                    Ok(text) => Ok(text),
+                    Err(e) => {
+                        let offset = e.utf8_error().valid_up_to();
+                        Err(InputError::Utf8 {
+                            name: format!("{name}:{number}"),
+                            line: number,
+                            column: offset + 1,
+                            offset,
+                        })
+                    }
+                };
+                lines.push((number, line));
+                if lines.len() == batch {
+                    visit(std::mem::replace(&mut lines, Vec::with_capacity(batch)));
+                }
+            }
+            Err(cause) => {
+                lines.push((
+                    number + 1,
+                    Err(InputError::Read {
+                        name: name.to_owned(),
+                        cause,
+                    }),
+                ));
+                break;
+            }
+        }
+    }
+    if !lines.is_empty() {
+        visit(lines);
+    }
+}
+
+/// Parses one JSONL line read by [`for_each_line_batch`].
+pub fn parse_line(file: &str, number: usize, text: String) -> Result<Document, InputError> {
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => Ok(Document {
+            name: format!("{file}:{number}"),
+            file: file.to_owned(),
+            line: number,
+            text,
+            value,
+        }),
+        Err(err) => {
+            let mut e = json_error(file, &text, &err);
+            if let InputError::Json { line, .. } | InputError::TooDeep { line, .. } = &mut e {
+                *line = number;
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Reads one file (or stdin's bytes) as documents: JSON, or JSONL by name or by content.
+pub fn read_unit_bytes(
+    name: &str,
+    bytes: Vec<u8>,
+    jsonl: bool,
+) -> Vec<Result<Document, InputError>> {
+    let mut out = Vec::new();
+    parse_bytes(name, bytes, jsonl, &mut |d| out.push(d));
+    out
+}
+
 /// Calls `visit` with every document (or error) of every source, in order.
 ///
 /// `stdin` is read only if a source is [`Source::Stdin`].
@@ -101,9 +219,9 @@ pub fn for_each_document(
     mut stdin: impl Read,
     mut visit: impl FnMut(Result<Document, InputError>),
 ) {
-    for source in sources {
-        match source {
-            Source::Stdin => {
+    for unit in expand(sources) {
+        match unit {
+            Unit::Stdin => {
                 let name = "<stdin>".to_owned();
                 let mut bytes = Vec::new();
                 match stdin.read_to_end(&mut bytes) {
@@ -111,8 +229,8 @@ pub fn for_each_document(
                     Err(cause) => visit(Err(InputError::Read { name, cause })),
                 }
             }
-            Source::Path(path) if path.is_dir() => walk_dir(path, &mut visit),
-            Source::Path(path) => read_file(path, &mut visit),
+            Unit::File(path) => read_file(&path, &mut visit),
+            Unit::Failed(err) => visit(Err(err)),
         }
     }
 }
@@ -145,7 +263,7 @@ fn is_jsonl_name(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
 }
 
-fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
+fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
     let mut found = false;
     // Links are followed (a corpus of symlinked captures is common); walkdir reports loops
     // and dangling links as errors, which become read errors for that entry.
@@ -158,7 +276,7 @@ fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
         match entry {
             Ok(entry) if entry.file_type().is_file() && is_json_name(entry.path()) => {
                 found = true;
-                read_file(entry.path(), visit);
+                units.push(Unit::File(entry.into_path()));
             }
             Ok(_) => {}
             Err(err) => {
@@ -167,12 +285,12 @@ fn walk_dir(dir: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
                 let cause = err
                     .into_io_error()
                     .unwrap_or_else(|| io::Error::other("symbolic link loop"));
-                visit(Err(InputError::Read { name, cause }));
+                units.push(Unit::Failed(InputError::Read { name, cause }));
             }
         }
     }
     if !found {
-        visit(Err(InputError::NoJsonInDir {
+        units.push(Unit::Failed(InputError::NoJsonInDir {
             name: dir.display().to_string(),
         }));
     }
@@ -216,6 +334,8 @@ fn parse_bytes(
     match serde_json::from_str::<Value>(&text) {
         Ok(value) => visit(Ok(Document {
             name: name.to_owned(),
+            file: name.to_owned(),
+            line: 1,
             text,
             value,
         })),
@@ -244,6 +364,8 @@ fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, I
         match serde_json::from_str::<Value>(line) {
             Ok(value) => visit(Ok(Document {
                 name: line_name,
+                file: name.to_owned(),
+                line: index + 1,
                 text: line.to_owned(),
                 value,
             })),

@@ -5,11 +5,13 @@
 //! future proxy all drive the same code. Printing lives in `src/cli/`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod audit;
 pub mod config;
 pub mod contract;
 pub mod cursor;
 pub mod document;
 pub mod estimate;
+pub mod fsutil;
 pub mod input;
 pub mod measure;
 pub mod paginate;

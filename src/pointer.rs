@@ -50,3 +50,190 @@ mod tests {
         assert_eq!(v.pointer(&p), Some(&serde_json::json!(42)));
     }
 }
+
+/// Where each of `pointers` starts in the JSON `text`: 1-based line and column (in characters),
+/// found in one pass over the text. A pointer into a JSON text block (`.../text#/rows/3`) is
+/// located at the string that holds the block. Pointers that are not in the text are left out.
+pub fn locate_all(
+    text: &str,
+    pointers: &[&str],
+) -> std::collections::HashMap<String, (usize, usize)> {
+    use std::collections::{HashMap, HashSet};
+    let wanted: HashSet<&str> = pointers
+        .iter()
+        .map(|p| p.split_once('#').map_or(*p, |(outer, _)| outer))
+        .collect();
+    let mut found: HashMap<String, (usize, usize)> = HashMap::new();
+    if wanted.is_empty() {
+        return found;
+    }
+    let mut scanner = Scanner {
+        bytes: text.as_bytes(),
+        i: 0,
+        line: 1,
+        line_start: 0,
+    };
+    let mut path = String::new();
+    scanner.value(&mut path, &wanted, &mut found, 0);
+    let mut out = HashMap::new();
+    for p in pointers {
+        let outer = p.split_once('#').map_or(*p, |(outer, _)| outer);
+        if let Some(&at) = found.get(outer) {
+            out.insert((*p).to_owned(), at);
+        }
+    }
+    out
+}
+
+/// A forgiving JSON walker that only tracks where values start; the text has already been
+/// parsed, so it never needs to report errors (on bad input it stops).
+struct Scanner<'t> {
+    bytes: &'t [u8],
+    i: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl Scanner<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.i) {
+            match b {
+                b'\n' => {
+                    self.i += 1;
+                    self.line += 1;
+                    self.line_start = self.i;
+                }
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                _ => break,
+            }
+        }
+    }
+
+    fn column(&self) -> usize {
+        // Characters, not bytes: count the UTF-8 lead bytes since the line start.
+        self.bytes[self.line_start..self.i]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count()
+            + 1
+    }
+
+    /// Reads a string, returning its unescaped content only when `keep` (keys).
+    fn string(&mut self, keep: bool) -> Option<String> {
+        let start = self.i + 1;
+        self.i += 1;
+        let mut escaped = false;
+        while let Some(&b) = self.bytes.get(self.i) {
+            self.i += 1;
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => {
+                    if !keep {
+                        return None;
+                    }
+                    let raw = &self.bytes[start - 1..self.i];
+                    return serde_json::from_slice::<String>(raw).ok();
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn value(
+        &mut self,
+        path: &mut String,
+        wanted: &std::collections::HashSet<&str>,
+        found: &mut std::collections::HashMap<String, (usize, usize)>,
+        depth: usize,
+    ) {
+        self.skip_ws();
+        if wanted.contains(path.as_str()) {
+            found.insert(path.clone(), (self.line, self.column()));
+            if found.len() == wanted.len() {
+                self.i = self.bytes.len();
+                return;
+            }
+        }
+        let Some(&b) = self.bytes.get(self.i) else {
+            return;
+        };
+        match b {
+            b'{' if depth < 256 => {
+                self.i += 1;
+                loop {
+                    self.skip_ws();
+                    match self.bytes.get(self.i) {
+                        Some(b'}') => {
+                            self.i += 1;
+                            return;
+                        }
+                        Some(b',') => self.i += 1,
+                        Some(b'"') => {
+                            let Some(key) = self.string(true) else { return };
+                            self.skip_ws();
+                            if self.bytes.get(self.i) == Some(&b':') {
+                                self.i += 1;
+                            }
+                            let len = path.len();
+                            push_key(path, &key);
+                            self.value(path, wanted, found, depth + 1);
+                            path.truncate(len);
+                        }
+                        _ => return,
+                    }
+                }
+            }
+            b'[' if depth < 256 => {
+                self.i += 1;
+                let mut index = 0;
+                loop {
+                    self.skip_ws();
+                    match self.bytes.get(self.i) {
+                        Some(b']') => {
+                            self.i += 1;
+                            return;
+                        }
+                        Some(b',') => self.i += 1,
+                        Some(_) => {
+                            let len = path.len();
+                            push_index(path, index);
+                            index += 1;
+                            self.value(path, wanted, found, depth + 1);
+                            path.truncate(len);
+                        }
+                        None => return,
+                    }
+                }
+            }
+            b'"' => {
+                self.string(false);
+            }
+            _ => {
+                while let Some(&c) = self.bytes.get(self.i) {
+                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                        break;
+                    }
+                    self.i += 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod locate_tests {
+    use super::*;
+
+    #[test]
+    fn finds_lines_and_columns() {
+        let text = "{\n  \"a\": [1, {\"b~/\": \"é\"}],\n  \"c\": \"{\\\"x\\\":1}\"\n}";
+        let got = locate_all(text, &["", "/a", "/a/1/b~0~1", "/c#/x", "/missing"]);
+        assert_eq!(got[""], (1, 1));
+        assert_eq!(got["/a"], (2, 8));
+        assert_eq!(got["/a/1/b~0~1"], (2, 20));
+        assert_eq!(got["/c#/x"], (3, 8));
+        assert!(!got.contains_key("/missing"));
+    }
+}

@@ -64,6 +64,7 @@ fn help_teaches() {
         &["validate-config", "--help"],
         &["paginate", "--help"],
         &["decode-cursor", "--help"],
+        &["audit", "--help"],
     ] {
         let out = mcpguard().args(args).output().unwrap();
         assert_eq!(code(&out), 0);

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod audit;
 pub mod decode_cursor;
 pub mod estimate;
 pub mod exit;
@@ -32,6 +33,7 @@ const AFTER_HELP: &str = "\
 Exit codes: 0 nothing to report; 1 the command ran and found problems; 2 it could not run.
 
 Examples:
+  mcpguard audit contracts/examples                   # the contract check CI runs
   mcpguard estimate contracts/examples
   some-mcp-tool | mcpguard estimate - --tokenizer claude
   mcpguard estimate captures/ --max-tokens 10000      # a one-line CI gate
@@ -56,6 +58,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Lint captured responses against the contract: findings with JSON pointers and savings,
+    /// per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown.
+    Audit(audit::Args),
     /// Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and
     /// where the tokens go.
     Estimate(estimate::Args),
@@ -127,6 +132,7 @@ impl From<TokenizerArg> for Tokenizer {
 /// Runs the chosen command.
 pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
     match cli.command {
+        Command::Audit(args) => audit::run(args, &cli.config),
         Command::Estimate(args) => estimate::run(args, &cli.config),
         Command::Paginate(args) => paginate::run(args, &cli.config),
         Command::DecodeCursor(args) => decode_cursor::run(args, &cli.config),

@@ -104,6 +104,11 @@ pub fn default_yaml() -> String {
         l.max_tool_description_bytes,
         "Claude Code cuts tool descriptions at 2 KB",
     );
+    limit(
+        "maxCatalogTokens",
+        l.max_catalog_tokens,
+        "seed 004 T0: tokens a tool catalog loaded at start may cost",
+    );
     out.push_str("rules: {}  # per rule (code MG003 or name string-too-long): off | info | warning | error\n");
     out.push_str("endpoints: {}  # per tool: pagination, summarization, chunking, pageSize, fields, limits, rules\n");
     out.push_str("#  search_bookings:\n#    pageSize: 20\n#    fields: [id, status, totalPrice]\n");

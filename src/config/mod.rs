@@ -143,6 +143,8 @@ pub struct EndpointLimits {
     pub max_summary_length: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_description_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_catalog_tokens: Option<u64>,
 }
 
 mod tokenizer_name {
@@ -495,6 +497,42 @@ mod tests {
             }
             other => panic!("expected issues, got {other:?}"),
         }
+    }
+
+    /// contracts/invariants.yaml writes the defaults down with their sources: it must say
+    /// exactly what the code does.
+    #[test]
+    fn invariants_yaml_matches_the_built_in_defaults() {
+        let text = include_str!("../../contracts/invariants.yaml");
+        let doc = parse_text("invariants.yaml", text, false)
+            .expect("invariants.yaml parses")
+            .value;
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        let limit_of = |key: &str| -> Value {
+            let p = format!("/{}", key.replace('.', "/"));
+            defaults.pointer(&p).cloned().unwrap_or(Value::Null)
+        };
+        for inv in doc["invariants"].as_array().unwrap() {
+            let key = inv["key"].as_str().unwrap();
+            assert_eq!(inv["limit"], limit_of(key), "{}", inv["id"]);
+        }
+        for (key, entry) in doc["budgets"].as_object().unwrap() {
+            let at = if defaults.get(key).is_some() {
+                key.clone()
+            } else {
+                format!("limits.{key}")
+            };
+            assert_eq!(entry["limit"], limit_of(&at), "budgets.{key}");
+        }
+        for (name, client) in doc["clients"].as_object().unwrap() {
+            let mut client = client.clone();
+            client.as_object_mut().unwrap().remove("notes");
+            assert_eq!(client, defaults["clients"][name], "clients.{name}");
+        }
+        assert_eq!(
+            doc["clients"].as_object().unwrap().len(),
+            defaults["clients"].as_object().unwrap().len()
+        );
     }
 
     #[test]

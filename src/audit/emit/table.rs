@@ -1,0 +1,204 @@
+//! `--format table` (the default): what a reviewer reads at a glance. A row per response,
+//! statistics per tool, the worst findings with what fixing them saves, where the bytes of the
+//! largest responses go, suggestions per client, and a closing line with the verdict.
+
+use std::io::{self, Write};
+
+use comfy_table::{CellAlignment, ContentArrangement, Table as Grid, presets};
+
+use super::{Emitter, Settings, summary_line, worst_findings};
+use crate::audit::Report;
+
+pub struct Table;
+
+fn grid(header: &[&str], right: &[usize]) -> Grid {
+    let mut t = Grid::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.iter().copied());
+    for &i in right {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// 12345 as "12,345".
+fn n(v: u64) -> String {
+    let d = v.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Emitter for Table {
+    fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
+        if !report.documents.is_empty() {
+            let clients: Vec<&str> = report.documents[0]
+                .clients
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut header = vec![
+                "document",
+                "tool",
+                "bytes",
+                "tokens",
+                "depth",
+                "longest array",
+                "longest string",
+                "verdict",
+            ];
+            header.extend(&clients);
+            let mut t = grid(&header, &[2, 3, 4, 5, 6]);
+            for d in &report.documents {
+                let verdict = match d.worst {
+                    None => "pass".to_owned(),
+                    Some(s) => {
+                        let codes: Vec<&str> = {
+                            let mut c: Vec<&str> = d
+                                .findings
+                                .iter()
+                                .filter(|f| f.severity == s)
+                                .map(|f| f.code)
+                                .collect();
+                            c.dedup();
+                            c
+                        };
+                        format!("{s} {}", codes.join(" "))
+                    }
+                };
+                let mut row = vec![
+                    d.name.clone(),
+                    d.tool.clone(),
+                    n(d.wire_bytes),
+                    n(d.tokens),
+                    d.depth.to_string(),
+                    d.longest_array
+                        .as_ref()
+                        .map_or("-".into(), |e| n(e.len as u64)),
+                    d.longest_string
+                        .as_ref()
+                        .map_or("-".into(), |e| n(e.len as u64)),
+                    verdict,
+                ];
+                row.extend(d.clients.values().map(ToString::to_string));
+                t.add_row(row);
+            }
+            writeln!(out, "{t}")?;
+        }
+
+        if report.tools.len() > 1 || report.tools.first().is_some_and(|t| t.count > 1) {
+            writeln!(out, "\nper tool:")?;
+            let mut t = grid(
+                &[
+                    "tool",
+                    "responses",
+                    "bytes p50",
+                    "p95",
+                    "max",
+                    "tokens p50",
+                    "p95",
+                    "max",
+                    "findings",
+                ],
+                &[1, 2, 3, 4, 5, 6, 7, 8],
+            );
+            for s in &report.tools {
+                t.add_row(vec![
+                    s.tool.clone(),
+                    s.count.to_string(),
+                    n(s.bytes.p50),
+                    n(s.bytes.p95),
+                    n(s.bytes.max),
+                    n(s.tokens.p50),
+                    n(s.tokens.p95),
+                    n(s.tokens.max),
+                    s.findings.to_string(),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+        }
+
+        let worst = worst_findings(report, settings.top);
+        if !worst.is_empty() {
+            writeln!(out, "\nworst findings:")?;
+            for f in worst {
+                let saves = f
+                    .savings
+                    .filter(|s| s.bytes > 0)
+                    .map_or(String::new(), |s| {
+                        format!(" [fix saves {} B, ~{} tokens]", n(s.bytes), n(s.tokens))
+                    });
+                writeln!(
+                    out,
+                    "  {:<7} {} {} {}",
+                    f.severity.to_string(),
+                    f.code,
+                    f.document,
+                    crate::pointer::display(&f.pointer)
+                )?;
+                writeln!(out, "          {}{saves}", f.message)?;
+                writeln!(out, "          help: {}", f.help)?;
+            }
+        }
+
+        let mut largest: Vec<_> = report
+            .documents
+            .iter()
+            .filter(|d| !d.top_paths.is_empty())
+            .collect();
+        largest.sort_by_key(|d| std::cmp::Reverse(d.wire_bytes));
+        if !largest.is_empty() {
+            writeln!(out, "\nwhere the tokens go (largest responses):")?;
+            for d in largest.into_iter().take(3) {
+                writeln!(
+                    out,
+                    "  {} ({} bytes, {} tokens)",
+                    d.name,
+                    n(d.wire_bytes),
+                    n(d.tokens)
+                )?;
+                for p in d.top_paths.iter().take(3) {
+                    let share = p.tokens as f64 * 100.0 / d.tokens.max(1) as f64;
+                    writeln!(
+                        out,
+                        "    {share:>5.1}%  {}",
+                        crate::pointer::display(&p.path)
+                    )?;
+                }
+            }
+        }
+
+        if !report.suggestions.is_empty() {
+            writeln!(out, "\nsuggestions:")?;
+            for s in &report.suggestions {
+                let hint = s.size_hint_chars.map_or(String::new(), |c| {
+                    format!(
+                        "; or raise the client's result-size limit to {} characters (p95 + 25%)",
+                        n(c)
+                    )
+                });
+                writeln!(
+                    out,
+                    "  {} in {} ({}): {}{hint}",
+                    s.tool, s.client, s.verdict, s.fix
+                )?;
+            }
+        }
+
+        if !report.errors.is_empty() {
+            writeln!(out, "\ncould not read:")?;
+            for e in &report.errors {
+                writeln!(out, "  {e}")?;
+            }
+        }
+        writeln!(out, "\n{}", summary_line(report))
+    }
+}

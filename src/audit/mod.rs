@@ -1,0 +1,321 @@
+//! The response linter: every captured response checked against the contract.
+//!
+//! A finding is data (code, severity, document, JSON pointer, message, help, and what a fix
+//! would save), never a printed line: emitters in [`emit`] turn a finished [`Report`] into a
+//! table, JSON, SARIF, JUnit, GitHub annotations or Markdown. A document that cannot be read is
+//! an [`crate::input::InputError`] kept in the report in its place; the rest are still audited.
+
+pub mod baseline;
+pub mod emit;
+pub mod metrics;
+mod rules;
+pub mod run;
+pub mod stats;
+pub mod transcript;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::contract::{self, ClientProfile, ClientVerdict, Limits, RuleLevel, Severity};
+use crate::document;
+use crate::estimate::{self, Options};
+use crate::input::Document;
+use crate::measure::{self, Extent, PathCost};
+use crate::tokens::Tokenizer;
+
+pub use transcript::Call;
+
+/// What a fix would save.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Savings {
+    pub bytes: u64,
+    pub tokens: u64,
+}
+
+/// One broken rule in one place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub document: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// JSON pointer in the document (`#` then a pointer inside a JSON text block).
+    pub pointer: String,
+    pub message: String,
+    pub help: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub savings: Option<Savings>,
+    /// Line and column of the pointer in the file, when it could be located.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// Everything the audit says about one response.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentReport {
+    pub name: String,
+    /// The file it came from (for a JSONL line: the transcript).
+    pub file: String,
+    /// The line in the file (JSONL), else 1.
+    pub line: usize,
+    pub tool: String,
+    pub kind: &'static str,
+    pub wire_bytes: u64,
+    pub visible_chars: u64,
+    pub tokens: u64,
+    pub depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longest_array: Option<Extent>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longest_string: Option<Extent>,
+    pub clients: BTreeMap<String, ClientVerdict>,
+    /// The worst severity among its findings, or none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst: Option<Severity>,
+    pub findings: Vec<Finding>,
+    /// Where the bytes go, for responses over maxBytes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub top_paths: Vec<PathCost>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
+    /// Largest number of items in a list it carries.
+    pub item_count: u64,
+    pub pagination_used: bool,
+    pub summarization_used: bool,
+    pub chunking_used: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// What an audit checks against, resolved once from the config and the flags.
+pub struct Context {
+    pub config: Config,
+    pub tokenizer: Tokenizer,
+    pub clients: BTreeMap<String, ClientProfile>,
+    /// The response contract (`--contract`): contract mode, MG006 and MG017.
+    pub contract: Option<jsonschema::Validator>,
+}
+
+impl Context {
+    /// The limits for a tool: its endpoint overrides over the global ones.
+    pub fn limits(&self, tool: &str) -> Limits {
+        let mut l = self.config.limits.clone();
+        if let Some(o) = self
+            .config
+            .endpoints
+            .get(tool)
+            .and_then(|e| e.limits.as_ref())
+        {
+            let set = |slot: &mut u64, v: Option<u64>| {
+                if let Some(v) = v {
+                    *slot = v;
+                }
+            };
+            set(&mut l.max_bytes, o.max_bytes);
+            set(&mut l.max_array_items, o.max_array_items);
+            set(&mut l.max_string_length, o.max_string_length);
+            set(&mut l.max_json_depth, o.max_json_depth);
+            set(&mut l.max_summary_length, o.max_summary_length);
+            set(
+                &mut l.max_tool_description_bytes,
+                o.max_tool_description_bytes,
+            );
+            set(&mut l.max_catalog_tokens, o.max_catalog_tokens);
+        }
+        l
+    }
+
+    /// The severity a rule has for a tool (`None`: turned off): the tool's `rules`, then the
+    /// global `rules`, then the rule's default.
+    ///
+    /// Panics on a code that is not in the catalogue: that is a bug in mcpguard, not input.
+    pub fn severity(&self, code: &str, tool: &str) -> Option<Severity> {
+        let rule = contract::find_rule(code)
+            .unwrap_or_else(|| panic!("rule {code} is missing from contract::RULES"));
+        let level = |rules: &BTreeMap<String, RuleLevel>| {
+            rules
+                .iter()
+                .find(|(k, _)| contract::find_rule(k).is_some_and(|r| r.code == rule.code))
+                .map(|(_, v)| *v)
+        };
+        let chosen = self
+            .config
+            .endpoints
+            .get(tool)
+            .and_then(|e| level(&e.rules))
+            .or_else(|| level(&self.config.rules));
+        match chosen {
+            Some(RuleLevel::Off) => None,
+            Some(RuleLevel::Info) => Some(Severity::Info),
+            Some(RuleLevel::Warning) => Some(Severity::Warning),
+            Some(RuleLevel::Error) => Some(Severity::Error),
+            None => Some(rule.severity),
+        }
+    }
+
+    fn estimate_options(&self) -> Options {
+        Options {
+            tokenizer: self.tokenizer,
+            compare: false,
+            top: 0,
+            threshold: self.config.token_budget_threshold,
+            hard_cap: self.config.hard_cap,
+            media_tokens: self.config.media_tokens,
+            clients: self.clients.clone(),
+        }
+    }
+}
+
+/// Audits one document. `call` is what the transcript knows of the request it answers.
+pub fn audit_document(
+    doc: &Document,
+    file: &str,
+    line: usize,
+    call: &Call,
+    ctx: &Context,
+) -> DocumentReport {
+    let anatomy = document::anatomy(&doc.value, &doc.text);
+    let tool = call
+        .tool
+        .clone()
+        .or_else(|| call.method.clone().filter(|m| m != "tools/call"))
+        .unwrap_or_else(|| default_tool_name(file, anatomy.kind));
+    let est = estimate::estimate_anatomy(doc, &anatomy, &ctx.estimate_options());
+    let profile = measure::profile(&anatomy, false, 0);
+    let limits = ctx.limits(&tool);
+
+    let mut findings = rules::check(
+        &rules::Input {
+            doc,
+            anatomy: &anatomy,
+            estimate: &est,
+            tool: &tool,
+            limits: &limits,
+        },
+        ctx,
+    );
+    if !findings.is_empty() {
+        let pointers: Vec<&str> = findings.iter().map(|f| f.pointer.as_str()).collect();
+        let located = crate::pointer::locate_all(&doc.text, &pointers);
+        for f in &mut findings {
+            if let Some(&(l, c)) = located.get(&f.pointer) {
+                f.line = Some(line + l - 1);
+                f.column = Some(c);
+            }
+        }
+    }
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.code.cmp(b.code))
+            .then_with(|| a.pointer.cmp(&b.pointer))
+    });
+    let top_paths = if est.wire_bytes > limits.max_bytes {
+        measure::profile(&anatomy, true, ctx.config.media_tokens as usize)
+            .top_paths(ctx.tokenizer.counter(), 5)
+    } else {
+        Vec::new()
+    };
+    let payload = payload_json(&anatomy);
+    let has = |k: &str| payload.as_ref().is_some_and(|p| p.get(k).is_some());
+    let mut notes = Vec::new();
+    if call.unmatched {
+        notes.push("no request with this id earlier in the transcript: tool unknown".to_owned());
+    }
+    DocumentReport {
+        name: doc.name.clone(),
+        file: file.to_owned(),
+        line,
+        kind: anatomy.kind.label(),
+        wire_bytes: est.wire_bytes,
+        visible_chars: est.visible_chars,
+        tokens: est.tokens,
+        depth: profile.shape.depth,
+        item_count: profile
+            .shape
+            .longest_array
+            .as_ref()
+            .map_or(0, |e| e.len as u64),
+        longest_array: profile.shape.longest_array,
+        longest_string: profile.shape.longest_string,
+        clients: est.clients,
+        worst: findings.iter().map(|f| f.severity).max(),
+        findings,
+        top_paths,
+        latency_ms: call.latency_ms,
+        pagination_used: has("nextCursor") || has("hasMore"),
+        summarization_used: has("summary") && has("artifactRef"),
+        chunking_used: has("chunkIndex"),
+        notes,
+        tool,
+    }
+}
+
+/// For a response with no request to name its tool: the list method for a list result, else
+/// the file's name without its folder and extension (one capture per tool is the usual layout).
+fn default_tool_name(file: &str, kind: document::Kind) -> String {
+    match kind {
+        document::Kind::ListResult(_) => kind.label().to_owned(),
+        _ => std::path::Path::new(file)
+            .file_stem()
+            .map_or_else(|| file.to_owned(), |s| s.to_string_lossy().into_owned()),
+    }
+}
+
+/// The JSON the model reads as the response's content: the JSON text of the first text block,
+/// else structuredContent, else the payload itself for plain JSON.
+fn payload_json(anatomy: &document::Anatomy<'_>) -> Option<Value> {
+    anatomy.parts.iter().find_map(|p| match &p.content {
+        document::PartContent::Text { json: Some(v), .. } => Some(v.clone()),
+        document::PartContent::Raw(_) => Some(anatomy.payload.clone()),
+        _ => None,
+    })
+}
+
+/// A whole audit: every document, the inputs that could not be read, and what was checked
+/// across documents (baseline findings).
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub documents: Vec<DocumentReport>,
+    /// Inputs that could not be read, each naming the input.
+    pub errors: Vec<String>,
+    /// Findings about the corpus as a whole (baseline growth, stale entries).
+    pub corpus_findings: Vec<Finding>,
+    pub tools: Vec<stats::ToolStats>,
+    pub suggestions: Vec<stats::Suggestion>,
+}
+
+impl Report {
+    /// Every finding, document ones first (in document order), then corpus ones.
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.documents
+            .iter()
+            .flat_map(|d| d.findings.iter())
+            .chain(self.corpus_findings.iter())
+    }
+
+    /// How many findings of each severity.
+    pub fn counts(&self) -> BTreeMap<Severity, usize> {
+        let mut counts = BTreeMap::new();
+        for f in self.findings() {
+            *counts.entry(f.severity).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// Fills in per-tool statistics and suggestions once every document is in.
+    pub fn finish(&mut self, ctx: &Context) {
+        self.tools = stats::per_tool(&self.documents);
+        self.suggestions = stats::suggestions(&self.documents, &self.tools, ctx);
+    }
+}

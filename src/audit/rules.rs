@@ -1,0 +1,589 @@
+//! The rules: what makes a response break the contract, each a stable code (see
+//! `contract::RULES`). Structural rules look at what the model sees (a JSON text block is
+//! parsed and walked; image data is a fixed cost, not a long string); size rules look at the
+//! message as sent.
+
+use serde_json::Value;
+
+use super::{Context, Finding, Savings};
+use crate::contract::Limits;
+use crate::document::{Anatomy, Kind, PartContent};
+use crate::estimate::DocumentEstimate;
+use crate::input::Document;
+use crate::pointer;
+
+/// Runs of base64 at least this long inside text are reported (MG012).
+const BASE64_MIN_RUN: usize = 256;
+
+/// JSON text that a minify would shrink by at least this many bytes is reported (MG014).
+const PRETTY_MIN_SAVING: u64 = 64;
+
+/// What one document's rules look at.
+pub(super) struct Input<'a> {
+    pub doc: &'a Document,
+    pub anatomy: &'a Anatomy<'a>,
+    pub estimate: &'a DocumentEstimate,
+    pub tool: &'a str,
+    pub limits: &'a Limits,
+}
+
+/// Collects findings, applying the config's severity (or dropping a rule turned off).
+struct Out<'a> {
+    ctx: &'a Context,
+    input: &'a Input<'a>,
+    findings: Vec<Finding>,
+}
+
+impl Out<'_> {
+    fn add(
+        &mut self,
+        code: &'static str,
+        at: &str,
+        message: String,
+        help: String,
+        bytes: Option<u64>,
+    ) {
+        let Some(severity) = self.ctx.severity(code, self.input.tool) else {
+            return;
+        };
+        let rule = crate::contract::find_rule(code).expect("rules use known codes");
+        let savings = bytes.map(|b| Savings {
+            bytes: b,
+            tokens: self.tokens_for(b),
+        });
+        self.findings.push(Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            document: self.input.doc.name.clone(),
+            tool: Some(self.input.tool.to_owned()),
+            pointer: at.to_owned(),
+            message,
+            help,
+            savings,
+            line: None,
+            column: None,
+        });
+    }
+
+    /// Tokens that `bytes` of this document cost, in proportion.
+    fn tokens_for(&self, bytes: u64) -> u64 {
+        let e = self.input.estimate;
+        let base = e.visible_bytes.max(1);
+        (e.tokens as u128 * bytes.min(base) as u128 / base as u128) as u64
+    }
+}
+
+pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
+    let mut out = Out {
+        ctx,
+        input,
+        findings: Vec::new(),
+    };
+    let l = input.limits;
+    let e = input.estimate;
+    let kind = input.anatomy.kind;
+    let is_response = !matches!(kind, Kind::Request);
+
+    // MG001: the message as sent.
+    if is_response && e.wire_bytes > l.max_bytes {
+        out.add(
+            "MG001",
+            "",
+            format!("response is {} bytes, over the {}-byte limit", e.wire_bytes, l.max_bytes),
+            "page it (mcpguard paginate), project fields or summarize it (mcpguard summarize), and keep the full result as an artifact".into(),
+            Some(e.wire_bytes - l.max_bytes),
+        );
+    }
+    // MG008 / MG009: tokens against the budget and the hard cap.
+    let c = &ctx.config;
+    if is_response && e.tokens > c.hard_cap {
+        out.add(
+            "MG009",
+            "",
+            format!("{} tokens, over the hard cap of {}", e.tokens, c.hard_cap),
+            "no response may exceed hardCap: summarize it or return a reference".into(),
+            Some(bytes_for_tokens(e, e.tokens - c.hard_cap)),
+        );
+    } else if is_response && e.tokens > c.token_budget_threshold {
+        out.add(
+            "MG008",
+            "",
+            format!(
+                "{} tokens, over the budget of {}",
+                e.tokens, c.token_budget_threshold
+            ),
+            format!(
+                "summarize above tokenBudgetThreshold (FR-010): mcpguard summarize --budget {}",
+                c.token_budget_threshold
+            ),
+            Some(bytes_for_tokens(e, e.tokens - c.token_budget_threshold)),
+        );
+    }
+
+    match kind {
+        Kind::ListResult(list) => check_list(&mut out, list.member()),
+        Kind::ToolResult | Kind::Plain | Kind::OtherResult | Kind::ResourceContents => {
+            check_content(&mut out)
+        }
+        Kind::Error | Kind::Request => {}
+    }
+    out.findings
+}
+
+/// Turns a token excess into the bytes that carry it, in proportion.
+fn bytes_for_tokens(e: &DocumentEstimate, tokens: u64) -> u64 {
+    if e.tokens == 0 {
+        return 0;
+    }
+    (e.visible_bytes as u128 * tokens as u128 / e.tokens as u128) as u64
+}
+
+fn check_list(out: &mut Out<'_>, member: &str) {
+    let input = out.input;
+    let at = input.anatomy.payload_pointer;
+    let payload = input.anatomy.payload;
+    let items = payload
+        .get(member)
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let list_at = pointer::join(at, member);
+    let page_size = out.ctx.config.default_page_size;
+    if items.len() as u64 > page_size && payload.get("nextCursor").is_none() {
+        let excess: u64 = items[page_size as usize..]
+            .iter()
+            .map(|v| v.to_string().len() as u64)
+            .sum();
+        out.add(
+            "MG010",
+            &list_at,
+            format!("{} {member} in one response and no nextCursor", items.len()),
+            format!("page lists over defaultPageSize ({page_size}) with a cursor (FR-001)"),
+            Some(excess),
+        );
+    }
+    if member != "tools" {
+        return;
+    }
+    let l = input.limits;
+    for (i, tool) in items.iter().enumerate() {
+        let Some(description) = tool.get("description").and_then(Value::as_str) else {
+            continue;
+        };
+        if description.len() as u64 > l.max_tool_description_bytes {
+            let mut p = list_at.clone();
+            pointer::push_index(&mut p, i);
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            out.add(
+                "MG015",
+                &pointer::join(&p, "description"),
+                format!("tool `{name}` has a {}-byte description, over {} (Claude Code cuts it)", description.len(), l.max_tool_description_bytes),
+                "keep the description to what the model needs to choose the tool; move details to the schema's property descriptions".into(),
+                Some(description.len() as u64 - l.max_tool_description_bytes),
+            );
+        }
+    }
+    let tokens = input.estimate.tokens;
+    if tokens > l.max_catalog_tokens {
+        out.add(
+            "MG016",
+            &list_at,
+            format!("the catalog of {} tools costs {tokens} tokens, over the {} a catalog loaded at start may cost", items.len(), l.max_catalog_tokens),
+            tier_plan(items, l.max_catalog_tokens, out.ctx),
+            Some(bytes_for_tokens(input.estimate, tokens - l.max_catalog_tokens)),
+        );
+    }
+}
+
+/// Seed 004's progressive disclosure for a catalog: which tools fit a T0 hot list, what brief
+/// summaries of all of them cost (T2), and that full schemas load on demand (T3).
+fn tier_plan(tools: &[Value], t0_budget: u64, ctx: &Context) -> String {
+    let counter = ctx.tokenizer.counter();
+    let brief = |t: &Value| {
+        let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+        let description = t.get("description").and_then(Value::as_str).unwrap_or("");
+        let first = description.split(". ").next().unwrap_or(description);
+        counter.count(&format!("{name}: {first}")) as u64
+    };
+    let briefs: Vec<u64> = tools.iter().map(brief).collect();
+    let all_briefs: u64 = briefs.iter().sum();
+    let mut hot = 0;
+    let mut spent = 0;
+    for b in &briefs {
+        if hot == 15 || spent + b > t0_budget {
+            break;
+        }
+        spent += b;
+        hot += 1;
+    }
+    format!(
+        "load progressively (seed 004): T0 a hot list of {hot} tools in one line each ({spent} tokens, within {t0_budget}); T2 one line for each of the {} tools ({all_briefs} tokens); T3 a tool's full schema only when it is called",
+        tools.len()
+    )
+}
+
+fn check_content(out: &mut Out<'_>) {
+    let input = out.input;
+    let anatomy = input.anatomy;
+    let l = input.limits;
+
+    let mut structured: Option<&Value> = None;
+    let mut text_json: Vec<(&str, &str, &Value)> = Vec::new();
+    for part in &anatomy.parts {
+        match &part.content {
+            PartContent::Text {
+                text,
+                json: Some(v),
+            } => {
+                text_json.push((&part.pointer, text, v));
+                walk(out, v, &format!("{}#", part.pointer), l);
+            }
+            PartContent::Text { text, json: None } => check_text(out, &part.pointer, text, l),
+            PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
+                structured = Some(v);
+                walk(out, v, &part.pointer, l);
+            }
+            PartContent::Json(v) => walk(out, v, &part.pointer, l),
+            PartContent::Raw(text) => {
+                walk(out, anatomy.payload, "", l);
+                check_pretty(out, "", text, anatomy.payload);
+            }
+            PartContent::Media { .. } => {}
+        }
+    }
+    for (at, text, v) in &text_json {
+        check_pretty(out, at, text, v);
+        // MG013: the same JSON as text and as structuredContent.
+        if structured.is_some_and(|s| s == *v) {
+            out.add(
+                "MG013",
+                at,
+                format!("this text block repeats structuredContent ({} bytes sent twice)", text.len()),
+                "send it once: structuredContent for clients that read it, or a short text summary beside it".into(),
+                Some(text.len() as u64),
+            );
+        }
+    }
+    // The content the response carries: contract fields at the top of its JSON.
+    let payload = text_json
+        .first()
+        .map(|(_, _, v)| *v)
+        .or(structured)
+        .or(matches!(anatomy.kind, Kind::Plain).then_some(anatomy.payload));
+    let at = text_json
+        .first()
+        .map(|(p, _, _)| format!("{p}#"))
+        .or_else(|| structured.map(|_| pointer::join(anatomy.payload_pointer, "structuredContent")))
+        .unwrap_or_default();
+    if let Some(Value::Object(p)) = payload {
+        check_contract_fields(out, p, &at, l);
+    }
+    if let (Some(contract), Some(p)) = (&out.ctx.contract, payload) {
+        for error in contract.iter_errors(p) {
+            let inner = error.instance_path().to_string();
+            out.add(
+                "MG017",
+                &format!("{at}{inner}"),
+                format!("does not match the response contract: {error}"),
+                "see the contract passed with --contract (contracts/response.schema.json)".into(),
+                None,
+            );
+        }
+    }
+}
+
+/// MG005, MG006, MG007, MG011 on the content's top-level object.
+fn check_contract_fields(
+    out: &mut Out<'_>,
+    p: &serde_json::Map<String, Value>,
+    at: &str,
+    l: &Limits,
+) {
+    let e = out.input.estimate;
+    if e.wire_bytes > l.max_bytes && !p.contains_key("artifactRef") {
+        out.add(
+            "MG005",
+            at,
+            format!("a {}-byte result with no artifactRef to fetch the rest from", e.wire_bytes),
+            "store the full result and return a reference (ax://domain/id) with a preview: mcpguard summarize".into(),
+            None,
+        );
+    }
+    match p.get("summary") {
+        None if out.ctx.contract.is_some() => out.add(
+            "MG006",
+            at,
+            "no summary field".into(),
+            format!(
+                "begin every response with a one-line summary of at most {} characters",
+                l.max_summary_length
+            ),
+            None,
+        ),
+        Some(Value::String(s)) if s.chars().count() as u64 > l.max_summary_length => {
+            let chars = s.chars().count() as u64;
+            out.add(
+                "MG007",
+                &pointer::join(at, "summary"),
+                format!(
+                    "summary is {chars} characters, over {}",
+                    l.max_summary_length
+                ),
+                "one line: counts and what was found, details in items or the artifact".into(),
+                Some(chars - l.max_summary_length),
+            );
+        }
+        _ => {}
+    }
+    let has_more = p.get("hasMore").and_then(Value::as_bool);
+    let cursor = p.get("nextCursor");
+    let cursor_ok = cursor
+        .and_then(Value::as_str)
+        .is_some_and(|c| !c.is_empty());
+    let inconsistent = match (has_more, cursor) {
+        (Some(true), _) if !cursor_ok => {
+            Some("hasMore is true but there is no nextCursor to fetch more with")
+        }
+        (Some(false), Some(c)) if !c.is_null() => {
+            Some("hasMore is false but a nextCursor is present")
+        }
+        (_, Some(c)) if !c.is_null() && !cursor_ok => Some("nextCursor is empty or not a string"),
+        _ => None,
+    };
+    if let Some(message) = inconsistent {
+        out.add(
+            "MG011",
+            &pointer::join(
+                at,
+                if has_more.is_some() {
+                    "hasMore"
+                } else {
+                    "nextCursor"
+                },
+            ),
+            message.into(),
+            "send nextCursor exactly when hasMore is true, and omit both on the last page (FR-004)"
+                .into(),
+            None,
+        );
+    }
+}
+
+/// A text block that is not JSON: its length and any base64 inside.
+fn check_text(out: &mut Out<'_>, at: &str, text: &str, l: &Limits) {
+    long_string(out, at, text, l);
+    base64_runs(out, at, text);
+}
+
+fn long_string(out: &mut Out<'_>, at: &str, s: &str, l: &Limits) {
+    let max = l.max_string_length as usize;
+    if s.len() <= max {
+        return;
+    }
+    let chars = s.chars().count();
+    if chars > max {
+        let cut = s.char_indices().nth(max).map_or(s.len(), |(i, _)| i);
+        out.add(
+            "MG003",
+            at,
+            format!("a string of {chars} characters, over {max}"),
+            "truncate with a note of the full length, or chunk it (mcpguard chunk) and return the first chunk with a cursor".into(),
+            Some((s.len() - cut) as u64),
+        );
+    }
+}
+
+/// MG012: runs of base64 inside a string (a data: URI, an inlined file).
+fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_base64(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (mut upper, mut lower, mut digit) = (false, false, false);
+        while i < bytes.len() && is_base64(bytes[i]) {
+            upper |= bytes[i].is_ascii_uppercase();
+            lower |= bytes[i].is_ascii_lowercase();
+            digit |= bytes[i].is_ascii_digit();
+            i += 1;
+        }
+        let len = i - start;
+        if len >= BASE64_MIN_RUN && upper && lower && digit {
+            let what = s[..start]
+                .rfind("data:")
+                .and_then(|d| s[d..start].split(';').next())
+                .map_or_else(
+                    || "base64 data".to_owned(),
+                    |m| format!("a {} blob", &m[5..]),
+                );
+            out.add(
+                "MG012",
+                at,
+                format!("{what} of {len} base64 characters inside the text"),
+                "return it as an image or resource block, or store it and send a short descriptor with a reference".into(),
+                Some(len.saturating_sub(80) as u64),
+            );
+        }
+    }
+}
+
+fn is_base64(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
+}
+
+/// MG014: JSON text with whitespace a minify would remove.
+fn check_pretty(out: &mut Out<'_>, at: &str, text: &str, value: &Value) {
+    let compact = value.to_string().len() as u64;
+    let len = text.trim_end().len() as u64;
+    if len > compact + PRETTY_MIN_SAVING {
+        out.add(
+            "MG014",
+            at,
+            format!("JSON text of {len} bytes that is {compact} bytes minified"),
+            "serialize without indentation (JSON.stringify(value), json.dumps(value, separators=(',', ':')))".into(),
+            Some(len - compact),
+        );
+    }
+}
+
+/// MG002, MG003, MG004, MG012 over a JSON value the model sees.
+fn walk(out: &mut Out<'_>, value: &Value, base: &str, l: &Limits) {
+    let mut at = base.to_owned();
+    let mut deepest: Option<(usize, String)> = None;
+    walk_value(out, value, &mut at, 0, None, l, &mut deepest);
+    if let Some((depth, p)) = deepest {
+        out.add(
+            "MG004",
+            &p,
+            format!("nested {depth} levels deep, over {}", l.max_json_depth),
+            "flatten: return ids and summaries of nested records, and the full record on request"
+                .into(),
+            None,
+        );
+    }
+}
+
+fn walk_value(
+    out: &mut Out<'_>,
+    value: &Value,
+    at: &mut String,
+    depth: usize,
+    parent: Option<&serde_json::Map<String, Value>>,
+    l: &Limits,
+    deepest: &mut Option<(usize, String)>,
+) {
+    if depth as u64 > l.max_json_depth && deepest.as_ref().is_none_or(|(d, _)| depth > *d) {
+        *deepest = Some((depth, at.clone()));
+    }
+    match value {
+        Value::Array(items) => {
+            if items.len() as u64 > l.max_array_items {
+                let paged = parent
+                    .is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"));
+                if !paged {
+                    let excess: u64 = items[l.max_array_items as usize..]
+                        .iter()
+                        .map(|v| v.to_string().len() as u64 + 1)
+                        .sum();
+                    out.add(
+                        "MG002",
+                        at,
+                        format!("a list of {} items with no hasMore or nextCursor, over {}", items.len(), l.max_array_items),
+                        format!("return the first {} with hasMore and a nextCursor (mcpguard paginate --limit {})", l.max_array_items, l.max_array_items),
+                        Some(excess),
+                    );
+                }
+            }
+            let len = at.len();
+            for (i, item) in items.iter().enumerate() {
+                pointer::push_index(at, i);
+                walk_value(out, item, at, depth + 1, None, l, deepest);
+                at.truncate(len);
+            }
+        }
+        Value::Object(members) => {
+            let len = at.len();
+            for (k, v) in members {
+                pointer::push_key(at, k);
+                walk_value(out, v, at, depth + 1, Some(members), l, deepest);
+                at.truncate(len);
+            }
+        }
+        Value::String(s) => {
+            long_string(out, at, s, l);
+            if s.len() >= BASE64_MIN_RUN {
+                base64_runs(out, at, s);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::audit::{Call, Context, audit_document};
+    use crate::config::Config;
+    use crate::input::parse_text;
+    use crate::tokens::Tokenizer;
+
+    fn ctx() -> Context {
+        Context {
+            config: Config::default(),
+            tokenizer: Tokenizer::Heuristic,
+            clients: crate::contract::default_clients(),
+            contract: None,
+        }
+    }
+
+    fn codes(text: &str) -> Vec<&'static str> {
+        let doc = parse_text("t.json", text).pop().unwrap().unwrap();
+        let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx());
+        let mut c: Vec<_> = r.findings.iter().map(|f| f.code).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    #[test]
+    fn clean_response_has_no_findings() {
+        assert!(
+            codes(r#"{"summary":"3 items","success":true,"items":[{"id":"a","label":"x"}]}"#)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn pagination_flags_and_lists() {
+        let items: Vec<String> = (0..12).map(|i| i.to_string()).collect();
+        let list = format!("[{}]", items.join(","));
+        assert_eq!(codes(&format!(r#"{{"items":{list}}}"#)), ["MG002"]);
+        assert!(
+            codes(&format!(
+                r#"{{"items":{list},"hasMore":true,"nextCursor":"abc"}}"#
+            ))
+            .is_empty()
+        );
+        assert_eq!(
+            codes(&format!(r#"{{"items":{list},"hasMore":true}}"#)),
+            ["MG011"]
+        );
+        assert_eq!(
+            codes(r#"{"items":[],"hasMore":false,"nextCursor":"x"}"#),
+            ["MG011"]
+        );
+    }
+
+    #[test]
+    fn base64_and_duplication() {
+        let blob = "iVBORw0KGgoAAAANSUhEUgAA".repeat(20);
+        let text = serde_json::json!({"shot": format!("data:image/png;base64,{blob}")}).to_string();
+        let doc = serde_json::json!({"content":[{"type":"text","text": text}]}).to_string();
+        assert_eq!(codes(&doc), ["MG003", "MG012"]);
+        let v = serde_json::json!({"a": 1});
+        let dup = serde_json::json!({"content":[{"type":"text","text": v.to_string()}], "structuredContent": v}).to_string();
+        assert_eq!(codes(&dup), ["MG013"]);
+    }
+}

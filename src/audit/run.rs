@@ -1,0 +1,206 @@
+//! Running an audit over a corpus on every core, with output that never depends on how the
+//! work was scheduled: files are audited in parallel and their reports put back in input
+//! order; a JSONL transcript is streamed in batches (lines parsed in parallel, requests and
+//! responses paired in order, responses audited in parallel), so memory stays bounded by the
+//! batch, not the transcript.
+
+use std::hash::Hasher as _;
+use std::io::Read;
+
+use rayon::prelude::*;
+
+use super::transcript::{Line, Pairing};
+use super::{Call, Context, DocumentReport, Report, audit_document};
+use crate::input::{self, Document, InputError, Source, Unit};
+
+/// Lines of a JSONL transcript held in memory at once.
+const BATCH_LINES: usize = 2048;
+
+/// `--shard K/N`: this run audits the documents whose name hashes to K (1-based) of N.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 <= K <= N.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let (k, n) = text
+            .split_once('/')
+            .ok_or_else(|| format!("--shard {text}: expected K/N, e.g. 2/4"))?;
+        let (k, n): (u64, u64) = match (k.parse(), n.parse()) {
+            (Ok(k), Ok(n)) if n >= 1 && (1..=n).contains(&k) => (k, n),
+            _ => return Err(format!("--shard {text}: expected K/N with 1 <= K <= N")),
+        };
+        Ok(Shard {
+            index: k - 1,
+            count: n,
+        })
+    }
+
+    /// Whether a document belongs to this shard (by a hash of its name: stable across runs
+    /// and machines, independent of the order of work).
+    pub fn takes(&self, name: &str) -> bool {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.write(name.as_bytes());
+        h.finish() % self.count == self.index
+    }
+}
+
+/// What one file produced, in order.
+type Items = Vec<Result<DocumentReport, String>>;
+
+/// Audits every document of `sources`. `tick` is called once per file done (for a progress
+/// bar); it must be cheap.
+pub fn run(
+    sources: &[Source],
+    mut stdin: impl Read,
+    ctx: &Context,
+    shard: Option<Shard>,
+    tick: &(dyn Fn() + Sync),
+) -> Report {
+    let units = input::expand(sources);
+    // Standard input cannot be shared between threads: read it first.
+    let stdin_bytes = units.iter().any(|u| matches!(u, Unit::Stdin)).then(|| {
+        let mut bytes = Vec::new();
+        stdin.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let per_unit: Vec<Items> = units
+        .par_iter()
+        .map(|unit| {
+            let items = match unit {
+                Unit::Failed(err) => vec![Err(err.to_string())],
+                Unit::Stdin => match &stdin_bytes {
+                    Some(Ok(bytes)) => audit_documents(
+                        input::read_unit_bytes("<stdin>", bytes.clone(), false),
+                        ctx,
+                        shard,
+                    ),
+                    Some(Err(e)) => vec![Err(format!("<stdin>: cannot read: {e}"))],
+                    None => Vec::new(),
+                },
+                Unit::File(path) if input::is_jsonl(path) => audit_transcript(path, ctx, shard),
+                Unit::File(path) => {
+                    let name = path.display().to_string();
+                    match std::fs::read(path) {
+                        Ok(bytes) => {
+                            audit_documents(input::read_unit_bytes(&name, bytes, false), ctx, shard)
+                        }
+                        Err(cause) => vec![Err(InputError::Read { name, cause }.to_string())],
+                    }
+                }
+            };
+            tick();
+            items
+        })
+        .collect();
+
+    let mut report = Report::default();
+    for item in per_unit.into_iter().flatten() {
+        match item {
+            Ok(doc) => report.documents.push(doc),
+            Err(e) => report.errors.push(e),
+        }
+    }
+    report.finish(ctx);
+    report
+}
+
+/// Documents of one file, in order: paired when they are a transcript, then audited.
+fn audit_documents(
+    docs: Vec<Result<Document, InputError>>,
+    ctx: &Context,
+    shard: Option<Shard>,
+) -> Items {
+    let mut pairing = Pairing::default();
+    let transcript = docs.len() > 1;
+    let work: Vec<Result<(Document, Call), String>> = docs
+        .into_iter()
+        .filter_map(|d| match d {
+            Err(e) => Some(Err(e.to_string())),
+            Ok(doc) => match pairing.observe(&doc.value) {
+                Line::Request => None,
+                Line::Response(call) if transcript => Some(Ok((doc, call))),
+                Line::Response(_) | Line::Other => Some(Ok((doc, Call::default()))),
+            },
+        })
+        .filter(|w| match (w, shard) {
+            (Ok((doc, _)), Some(s)) => s.takes(&doc.name),
+            _ => true,
+        })
+        .collect();
+    work.into_par_iter()
+        .map(|w| w.map(|(doc, call)| audit_document(&doc, &doc.file, doc.line, &call, ctx)))
+        .collect()
+}
+
+/// A JSONL transcript, streamed.
+fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>) -> Items {
+    let name = path.display().to_string();
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(cause) => return vec![Err(InputError::Read { name, cause }.to_string())],
+    };
+    let mut out = Vec::new();
+    let mut pairing = Pairing::default();
+    input::for_each_line_batch(
+        &name,
+        std::io::BufReader::with_capacity(1 << 20, file),
+        BATCH_LINES,
+        |batch| {
+            let parsed: Vec<Result<Document, InputError>> = batch
+                .into_par_iter()
+                .map(|(number, line)| line.and_then(|text| input::parse_line(&name, number, text)))
+                .collect();
+            let mut work = Vec::with_capacity(parsed.len());
+            for d in parsed {
+                match d {
+                    Err(e) => work.push(Err(e.to_string())),
+                    Ok(doc) => match pairing.observe(&doc.value) {
+                        Line::Request => {}
+                        Line::Response(call) => work.push(Ok((doc, call))),
+                        Line::Other => work.push(Ok((doc, Call::default()))),
+                    },
+                }
+            }
+            let audited: Items = work
+                .into_par_iter()
+                .filter(|w| match (w, shard) {
+                    (Ok((doc, _)), Some(s)) => s.takes(&doc.name),
+                    _ => true,
+                })
+                .map(|w| w.map(|(doc, call)| audit_document(&doc, &doc.file, doc.line, &call, ctx)))
+                .collect();
+            out.extend(audited);
+        },
+    );
+    if out.is_empty() {
+        // A transcript of requests only, or an empty file: say so rather than nothing.
+        return vec![Err(format!("{name}: no responses in this transcript"))];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shard;
+
+    #[test]
+    fn shards_split_deterministically() {
+        assert!(Shard::parse("0/3").is_err());
+        assert!(Shard::parse("4/3").is_err());
+        assert!(Shard::parse("x").is_err());
+        let shards: Vec<Shard> = (1..=3)
+            .map(|k| Shard::parse(&format!("{k}/3")).unwrap())
+            .collect();
+        for i in 0..300 {
+            let name = format!("captures/r{i}.json");
+            assert_eq!(
+                shards.iter().filter(|s| s.takes(&name)).count(),
+                1,
+                "{name} in exactly one shard"
+            );
+        }
+    }
+}

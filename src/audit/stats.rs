@@ -1,0 +1,184 @@
+//! Per-tool statistics (count, p50, p95 and max of bytes and tokens) and, for each tool that a
+//! client would not take as it is, the smallest fix.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Context, DocumentReport};
+use crate::contract::{ClientVerdict, Severity};
+
+/// The 50th and 95th percentiles (nearest rank) and the maximum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Spread {
+    pub p50: u64,
+    pub p95: u64,
+    pub max: u64,
+}
+
+impl Spread {
+    pub fn of(mut values: Vec<u64>) -> Spread {
+        if values.is_empty() {
+            return Spread::default();
+        }
+        values.sort_unstable();
+        let rank =
+            |p: f64| values[((p * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1];
+        Spread {
+            p50: rank(0.50),
+            p95: rank(0.95),
+            max: values[values.len() - 1],
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolStats {
+    pub tool: String,
+    pub count: usize,
+    pub bytes: Spread,
+    pub tokens: Spread,
+    pub visible_chars: Spread,
+    pub findings: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst: Option<Severity>,
+}
+
+pub fn per_tool(docs: &[DocumentReport]) -> Vec<ToolStats> {
+    let mut by_tool: BTreeMap<&str, Vec<&DocumentReport>> = BTreeMap::new();
+    for d in docs {
+        by_tool.entry(&d.tool).or_default().push(d);
+    }
+    by_tool
+        .into_iter()
+        .map(|(tool, docs)| ToolStats {
+            tool: tool.to_owned(),
+            count: docs.len(),
+            bytes: Spread::of(docs.iter().map(|d| d.wire_bytes).collect()),
+            tokens: Spread::of(docs.iter().map(|d| d.tokens).collect()),
+            visible_chars: Spread::of(docs.iter().map(|d| d.visible_chars).collect()),
+            findings: docs.iter().map(|d| d.findings.len()).sum(),
+            worst: docs.iter().filter_map(|d| d.worst).max(),
+        })
+        .collect()
+}
+
+/// What to change so a client takes a tool's responses.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Suggestion {
+    pub tool: String,
+    pub client: String,
+    /// What the client does with the tool's largest response today.
+    pub verdict: ClientVerdict,
+    /// The smallest change that would do.
+    pub fix: String,
+    /// A result-size hint for the client, from the observed p95 with 25% headroom, in
+    /// characters (Claude Code can be told to take larger results).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_hint_chars: Option<u64>,
+}
+
+pub fn suggestions(docs: &[DocumentReport], tools: &[ToolStats], ctx: &Context) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    for stats in tools {
+        let largest = docs
+            .iter()
+            .filter(|d| d.tool == stats.tool)
+            .max_by_key(|d| d.tokens)
+            .expect("a tool with stats has documents");
+        for (client, profile) in &ctx.clients {
+            let verdict = largest
+                .clients
+                .get(client)
+                .copied()
+                .unwrap_or(ClientVerdict::Ok);
+            if verdict == ClientVerdict::Ok {
+                continue;
+            }
+            // How much smaller it must get: the tightest of the client's limits it breaks.
+            let ratios = [
+                profile
+                    .warn_tokens
+                    .map(|l| l as f64 / largest.tokens.max(1) as f64),
+                profile
+                    .max_tokens
+                    .map(|l| l as f64 / largest.tokens.max(1) as f64),
+                profile
+                    .cut_bytes
+                    .map(|l| l as f64 / largest.wire_bytes.max(1) as f64),
+                profile
+                    .spill_chars
+                    .map(|l| l as f64 / largest.visible_chars.max(1) as f64),
+            ];
+            let ratio = ratios
+                .into_iter()
+                .flatten()
+                .filter(|r| *r < 1.0)
+                .fold(1.0, f64::min);
+            let list = largest
+                .findings
+                .iter()
+                .any(|f| f.code == "MG002" || f.code == "MG010");
+            let fix = if list && largest.item_count > 1 {
+                let fits = ((largest.item_count as f64 * ratio * 0.9).floor() as u64).max(1);
+                format!(
+                    "page it: at most {fits} of its {} items per response (mcpguard paginate --limit {fits})",
+                    largest.item_count
+                )
+            } else if let Some(top) = largest
+                .top_paths
+                .first()
+                .filter(|p| p.tokens as u64 * 2 > largest.tokens)
+            {
+                if top.path.ends_with("/text") {
+                    // Plain text (a log, a document): cut it at semantic boundaries instead.
+                    format!(
+                        "chunk {} ({}% of its tokens): return the first chunk with a cursor for the next (mcpguard chunk)",
+                        crate::pointer::display(&top.path),
+                        top.tokens as u64 * 100 / largest.tokens.max(1)
+                    )
+                } else {
+                    format!(
+                        "leave out or shorten {} ({}% of its tokens): project fields, or return it as an artifact",
+                        crate::pointer::display(&top.path),
+                        top.tokens as u64 * 100 / largest.tokens.max(1)
+                    )
+                }
+            } else {
+                "summarize it: a preview within the budget and the full result as an artifact"
+                    .to_owned()
+            };
+            // Raising the client's limit is a fix only for responses that would still fit a
+            // context: at most twice what the client takes today.
+            let fits_a_context = profile
+                .max_tokens
+                .is_some_and(|m| stats.tokens.p95 <= 2 * m);
+            let size_hint_chars = (client == "claude-code" && fits_a_context)
+                .then(|| (stats.visible_chars.p95 as f64 * 1.25 / 1000.0).ceil() as u64 * 1000);
+            out.push(Suggestion {
+                tool: stats.tool.clone(),
+                client: client.clone(),
+                verdict,
+                fix,
+                size_hint_chars,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Spread;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let s = Spread::of((1..=100).collect());
+        assert_eq!((s.p50, s.p95, s.max), (50, 95, 100));
+        let s = Spread::of(vec![7]);
+        assert_eq!((s.p50, s.p95, s.max), (7, 7, 7));
+        assert_eq!(Spread::of(vec![]), Spread::default());
+    }
+}

@@ -1,0 +1,326 @@
+//! `mcpguard audit`: the response linter for CI.
+
+use std::io::{IsTerminal as _, Write};
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use mcpguard::audit::baseline::Baseline;
+use mcpguard::audit::emit::{self, Format, Settings};
+use mcpguard::audit::run::{self, Shard};
+use mcpguard::audit::{Context, metrics};
+use mcpguard::contract::Severity;
+use mcpguard::input::Source;
+use mcpguard::tokens::Tokenizer;
+
+use super::exit::Code;
+use super::{TokenizerArg, render};
+
+const AFTER_HELP: &str = "\
+Inputs: files, directories (walked, sorted, for .json, .jsonl, .ndjson), or - for stdin. In a JSONL
+transcript (one JSON-RPC message per line) requests are paired with responses by id, so each
+response is reported under its tool. A response with no request is named by its list method or
+its file name. A file that cannot be read is reported in its place; the rest are audited.
+
+Rules (codes are stable; turn one off or change its severity under `rules:` in the config, for
+every tool or per tool under `endpoints:`):
+  MG001 response over maxBytes            MG010 list over defaultPageSize, no nextCursor
+  MG002 array over maxArrayItems, no page MG011 hasMore and nextCursor disagree
+  MG003 string over maxStringLength       MG012 base64 blob inside text
+  MG004 nesting over maxJsonDepth         MG013 structuredContent repeated as text
+  MG005 large result, no artifactRef      MG014 pretty-printed JSON text
+  MG006 no summary (with --contract)      MG015 tool description over 2 KB
+  MG007 summary over 100 characters       MG016 tools/list over maxCatalogTokens
+  MG008 tokens over the budget            MG017 payload breaks --contract's schema
+  MG009 tokens over the hard cap          MG018/MG019 baseline: tool grew / entry stale
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read
+(or usage, a bad config, a missing baseline).
+
+Examples:
+  mcpguard audit contracts/examples
+  mcpguard audit captures/ --format sarif > mcpguard.sarif
+  mcpguard audit captures/ --format github --fail-on warning
+  mcpguard audit session.jsonl --client claude-code,copilot-cli,opencode
+  mcpguard audit captures/ --baseline .mcpguard/baseline.json --max-growth 10
+  mcpguard audit captures/ --metrics metrics.jsonl && mcpguard audit --from-metrics metrics.jsonl";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Files, directories, JSONL transcripts, or - for stdin.
+    #[arg(value_name = "PATH", required_unless_present = "from_metrics")]
+    pub inputs: Vec<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Exit 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+
+    /// Clients to judge each response against (comma-separated): claude-code, copilot-cli,
+    /// opencode, or a profile from the config's `clients`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "claude-code"
+    )]
+    pub client: Vec<String>,
+
+    /// A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract
+    /// mode (a summary is required, MG006) and checks every payload against it (MG017).
+    #[arg(long, value_name = "FILE")]
+    pub contract: Option<PathBuf>,
+
+    /// Token estimator. Default: the config's `tokenizer`.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub tokenizer: Option<TokenizerArg>,
+
+    /// Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an
+    /// entry is stale.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Allowed growth of a tool's p95 response size over the baseline, in percent.
+    #[arg(long, value_name = "PERCENT", default_value_t = 10.0)]
+    pub max_growth: f64,
+
+    /// Write this audit's per-tool sizes to --baseline (atomically) instead of comparing.
+    #[arg(long, requires = "baseline")]
+    pub update_baseline: bool,
+
+    /// Audit only shard K of N (1-based), split by a hash of each document's name: the same
+    /// split on every machine, for parallel CI jobs.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+
+    /// Write one telemetry record per response (JSONL). A failure to write warns and never
+    /// fails the audit.
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
+
+    /// Summarise a --metrics file by tool and outcome instead of auditing.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "shard", "metrics"])]
+    pub from_metrics: Option<PathBuf>,
+
+    /// How many of the worst findings the table and Markdown list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Json,
+    Jsonl,
+    Sarif,
+    Junit,
+    Github,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    if let Some(path) = &args.from_metrics {
+        return from_metrics(path, args.format);
+    }
+    let effective = super::load_config(config)?;
+    let config = effective.config;
+    let mut clients = std::collections::BTreeMap::new();
+    for name in &args.client {
+        let profile = config.clients.get(name).with_context(|| {
+            let known: Vec<_> = config.clients.keys().map(String::as_str).collect();
+            format!("unknown client `{name}`; known: {}", known.join(", "))
+        })?;
+        clients.insert(name.clone(), profile.clone());
+    }
+    let contract =
+        match &args.contract {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read the contract {}", path.display()))?;
+                let schema: serde_json::Value = serde_json::from_str(&text)
+                    .with_context(|| format!("{}: not JSON", path.display()))?;
+                Some(jsonschema::validator_for(&schema).map_err(|e| {
+                    anyhow::anyhow!("{}: not a valid JSON Schema: {e}", path.display())
+                })?)
+            }
+            None => None,
+        };
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let baseline = match &args.baseline {
+        Some(path) if !args.update_baseline => {
+            let text = std::fs::read_to_string(path).with_context(|| {
+                format!(
+                    "cannot read the baseline {}; create it with --update-baseline",
+                    path.display()
+                )
+            })?;
+            Some(
+                serde_json::from_str::<Baseline>(&text)
+                    .with_context(|| format!("{}: not a mcpguard baseline", path.display()))?,
+            )
+        }
+        _ => None,
+    };
+    let ctx = Context {
+        tokenizer: args.tokenizer.map_or(config.tokenizer, Tokenizer::from),
+        config,
+        clients,
+        contract,
+    };
+
+    let sources: Vec<Source> = args.inputs.iter().map(|a| Source::from_arg(a)).collect();
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_message("files audited");
+        bar
+    });
+    let tick = || {
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    };
+    let mut report = run::run(&sources, std::io::stdin().lock(), &ctx, shard, &tick);
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+
+    if let (Some(path), Some(base)) = (&args.baseline, &baseline) {
+        report.corpus_findings = base.compare(
+            &report.tools,
+            args.max_growth,
+            &path.display().to_string(),
+            &ctx,
+        );
+    }
+    if let Some(path) = &args.metrics {
+        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let records = metrics::records(&report, &now);
+        if let Err(e) = mcpguard::fsutil::write_atomic(path, metrics::to_jsonl(&records).as_bytes())
+        {
+            render::warning(&format!(
+                "cannot write metrics to {}: {e}; the audit goes on",
+                path.display()
+            ));
+        }
+    }
+
+    let settings = Settings {
+        fail_on: match args.fail_on {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        },
+        version: env!("CARGO_PKG_VERSION"),
+        top: args.top,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    emit::emitter(args.format.into()).emit(&report, &settings, &mut out)?;
+    out.flush()?;
+    if args.format != FormatArg::Table {
+        for e in &report.errors {
+            render::error(&anyhow::anyhow!("{e}"));
+        }
+    }
+
+    if args.update_baseline
+        && let Some(path) = &args.baseline
+    {
+        let baseline = Baseline::from_stats(&report.tools);
+        mcpguard::fsutil::write_atomic(path, baseline.to_json().as_bytes())
+            .with_context(|| format!("cannot write the baseline {}", path.display()))?;
+        eprintln!(
+            "mcpguard: wrote {} ({} tools)",
+            path.display(),
+            baseline.tools.len()
+        );
+    }
+
+    if report.documents.is_empty() && !report.errors.is_empty() {
+        return Ok(Code::Failure);
+    }
+    Ok(if report.findings().any(|f| settings.fails(f.severity)) {
+        Code::Findings
+    } else {
+        Code::Ok
+    })
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::Sarif => Format::Sarif,
+            FormatArg::Junit => Format::Junit,
+            FormatArg::Github => Format::Github,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// `--from-metrics FILE`: records summarised by tool and outcome (FR-031).
+fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Code> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut records = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        records.push(
+            serde_json::from_str::<metrics::Record>(line)
+                .with_context(|| format!("{}:{}: not a metrics record", path.display(), i + 1))?,
+        );
+    }
+    let summary = metrics::summarize(&records);
+    let mut out = std::io::stdout().lock();
+    match format {
+        FormatArg::Json => render::write_json(&mut out, &summary)?,
+        _ => {
+            let mut t = render::table(&[
+                "tool",
+                "outcome",
+                "responses",
+                "mean tokens",
+                "p95 tokens",
+                "max tokens",
+                "p95 bytes",
+            ]);
+            for s in &summary {
+                t.add_row(vec![
+                    s.tool.clone(),
+                    s.outcome.to_owned(),
+                    s.count.to_string(),
+                    render::thousands(s.mean_tokens),
+                    render::thousands(s.tokens.p95),
+                    render::thousands(s.tokens.max),
+                    render::thousands(s.bytes.p95),
+                ]);
+            }
+            render::align_right(&mut t, &[2, 3, 4, 5, 6]);
+            writeln!(out, "{t}")?;
+            writeln!(out, "{} records from {}", records.len(), path.display())?;
+        }
+    }
+    Ok(Code::Ok)
+}

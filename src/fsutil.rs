@@ -1,0 +1,43 @@
+//! Writing files so that an interrupted run never leaves a half-written one: the bytes go to a
+//! temporary file beside the target, which is then renamed over it (atomic on one filesystem).
+
+use std::io::Write as _;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically; on any error the target is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn replaces_the_file_and_leaves_no_temp() {
+        let dir = std::env::temp_dir().join(format!("mcpguard-fsutil-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("baseline.json");
+        super::write_atomic(&path, b"one").unwrap();
+        super::write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(super::write_atomic(&dir.join("missing/x.json"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
