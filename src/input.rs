@@ -123,15 +123,18 @@ pub fn is_jsonl(path: &Path) -> bool {
     is_jsonl_name(path)
 }
 
-/// Reads a JSONL stream line by line without holding it whole, handing `batch` lines at a
-/// time (line number, text or error) to `visit`. Blank lines are skipped.
+/// Reads a JSONL stream line by line without holding it whole, handing lines (line number,
+/// text or error) to `visit` in batches of at most `batch` lines and about `batch_bytes` bytes
+/// (a line longer than that is a batch of its own). Blank lines are skipped.
 pub fn for_each_line_batch(
     name: &str,
     mut reader: impl io::BufRead,
     batch: usize,
+    batch_bytes: usize,
     mut visit: impl FnMut(Vec<(usize, Result<String, InputError>)>),
 ) {
     let mut lines = Vec::with_capacity(batch);
+    let mut held = 0;
     let mut buf = Vec::new();
     let mut number = 0;
     loop {
@@ -158,9 +161,11 @@ pub fn for_each_line_batch(
                         })
                     }
                 };
+                held += line.as_ref().map_or(0, String::len);
                 lines.push((number, line));
-                if lines.len() == batch {
+                if lines.len() == batch || held >= batch_bytes {
                     visit(std::mem::replace(&mut lines, Vec::with_capacity(batch)));
+                    held = 0;
                 }
             }
             Err(cause) => {

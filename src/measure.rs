@@ -11,11 +11,14 @@
 //! whitespace of a pretty-printed document is the difference between the total and the sum.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher as _};
+
+use rustc_hash::FxHasher;
 
 use serde_json::Value;
 
 use crate::document::{Anatomy, PartContent};
-use crate::pointer;
+use crate::pointer::{PathStack, Seg};
 use crate::tokens::TokenCounter;
 
 /// Where something is and how big it is.
@@ -68,10 +71,12 @@ pub struct PathCost {
     pub tokens: usize,
 }
 
-/// Compact JSON text charged to each path pattern, in first-seen order.
+/// Compact JSON text charged to each path pattern, in first-seen order. Patterns are keyed by
+/// an id hashed from their segments as the walk goes down, so a pattern's text is built once,
+/// when first seen, not at every value.
 #[derive(Default)]
 struct PathTexts {
-    index: HashMap<String, usize>,
+    index: HashMap<u64, usize, BuildHasherDefault<FxHasher>>,
     entries: Vec<PathText>,
 }
 
@@ -86,13 +91,13 @@ struct PathText {
 }
 
 impl PathTexts {
-    fn entry(&mut self, path: &str) -> &mut PathText {
-        let i = match self.index.get(path) {
+    fn entry(&mut self, id: u64, path: impl FnOnce() -> String) -> &mut PathText {
+        let i = match self.index.get(&id) {
             Some(&i) => i,
             None => {
-                self.index.insert(path.to_owned(), self.entries.len());
+                self.index.insert(id, self.entries.len());
                 self.entries.push(PathText {
-                    path: path.to_owned(),
+                    path: path(),
                     count: 0,
                     text: Vec::new(),
                     fixed_tokens: 0,
@@ -142,7 +147,7 @@ impl Profile {
 
 /// Measures the shape of one JSON value, pointers relative to its root.
 pub fn shape(value: &Value) -> Shape {
-    let mut walk = Walk::new(None);
+    let mut walk = Walk::new(None, "");
     walk.value(value, 0, None);
     walk.shape
 }
@@ -166,7 +171,7 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
                     });
                 }
                 if let Some(t) = texts.as_mut() {
-                    let e = t.entry(&part.pointer);
+                    let e = t.entry(pattern_id(0, &part.pointer), || part.pointer.clone());
                     e.count += 1;
                     e.text.extend_from_slice(text.as_bytes());
                 }
@@ -174,7 +179,7 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
             }
             PartContent::Media { data_bytes, .. } => {
                 if let Some(t) = texts.as_mut() {
-                    let e = t.entry(&part.pointer);
+                    let e = t.entry(pattern_id(0, &part.pointer), || part.pointer.clone());
                     e.count += 1;
                     e.fixed_tokens += media_tokens;
                     e.media_bytes += data_bytes;
@@ -183,9 +188,7 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
             }
         };
         if let Some((value, prefix)) = json {
-            let mut walk = Walk::new(texts.take());
-            walk.exact.push_str(&prefix);
-            walk.pattern.push_str(&prefix);
+            let mut walk = Walk::new(texts.take(), &prefix);
             walk.value(value, 0, None);
             shape.merge(walk.shape);
             texts = walk.texts;
@@ -194,69 +197,103 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
     Profile { shape, texts }
 }
 
-struct Walk {
+/// A walk keeps its place as a [`PathStack`] and writes a pointer out only when it has
+/// something to report, so going down a large document allocates next to nothing.
+struct Walk<'v> {
     shape: Shape,
-    exact: String,
-    pattern: String,
+    path: PathStack<'v>,
+    /// The pattern id of every level of the path, the root's first.
+    ids: Vec<u64>,
     texts: Option<PathTexts>,
 }
 
-impl Walk {
-    fn new(texts: Option<PathTexts>) -> Self {
+/// The id of a pattern one segment below `parent` (`*` for every array index).
+fn pattern_id(parent: u64, segment: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_u64(parent);
+    h.write(segment.as_bytes());
+    h.write_u8(0xff);
+    h.finish()
+}
+
+impl<'v> Walk<'v> {
+    fn new(texts: Option<PathTexts>, base: &str) -> Self {
         Walk {
             shape: Shape::default(),
-            exact: String::new(),
-            pattern: String::new(),
+            path: PathStack::new(base),
+            ids: vec![pattern_id(0, base)],
             texts,
         }
     }
 
-    fn value(&mut self, value: &Value, depth: usize, key: Option<&str>) {
+    fn exact(&self) -> String {
+        self.path.pointer()
+    }
+
+    fn charge(&mut self) -> Option<&mut PathText> {
+        let id = *self.ids.last().expect("the root id is never popped");
+        let path = &self.path;
+        self.texts.as_mut().map(|t| t.entry(id, || path.pattern()))
+    }
+
+    fn down(&mut self, seg: Seg<'v>) {
+        let parent = *self.ids.last().expect("the root id is never popped");
+        let id = match seg {
+            Seg::Key(k) => pattern_id(parent, k),
+            Seg::Index(_) => pattern_id(parent, "*"),
+        };
+        self.path.push(seg);
+        self.ids.push(id);
+    }
+
+    fn up(&mut self) {
+        self.path.pop();
+        self.ids.pop();
+    }
+
+    fn value(&mut self, value: &'v Value, depth: usize, key: Option<&str>) {
         if depth > self.shape.depth {
             self.shape.depth = depth;
-            self.shape.deepest.clone_from(&self.exact);
+            self.shape.deepest = self.exact();
         }
         match value {
             Value::Array(items) if !items.is_empty() => {
                 self.note_key(key);
                 if items.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
                     self.shape.longest_array = Some(Extent {
-                        pointer: self.exact.clone(),
+                        pointer: self.exact(),
                         len: items.len(),
                     });
                 }
-                let (e, p) = (self.exact.len(), self.pattern.len());
-                self.pattern.push_str("/*");
                 for (i, item) in items.iter().enumerate() {
-                    pointer::push_index(&mut self.exact, i);
+                    self.down(Seg::Index(i));
                     self.value(item, depth + 1, None);
-                    self.exact.truncate(e);
+                    self.up();
                 }
-                self.pattern.truncate(p);
             }
             Value::Object(members) if !members.is_empty() => {
                 self.note_key(key);
-                let (e, p) = (self.exact.len(), self.pattern.len());
                 for (k, v) in members {
-                    pointer::push_key(&mut self.exact, k);
-                    pointer::push_key(&mut self.pattern, k);
+                    self.down(Seg::Key(k));
                     self.value(v, depth + 1, Some(k));
-                    self.exact.truncate(e);
-                    self.pattern.truncate(p);
+                    self.up();
                 }
             }
             scalar => {
                 if let Value::String(s) = scalar {
-                    let n = s.chars().count();
-                    if n > self.shape.longest_string.as_ref().map_or(0, |e| e.len) {
-                        self.shape.longest_string = Some(Extent {
-                            pointer: self.exact.clone(),
-                            len: n,
-                        });
+                    let longest = self.shape.longest_string.as_ref().map_or(0, |e| e.len);
+                    // A string has at most as many characters as bytes: most cannot win.
+                    if s.len() > longest {
+                        let n = s.chars().count();
+                        if n > longest {
+                            self.shape.longest_string = Some(Extent {
+                                pointer: self.exact(),
+                                len: n,
+                            });
+                        }
                     }
                 }
-                if let Some(texts) = self.texts.as_mut() {
-                    let entry = texts.entry(&self.pattern);
+                if let Some(entry) = self.charge() {
                     entry.count += 1;
                     if let Some(k) = key {
                         write_json(&mut entry.text, k);
@@ -271,12 +308,31 @@ impl Walk {
 
     /// A container's key is charged to the container's own pattern.
     fn note_key(&mut self, key: Option<&str>) {
-        if let (Some(k), Some(texts)) = (key, self.texts.as_mut()) {
-            let entry = texts.entry(&self.pattern);
+        if let Some(k) = key
+            && let Some(entry) = self.charge()
+        {
             write_json(&mut entry.text, k);
             entry.text.extend_from_slice(b":,");
         }
     }
+}
+
+/// The length of a value's compact JSON, without building the text.
+pub fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Counting cannot fail: there is no I/O and every Value serialises.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn write_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {

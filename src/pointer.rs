@@ -51,6 +51,63 @@ mod tests {
     }
 }
 
+/// One step down a JSON value: a member's key or an item's index.
+#[derive(Clone, Copy, Debug)]
+pub enum Seg<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// A JSON pointer kept as a stack of segments while walking a value, written out only when
+/// something is reported: going down a large document allocates next to nothing.
+#[derive(Clone, Debug)]
+pub struct PathStack<'v> {
+    base: String,
+    segs: Vec<Seg<'v>>,
+}
+
+impl<'v> PathStack<'v> {
+    /// A path below `base` (a pointer, possibly ending in `#` for a JSON text block).
+    pub fn new(base: &str) -> Self {
+        PathStack {
+            base: base.to_owned(),
+            segs: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, seg: Seg<'v>) {
+        self.segs.push(seg);
+    }
+
+    pub fn pop(&mut self) {
+        self.segs.pop();
+    }
+
+    /// The exact pointer.
+    pub fn pointer(&self) -> String {
+        let mut p = self.base.clone();
+        for seg in &self.segs {
+            match seg {
+                Seg::Key(k) => push_key(&mut p, k),
+                Seg::Index(i) => push_index(&mut p, *i),
+            }
+        }
+        p
+    }
+
+    /// The pattern: every array index written as `*`.
+    pub fn pattern(&self) -> String {
+        let mut p = self.base.clone();
+        for seg in &self.segs {
+            match seg {
+                Seg::Key(k) => push_key(&mut p, k),
+                Seg::Index(_) => p.push_str("/*"),
+            }
+        }
+        p
+    }
+}
+
 /// Where each of `pointers` starts in the JSON `text`: 1-based line and column (in characters),
 /// found in one pass over the text. A pointer into a JSON text block (`.../text#/rows/3`) is
 /// located at the string that holds the block. Pointers that are not in the text are left out.

@@ -190,8 +190,10 @@ pub fn audit_document(
         .or_else(|| call.method.clone().filter(|m| m != "tools/call"))
         .unwrap_or_else(|| default_tool_name(file, anatomy.kind));
     let est = estimate::estimate_anatomy(doc, &anatomy, &ctx.estimate_options());
-    let profile = measure::profile(&anatomy, false, 0);
     let limits = ctx.limits(&tool);
+    // Where the bytes go is worth the extra bookkeeping only for responses over the limit.
+    let large = est.wire_bytes > limits.max_bytes;
+    let profile = measure::profile(&anatomy, large, ctx.config.media_tokens as usize);
 
     let mut findings = rules::check(
         &rules::Input {
@@ -219,12 +221,7 @@ pub fn audit_document(
             .then_with(|| a.code.cmp(b.code))
             .then_with(|| a.pointer.cmp(&b.pointer))
     });
-    let top_paths = if est.wire_bytes > limits.max_bytes {
-        measure::profile(&anatomy, true, ctx.config.media_tokens as usize)
-            .top_paths(ctx.tokenizer.counter(), 5)
-    } else {
-        Vec::new()
-    };
+    let top_paths = profile.top_paths(ctx.tokenizer.counter(), 5);
     let payload = payload_json(&anatomy);
     let has = |k: &str| payload.as_ref().is_some_and(|p| p.get(k).is_some());
     let mut notes = Vec::new();

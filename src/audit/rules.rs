@@ -10,7 +10,8 @@ use crate::contract::Limits;
 use crate::document::{Anatomy, Kind, PartContent};
 use crate::estimate::DocumentEstimate;
 use crate::input::Document;
-use crate::pointer;
+use crate::measure::json_len;
+use crate::pointer::{self, PathStack, Seg};
 
 /// Runs of base64 at least this long inside text are reported (MG012).
 const BASE64_MIN_RUN: usize = 256;
@@ -393,25 +394,45 @@ fn long_string(out: &mut Out<'_>, at: &str, s: &str, l: &Limits) {
     }
 }
 
+/// Base64 alphabet classes, one lookup per byte: bit 0 base64, 1 upper, 2 lower, 3 digit.
+const B64: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_uppercase() {
+            0b0011
+        } else if b.is_ascii_lowercase() {
+            0b0101
+        } else if b.is_ascii_digit() {
+            0b1001
+        } else if matches!(b, b'+' | b'/' | b'=' | b'-' | b'_') {
+            0b0001
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
 /// MG012: runs of base64 inside a string (a data: URI, an inlined file).
 fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
     let bytes = s.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if !is_base64(bytes[i]) {
+        if B64[bytes[i] as usize] == 0 {
             i += 1;
             continue;
         }
         let start = i;
-        let (mut upper, mut lower, mut digit) = (false, false, false);
-        while i < bytes.len() && is_base64(bytes[i]) {
-            upper |= bytes[i].is_ascii_uppercase();
-            lower |= bytes[i].is_ascii_lowercase();
-            digit |= bytes[i].is_ascii_digit();
+        let mut seen = 0u8;
+        while i < bytes.len() && B64[bytes[i] as usize] != 0 {
+            seen |= B64[bytes[i] as usize];
             i += 1;
         }
         let len = i - start;
-        if len >= BASE64_MIN_RUN && upper && lower && digit {
+        if len >= BASE64_MIN_RUN && seen == 0b1111 {
             let what = s[..start]
                 .rfind("data:")
                 .and_then(|d| s[d..start].split(';').next())
@@ -430,13 +451,9 @@ fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
     }
 }
 
-fn is_base64(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
-}
-
 /// MG014: JSON text with whitespace a minify would remove.
 fn check_pretty(out: &mut Out<'_>, at: &str, text: &str, value: &Value) {
-    let compact = value.to_string().len() as u64;
+    let compact = json_len(value) as u64;
     let len = text.trim_end().len() as u64;
     if len > compact + PRETTY_MIN_SAVING {
         out.add(
@@ -451,7 +468,7 @@ fn check_pretty(out: &mut Out<'_>, at: &str, text: &str, value: &Value) {
 
 /// MG002, MG003, MG004, MG012 over a JSON value the model sees.
 fn walk(out: &mut Out<'_>, value: &Value, base: &str, l: &Limits) {
-    let mut at = base.to_owned();
+    let mut at = PathStack::new(base);
     let mut deepest: Option<(usize, String)> = None;
     walk_value(out, value, &mut at, 0, None, l, &mut deepest);
     if let Some((depth, p)) = deepest {
@@ -466,17 +483,17 @@ fn walk(out: &mut Out<'_>, value: &Value, base: &str, l: &Limits) {
     }
 }
 
-fn walk_value(
+fn walk_value<'v>(
     out: &mut Out<'_>,
-    value: &Value,
-    at: &mut String,
+    value: &'v Value,
+    at: &mut PathStack<'v>,
     depth: usize,
     parent: Option<&serde_json::Map<String, Value>>,
     l: &Limits,
     deepest: &mut Option<(usize, String)>,
 ) {
     if depth as u64 > l.max_json_depth && deepest.as_ref().is_none_or(|(d, _)| depth > *d) {
-        *deepest = Some((depth, at.clone()));
+        *deepest = Some((depth, at.pointer()));
     }
     match value {
         Value::Array(items) => {
@@ -486,36 +503,36 @@ fn walk_value(
                 if !paged {
                     let excess: u64 = items[l.max_array_items as usize..]
                         .iter()
-                        .map(|v| v.to_string().len() as u64 + 1)
+                        .map(|v| json_len(v) as u64 + 1)
                         .sum();
                     out.add(
                         "MG002",
-                        at,
+                        &at.pointer(),
                         format!("a list of {} items with no hasMore or nextCursor, over {}", items.len(), l.max_array_items),
                         format!("return the first {} with hasMore and a nextCursor (mcpguard paginate --limit {})", l.max_array_items, l.max_array_items),
                         Some(excess),
                     );
                 }
             }
-            let len = at.len();
             for (i, item) in items.iter().enumerate() {
-                pointer::push_index(at, i);
+                at.push(Seg::Index(i));
                 walk_value(out, item, at, depth + 1, None, l, deepest);
-                at.truncate(len);
+                at.pop();
             }
         }
         Value::Object(members) => {
-            let len = at.len();
             for (k, v) in members {
-                pointer::push_key(at, k);
+                at.push(Seg::Key(k));
                 walk_value(out, v, at, depth + 1, Some(members), l, deepest);
-                at.truncate(len);
+                at.pop();
             }
         }
-        Value::String(s) => {
-            long_string(out, at, s, l);
+        // Only long strings can break a rule: short ones cost one comparison.
+        Value::String(s) if s.len() > (l.max_string_length as usize).min(BASE64_MIN_RUN) => {
+            let here = at.pointer();
+            long_string(out, &here, s, l);
             if s.len() >= BASE64_MIN_RUN {
-                base64_runs(out, at, s);
+                base64_runs(out, &here, s);
             }
         }
         _ => {}

@@ -13,8 +13,10 @@ use super::transcript::{Line, Pairing};
 use super::{Call, Context, DocumentReport, Report, audit_document};
 use crate::input::{self, Document, InputError, Source, Unit};
 
-/// Lines of a JSONL transcript held in memory at once.
+/// Lines of a JSONL transcript held in memory at once, at most...
 const BATCH_LINES: usize = 2048;
+/// ...and about this many bytes of them, so memory does not grow with the transcript.
+const BATCH_BYTES: usize = 8 << 20;
 
 /// `--shard K/N`: this run audits the documents whose name hashes to K (1-based) of N.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +150,7 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
         &name,
         std::io::BufReader::with_capacity(1 << 20, file),
         BATCH_LINES,
+        BATCH_BYTES,
         |batch| {
             let parsed: Vec<Result<Document, InputError>> = batch
                 .into_par_iter()
