@@ -433,17 +433,18 @@ fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
         }
         let len = i - start;
         if len >= BASE64_MIN_RUN && seen == 0b1111 {
-            let what = s[..start]
+            let mime = s[..start]
                 .rfind("data:")
-                .and_then(|d| s[d..start].split(';').next())
-                .map_or_else(
-                    || "base64 data".to_owned(),
-                    |m| format!("a {} blob", &m[5..]),
-                );
+                .and_then(|d| s[d + 5..start].split(';').next())
+                .filter(|m| !m.is_empty());
+            let message = match mime {
+                Some(m) => format!("{len} characters of base64 ({m}) inside the text"),
+                None => format!("{len} characters of base64 inside the text"),
+            };
             out.add(
                 "MG012",
                 at,
-                format!("{what} of {len} base64 characters inside the text"),
+                message,
                 "return it as an image or resource block, or store it and send a short descriptor with a reference".into(),
                 Some(len.saturating_sub(80) as u64),
             );
