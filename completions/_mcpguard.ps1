@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
+            [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -106,6 +107,25 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mcpguard;chunk' {
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Tokens per chunk. Default: the config''s chunkSize (2000)')
+            [CompletionResult]::new('--max-lines', '--max-lines', [CompletionResultType]::ParameterName, 'Lines per chunk. Default: the config''s chunkMaxLines (200)')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'What the text is (detected from the name and the first 64 KB otherwise)')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'The nextCursor of the previous chunk')
+            [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Estimator for --max-tokens. Default: the config''s tokenizer (the heuristic is fastest)')
+            [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Take this Unix time as now (reproducible cursors and expiry checks)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every chunk from here to the end (--format jsonl: one per line; text: the bare content)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mcpguard;validate-config' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
@@ -134,6 +154,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
+            [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -149,6 +170,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;decode-cursor' {
+            break
+        }
+        'mcpguard;help;chunk' {
             break
         }
         'mcpguard;help;validate-config' {

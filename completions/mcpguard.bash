@@ -19,6 +19,9 @@ _mcpguard() {
             mcpguard,audit)
                 cmd="mcpguard__subcmd__audit"
                 ;;
+            mcpguard,chunk)
+                cmd="mcpguard__subcmd__chunk"
+                ;;
             mcpguard,decode-cursor)
                 cmd="mcpguard__subcmd__decode__subcmd__cursor"
                 ;;
@@ -39,6 +42,9 @@ _mcpguard() {
                 ;;
             mcpguard__subcmd__help,audit)
                 cmd="mcpguard__subcmd__help__subcmd__audit"
+                ;;
+            mcpguard__subcmd__help,chunk)
+                cmd="mcpguard__subcmd__help__subcmd__chunk"
                 ;;
             mcpguard__subcmd__help,decode-cursor)
                 cmd="mcpguard__subcmd__help__subcmd__decode__subcmd__cursor"
@@ -65,7 +71,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate decode-cursor validate-config generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate decode-cursor chunk validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -134,6 +140,64 @@ _mcpguard() {
                     return 0
                     ;;
                 --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__chunk)
+            opts="-h -V --max-tokens --max-lines --kind --cursor --lines --all --format --tokenizer --secret-file --at --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "log markdown text jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json jsonl text" -- "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    return 0
+                    ;;
+                --secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -263,7 +327,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate decode-cursor validate-config generate help"
+            opts="audit estimate paginate decode-cursor chunk validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -277,6 +341,20 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help__subcmd__audit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__chunk)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+            cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -98,6 +99,24 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mcpguard;chunk'= {
+            cand --max-tokens 'Tokens per chunk. Default: the config''s chunkSize (2000)'
+            cand --max-lines 'Lines per chunk. Default: the config''s chunkMaxLines (200)'
+            cand --kind 'What the text is (detected from the name and the first 64 KB otherwise)'
+            cand --cursor 'The nextCursor of the previous chunk'
+            cand --lines 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100'
+            cand --format 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager'
+            cand --tokenizer 'Estimator for --max-tokens. Default: the config''s tokenizer (the heuristic is fastest)'
+            cand --secret-file 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET'
+            cand --at 'Take this Unix time as now (reproducible cursors and expiry checks)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --all 'Every chunk from here to the end (--format jsonl: one per line; text: the bare content)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mcpguard;validate-config'= {
             cand --format 'Output format'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
@@ -124,6 +143,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+            cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -135,6 +155,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;paginate'= {
         }
         &'mcpguard;help;decode-cursor'= {
+        }
+        &'mcpguard;help;chunk'= {
         }
         &'mcpguard;help;validate-config'= {
         }

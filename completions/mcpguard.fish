@@ -34,6 +34,7 @@ complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "audit" -d 'Lint c
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -116,6 +117,30 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l max-tokens -d 'Tokens per chunk. Default: the config\'s chunkSize (2000)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l max-lines -d 'Lines per chunk. Default: the config\'s chunkMaxLines (200)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l kind -d 'What the text is (detected from the name and the first 64 KB otherwise)' -r -f -a "log\t''
+markdown\t''
+text\t''
+jsonl\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l cursor -d 'The nextCursor of the previous chunk' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l lines -d 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l format -d 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager' -r -f -a "json\t''
+jsonl\t''
+text\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l tokenizer -d 'Estimator for --max-tokens. Default: the config\'s tokenizer (the heuristic is fastest)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
+claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
+cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l secret-file -d 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l all -d 'Every chunk from here to the end (--format jsonl: one per line; text: the bare content)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l format -d 'Output format' -r -f -a "table\t'A table for people'
 json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -134,10 +159,11 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -6,6 +6,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
+pub mod chunk;
 pub mod config;
 pub mod contract;
 pub mod cursor;

@@ -65,6 +65,7 @@ fn help_teaches() {
         &["paginate", "--help"],
         &["decode-cursor", "--help"],
         &["audit", "--help"],
+        &["chunk", "--help"],
     ] {
         let out = mcpguard().args(args).output().unwrap();
         assert_eq!(code(&out), 0);

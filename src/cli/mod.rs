@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod audit;
+pub mod chunk;
 pub mod decode_cursor;
 pub mod estimate;
 pub mod exit;
@@ -69,6 +70,9 @@ pub enum Command {
     Paginate(paginate::Args),
     /// Show what a cursor carries, when it was issued, when it expires, and whether it verifies.
     DecodeCursor(decode_cursor::Args),
+    /// Read large text (logs, documents, JSONL, a tool result's text) in chunks cut at semantic
+    /// boundaries, with a cursor for the next; --lines for a range.
+    Chunk(chunk::Args),
     /// Check a config file against the schema and the range rules; print the defaults or the
     /// effective config; watch a file and re-validate on every save.
     ValidateConfig(validate_config::Args),
@@ -136,6 +140,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::Estimate(args) => estimate::run(args, &cli.config),
         Command::Paginate(args) => paginate::run(args, &cli.config),
         Command::DecodeCursor(args) => decode_cursor::run(args, &cli.config),
+        Command::Chunk(args) => chunk::run(args, &cli.config),
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
         Command::Generate(args) => generate::run(args),
     }
