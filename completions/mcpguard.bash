@@ -217,21 +217,21 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__decode__subcmd__cursor)
-            opts="-h -V --secret-file --data --path --at --format --config --color --help --version"
+            opts="-h -V --data --path --secret-file --at --format --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --secret-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --data)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -74,7 +74,7 @@ o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l top -d 'How many JSON paths to list under "where the tokens go" (0 for none)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l max-tokens -d 'Exit 1 when any document is over N tokens: a one-line CI gate' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l client -d 'Clients to judge each document against (comma-separated). Known: claude-code, copilot-cli, opencode, and any profile in the config\'s `clients`' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l client -d 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config\'s `clients`' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l format -d 'Output format' -r -f -a "table\t'A table for people'
 json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -96,7 +96,7 @@ o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l format -d 'json: one page; jsonl: one page per line (the format of --all)' -r -f -a "json\t''
 jsonl\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l secret-file -d 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
@@ -105,10 +105,10 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l all -d 'Every page from here to the end, one per line (--format jsonl)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l secret-file -d 'File of cursor secrets, one per line. Default: $MCPGUARD_CURSOR_SECRET' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l data -d 'Check the cursor against this data: has the list changed since it was issued?' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l path -d 'JSON pointer of the list in --data (as for paginate)' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l at -d 'Take this Unix time as now' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l format -d 'Output format' -r -f -a "table\t'A table for people'
 json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -132,7 +132,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l tokenizer -d
 claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l secret-file -d 'File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''

@@ -331,6 +331,28 @@ impl Verdict {
         matches!(self, Verdict::Valid | Verdict::Unverified)
     }
 
+    /// Why a cursor cannot be used, and what to do, in one sentence. `issued` is its `ts`.
+    pub fn explain(&self, issued: f64) -> String {
+        match self {
+            Verdict::Valid | Verdict::Unverified => "the cursor is valid".to_owned(),
+            Verdict::BadSignature => "cursor signature does not verify: it was changed, or signed with another secret; start again without --cursor".to_owned(),
+            Verdict::Expired { age_seconds, ttl_seconds } => format!(
+                "cursor expired: issued {} ({} ago) and valid for {} (cursorTtlSeconds); start again from the beginning (run without --cursor)",
+                iso_time(issued),
+                human_span(*age_seconds),
+                human_span(*ttl_seconds)
+            ),
+            Verdict::FromTheFuture { ahead_seconds } => format!(
+                "cursor is dated {} in the future; check this machine's clock, or start again without --cursor",
+                human_span(*ahead_seconds)
+            ),
+            Verdict::Malformed { reason } => format!("malformed cursor: {reason}"),
+            Verdict::DataChanged { .. } => {
+                "data changed since this cursor was issued; re-query from the start (run without --cursor)".to_owned()
+            }
+        }
+    }
+
     /// A kebab-case name: valid, bad-signature, expired, ...
     pub fn name(&self) -> &'static str {
         match self {

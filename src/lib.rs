@@ -13,6 +13,7 @@ pub mod cursor;
 pub mod document;
 pub mod estimate;
 pub mod fsutil;
+pub mod human;
 pub mod input;
 pub mod measure;
 pub mod paginate;

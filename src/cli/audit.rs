@@ -60,15 +60,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
     pub fail_on: FailOn,
 
-    /// Clients to judge each response against (comma-separated): claude-code, copilot-cli,
-    /// opencode, or a profile from the config's `clients`.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "NAMES",
-        default_value = "claude-code"
-    )]
-    pub client: Vec<String>,
+    #[command(flatten)]
+    pub clients: super::ClientArgs,
 
     /// A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract
     /// mode (a summary is required, MG006) and checks every payload against it (MG017).
@@ -136,14 +129,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     }
     let effective = super::load_config(config)?;
     let config = effective.config;
-    let mut clients = std::collections::BTreeMap::new();
-    for name in &args.client {
-        let profile = config.clients.get(name).with_context(|| {
-            let known: Vec<_> = config.clients.keys().map(String::as_str).collect();
-            format!("unknown client `{name}`; known: {}", known.join(", "))
-        })?;
-        clients.insert(name.clone(), profile.clone());
-    }
+    let clients = args.clients.resolve(&config)?;
     let contract =
         match &args.contract {
             Some(path) => {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use mcpguard::chunk::lines::{self, Range};
 use mcpguard::chunk::{self, Chunk, Index, Kind, Metadata, Options};
-use mcpguard::cursor::{self, Payload, Verdict};
+use mcpguard::cursor::{self, Payload};
 use mcpguard::document::{self, PartContent};
 use mcpguard::tokens::Tokenizer;
 
@@ -74,13 +74,8 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 
-    /// File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET.
-    #[arg(long, value_name = "FILE")]
-    pub secret_file: Option<PathBuf>,
-
-    /// Take this Unix time as now (reproducible cursors and expiry checks).
-    #[arg(long, value_name = "UNIX_SECONDS")]
-    pub at: Option<f64>,
+    #[command(flatten)]
+    pub signing: super::CursorArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -239,8 +234,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         return Ok(Code::Ok);
     }
 
-    let now = args.at.unwrap_or_else(cursor::now);
-    let secrets = super::load_secrets(args.secret_file.as_deref())?;
+    let now = args.signing.now();
+    let secrets = args.signing.secrets()?;
     // A cursor fixes the chunking it was issued for; flags may repeat it, not contradict it.
     let issued = match &args.cursor {
         Some(text) => {
@@ -251,20 +246,9 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
                 Ok(d) => d,
                 Err(e) => return refuse(&e.to_string()),
             };
-            match cursor::check(&decoded, Some(secrets), now, c.cursor_ttl_seconds as f64) {
-                v if v.usable() => {}
-                Verdict::Expired {
-                    age_seconds,
-                    ttl_seconds,
-                } => {
-                    return refuse(&format!(
-                        "cursor expired: issued {} ({} ago) and valid for {}; start again from the first chunk (run without --cursor)",
-                        cursor::iso_time(decoded.payload.ts),
-                        cursor::human_span(age_seconds),
-                        cursor::human_span(ttl_seconds)
-                    ));
-                }
-                v => return refuse(&format!("cursor refused: {}", v.name())),
+            let verdict = cursor::check(&decoded, Some(secrets), now, c.cursor_ttl_seconds as f64);
+            if !verdict.usable() {
+                return refuse(&verdict.explain(decoded.payload.ts));
             }
             if decoded.payload.kind.as_deref() != Some("chunk") {
                 return refuse(

@@ -34,10 +34,6 @@ pub struct Args {
     #[arg(value_name = "CURSOR")]
     pub cursor: String,
 
-    /// File of cursor secrets, one per line. Default: $MCPGUARD_CURSOR_SECRET.
-    #[arg(long, value_name = "FILE")]
-    pub secret_file: Option<PathBuf>,
-
     /// Check the cursor against this data: has the list changed since it was issued?
     #[arg(long, value_name = "FILE")]
     pub data: Option<String>,
@@ -46,9 +42,8 @@ pub struct Args {
     #[arg(long, value_name = "POINTER", requires = "data")]
     pub path: Option<String>,
 
-    /// Take this Unix time as now.
-    #[arg(long, value_name = "UNIX_SECONDS")]
-    pub at: Option<f64>,
+    #[command(flatten)]
+    pub signing: super::CursorArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -88,8 +83,8 @@ struct DataCheck {
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let effective = super::load_config(config)?;
     let ttl = effective.config.cursor_ttl_seconds;
-    let secrets = super::load_secrets(args.secret_file.as_deref())?;
-    let now = args.at.unwrap_or_else(cursor::now);
+    let secrets = args.signing.secrets()?;
+    let now = args.signing.now();
     let text = if args.cursor == "-" {
         let mut s = String::new();
         std::io::stdin()

@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use serde::Serialize;
 
 use mcpguard::estimate::{self, DocumentEstimate, Options, Totals};
@@ -52,15 +51,8 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
 
-    /// Clients to judge each document against (comma-separated). Known: claude-code,
-    /// copilot-cli, opencode, and any profile in the config's `clients`.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "NAMES",
-        default_value = "claude-code"
-    )]
-    pub client: Vec<String>,
+    #[command(flatten)]
+    pub clients: super::ClientArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
@@ -83,14 +75,7 @@ struct Report<'a> {
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let effective = super::load_config(config)?;
     let c = &effective.config;
-    let mut clients = std::collections::BTreeMap::new();
-    for name in &args.client {
-        let profile = c.clients.get(name).with_context(|| {
-            let known: Vec<_> = c.clients.keys().map(String::as_str).collect();
-            format!("unknown client `{name}`; known: {}", known.join(", "))
-        })?;
-        clients.insert(name.clone(), profile.clone());
-    }
+    let clients = args.clients.resolve(c)?;
     let opts = Options {
         tokenizer: args.tokenizer.map_or(c.tokenizer, Tokenizer::from),
         compare: args.compare,

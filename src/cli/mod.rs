@@ -153,6 +153,62 @@ pub fn mcpguard_env() -> BTreeMap<String, String> {
         .collect()
 }
 
+/// `--client`: which clients' limits to judge responses against.
+#[derive(Debug, clap::Args)]
+pub struct ClientArgs {
+    /// Clients to judge each response against (comma-separated): claude-code, copilot-cli,
+    /// opencode, or a profile from the config's `clients`.
+    #[arg(
+        long = "client",
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "claude-code"
+    )]
+    pub names: Vec<String>,
+}
+
+impl ClientArgs {
+    /// The named profiles, or an error listing the known ones.
+    pub fn resolve(
+        &self,
+        config: &config::Config,
+    ) -> anyhow::Result<BTreeMap<String, mcpguard::contract::ClientProfile>> {
+        self.names
+            .iter()
+            .map(|name| match config.clients.get(name) {
+                Some(profile) => Ok((name.clone(), profile.clone())),
+                None => {
+                    let known: Vec<_> = config.clients.keys().map(String::as_str).collect();
+                    anyhow::bail!("unknown client `{name}`; known: {}", known.join(", "))
+                }
+            })
+            .collect()
+    }
+}
+
+/// `--secret-file` and `--at`: what every command that signs or checks cursors takes.
+#[derive(Debug, clap::Args)]
+pub struct CursorArgs {
+    /// File of cursor secrets, one per line (the first signs, all verify). Default:
+    /// $MCPGUARD_CURSOR_SECRET.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+
+    /// Take this Unix time as now (reproducible cursors and expiry checks).
+    #[arg(long, value_name = "UNIX_SECONDS")]
+    pub at: Option<f64>,
+}
+
+impl CursorArgs {
+    pub fn secrets(&self) -> anyhow::Result<Option<Secrets>> {
+        load_secrets(self.secret_file.as_deref())
+    }
+
+    pub fn now(&self) -> f64 {
+        self.at.unwrap_or_else(mcpguard::cursor::now)
+    }
+}
+
 /// The environment variable that holds the cursor secret(s), one per line.
 pub const SECRET_ENV: &str = "MCPGUARD_CURSOR_SECRET";
 

@@ -81,13 +81,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub format: Option<PageFormat>,
 
-    /// File of cursor secrets, one per line (the first signs). Default: $MCPGUARD_CURSOR_SECRET.
-    #[arg(long, value_name = "FILE")]
-    pub secret_file: Option<PathBuf>,
-
-    /// Take this Unix time as now (reproducible cursors and expiry checks).
-    #[arg(long, value_name = "UNIX_SECONDS")]
-    pub at: Option<f64>,
+    #[command(flatten)]
+    pub signing: super::CursorArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -103,7 +98,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     if args.all && args.format == Some(PageFormat::Json) {
         anyhow::bail!("--all writes one page per line: use --format jsonl (or leave --format out)");
     }
-    let Some(secrets) = super::load_secrets(args.secret_file.as_deref())? else {
+    let Some(secrets) = args.signing.secrets()? else {
         anyhow::bail!(super::NO_SECRET_HELP);
     };
     let request = Request {
@@ -113,7 +108,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             .then(|| paginate::parse_filters(&args.filters))
             .transpose()?,
     };
-    let now = args.at.unwrap_or_else(cursor::now);
+    let now = args.signing.now();
 
     let doc = super::read_one(&args.input)?;
     let located = paginate::locate(&doc.value, args.path.as_deref())?;

@@ -5,16 +5,13 @@
 
 use std::io::Write;
 
-use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{CellAlignment, Table};
 
-/// A table in mcpguard's house style: light box borders, a header, no wrapping.
+pub use mcpguard::human::thousands;
+
+/// A table in mcpguard's house style (see [`mcpguard::human::table`]).
 pub fn table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.iter().copied());
-    table
+    mcpguard::human::table(header, &[])
 }
 
 /// Right-aligns the given columns (numbers).
@@ -24,19 +21,6 @@ pub fn align_right(table: &mut Table, columns: &[usize]) {
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-}
-
-/// 12345 as "12,345".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A fraction as a percentage with one decimal: 0.4567 as "45.7%".
@@ -73,15 +57,4 @@ pub fn warning(message: &str) {
         anstream::stderr(),
         "mcpguard: {style}warning{style:#}: {message}"
     );
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(super::thousands(0), "0");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(1_000), "1,000");
-        assert_eq!(super::thousands(12_345_678), "12,345,678");
-    }
 }

@@ -61,7 +61,7 @@ pub enum PaginateError {
     #[error("{0}")]
     Cursor(cursor::Malformed),
     /// A cursor that decoded but did not pass its checks, with the time it was issued.
-    #[error("{}", cursor_refusal(.0, .1))]
+    #[error("{}", .0.explain(*.1))]
     Refused(Verdict, f64),
     #[error("this cursor is for a {0}, not a page of a list")]
     WrongKind(String),
@@ -94,24 +94,6 @@ impl PaginateError {
                 | PaginateError::DataChanged
                 | PaginateError::PastEnd { .. }
         )
-    }
-}
-
-fn cursor_refusal(verdict: &Verdict, issued: &f64) -> String {
-    match verdict {
-        Verdict::BadSignature => "cursor signature does not verify: it was changed, or signed with another secret; start again without --cursor".to_owned(),
-        Verdict::Expired { age_seconds, ttl_seconds } => format!(
-            "cursor expired: issued {} ({} ago) and valid for {} (cursorTtlSeconds); start again from the first page (run without --cursor)",
-            cursor::iso_time(*issued),
-            cursor::human_span(*age_seconds),
-            cursor::human_span(*ttl_seconds)
-        ),
-        Verdict::FromTheFuture { ahead_seconds } => format!(
-            "cursor is dated {} in the future; check this machine's clock, or start again without --cursor",
-            cursor::human_span(*ahead_seconds)
-        ),
-        Verdict::Malformed { reason } => format!("malformed cursor: {reason}"),
-        other => format!("cursor refused: {}", other.name()),
     }
 }
 

@@ -4,38 +4,11 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{CellAlignment, ContentArrangement, Table as Grid, presets};
-
 use super::{Emitter, Settings, summary_line, worst_findings};
 use crate::audit::Report;
+use crate::human::{table as grid, thousands as n};
 
 pub struct Table;
-
-fn grid(header: &[&str], right: &[usize]) -> Grid {
-    let mut t = Grid::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.iter().copied());
-    for &i in right {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    t
-}
-
-/// 12345 as "12,345".
-fn n(v: u64) -> String {
-    let d = v.to_string();
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 impl Emitter for Table {
     fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
