@@ -174,7 +174,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let sources: Vec<Source> = args.inputs.iter().map(|a| Source::from_arg(a)).collect();
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_message("files audited");
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{spinner} {pos} files audited ({elapsed})")
+        {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     });
     let tick = || {
