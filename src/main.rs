@@ -7,6 +7,11 @@ use clap::Parser as _;
 
 mod cli;
 
+/// Parsing and walking JSON trees allocates small objects by the million; mimalloc makes that
+/// markedly cheaper than the system allocator (measured in the audit benchmark).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     args.color.apply();
