@@ -223,7 +223,7 @@ pub fn audit_document(
     });
     let top_paths = profile.top_paths(ctx.tokenizer.counter(), 5);
     let payload = payload_json(&anatomy);
-    let has = |k: &str| payload.as_ref().is_some_and(|p| p.get(k).is_some());
+    let has = |k: &str| payload.is_some_and(|p| p.get(k).is_some());
     let mut notes = Vec::new();
     if call.unmatched {
         notes.push("no request with this id earlier in the transcript: tool unknown".to_owned());
@@ -270,10 +270,10 @@ fn default_tool_name(file: &str, kind: document::Kind) -> String {
 
 /// The JSON the model reads as the response's content: the JSON text of the first text block,
 /// else structuredContent, else the payload itself for plain JSON.
-fn payload_json(anatomy: &document::Anatomy<'_>) -> Option<Value> {
+fn payload_json<'a>(anatomy: &'a document::Anatomy<'_>) -> Option<&'a Value> {
     anatomy.parts.iter().find_map(|p| match &p.content {
-        document::PartContent::Text { json: Some(v), .. } => Some(v.clone()),
-        document::PartContent::Raw(_) => Some(anatomy.payload.clone()),
+        document::PartContent::Text { json: Some(v), .. } => Some(v),
+        document::PartContent::Raw(_) => Some(anatomy.payload),
         _ => None,
     })
 }
