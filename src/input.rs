@@ -118,11 +118,6 @@ pub fn expand(sources: &[Source]) -> Vec<Unit> {
     units
 }
 
-/// True for `.jsonl` and `.ndjson` files: one document per line, read as a stream.
-pub fn is_jsonl(path: &Path) -> bool {
-    is_jsonl_name(path)
-}
-
 /// Reads a JSONL stream line by line without holding it whole, handing lines (line number,
 /// text or error) to `visit` in batches of at most `batch` lines and about `batch_bytes` bytes
 /// (a line longer than that is a batch of its own). Blank lines are skipped.
@@ -262,7 +257,8 @@ fn is_json_name(path: &Path) -> bool {
     })
 }
 
-fn is_jsonl_name(path: &Path) -> bool {
+/// True for `.jsonl` and `.ndjson` files: one document per line, read as a stream.
+pub fn is_jsonl(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
@@ -304,7 +300,7 @@ fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
 fn read_file(path: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
     let name = path.display().to_string();
     match std::fs::read(path) {
-        Ok(bytes) => parse_bytes(&name, bytes, is_jsonl_name(path), visit),
+        Ok(bytes) => parse_bytes(&name, bytes, is_jsonl(path), visit),
         Err(cause) => visit(Err(InputError::Read { name, cause })),
     }
 }

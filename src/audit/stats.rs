@@ -98,25 +98,18 @@ pub fn suggestions(docs: &[DocumentReport], tools: &[ToolStats], ctx: &Context) 
                 continue;
             }
             // How much smaller it must get: the tightest of the client's limits it breaks.
-            let ratios = [
-                profile
-                    .warn_tokens
-                    .map(|l| l as f64 / largest.tokens.max(1) as f64),
-                profile
-                    .max_tokens
-                    .map(|l| l as f64 / largest.tokens.max(1) as f64),
-                profile
-                    .cut_bytes
-                    .map(|l| l as f64 / largest.wire_bytes.max(1) as f64),
-                profile
-                    .spill_chars
-                    .map(|l| l as f64 / largest.visible_chars.max(1) as f64),
-            ];
-            let ratio = ratios
-                .into_iter()
-                .flatten()
-                .filter(|r| *r < 1.0)
-                .fold(1.0, f64::min);
+            let share =
+                |limit: Option<u64>, actual: u64| limit.map(|l| l as f64 / actual.max(1) as f64);
+            let ratio = [
+                share(profile.warn_tokens, largest.tokens),
+                share(profile.max_tokens, largest.tokens),
+                share(profile.cut_bytes, largest.wire_bytes),
+                share(profile.spill_chars, largest.visible_chars),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|r| *r < 1.0)
+            .fold(1.0, f64::min);
             let list = largest
                 .findings
                 .iter()
@@ -132,18 +125,18 @@ pub fn suggestions(docs: &[DocumentReport], tools: &[ToolStats], ctx: &Context) 
                 .first()
                 .filter(|p| p.tokens as u64 * 2 > largest.tokens)
             {
+                let (path, percent) = (
+                    crate::pointer::display(&top.path),
+                    top.tokens as u64 * 100 / largest.tokens.max(1),
+                );
                 if top.path.ends_with("/text") {
                     // Plain text (a log, a document): cut it at semantic boundaries instead.
                     format!(
-                        "chunk {} ({}% of its tokens): return the first chunk with a cursor for the next (mcpguard chunk)",
-                        crate::pointer::display(&top.path),
-                        top.tokens as u64 * 100 / largest.tokens.max(1)
+                        "chunk {path} ({percent}% of its tokens): return the first chunk with a cursor for the next (mcpguard chunk)"
                     )
                 } else {
                     format!(
-                        "leave out or shorten {} ({}% of its tokens): project fields, or return it as an artifact",
-                        crate::pointer::display(&top.path),
-                        top.tokens as u64 * 100 / largest.tokens.max(1)
+                        "leave out or shorten {path} ({percent}% of its tokens): project fields, or return it as an artifact"
                     )
                 }
             } else {

@@ -288,15 +288,18 @@ fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Cod
     match format {
         FormatArg::Json => render::write_json(&mut out, &summary)?,
         _ => {
-            let mut t = render::table(&[
-                "tool",
-                "outcome",
-                "responses",
-                "mean tokens",
-                "p95 tokens",
-                "max tokens",
-                "p95 bytes",
-            ]);
+            let mut t = mcpguard::human::table(
+                &[
+                    "tool",
+                    "outcome",
+                    "responses",
+                    "mean tokens",
+                    "p95 tokens",
+                    "max tokens",
+                    "p95 bytes",
+                ],
+                &[2, 3, 4, 5, 6],
+            );
             for s in &summary {
                 t.add_row(vec![
                     s.tool.clone(),
@@ -308,7 +311,6 @@ fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Cod
                     render::thousands(s.bytes.p95),
                 ]);
             }
-            render::align_right(&mut t, &[2, 3, 4, 5, 6]);
             writeln!(out, "{t}")?;
             writeln!(out, "{} records from {}", records.len(), path.display())?;
         }

@@ -172,7 +172,7 @@ fn write_table(
         "hard cap",
     ];
     header.extend(opts.clients.keys().map(String::as_str));
-    let mut table = render::table(&header);
+    let mut table = mcpguard::human::table(&header, &[2, 3, 4, 5, 6]);
     for e in estimates {
         let mut row = vec![
             e.name.clone(),
@@ -201,7 +201,6 @@ fn write_table(
         row.extend(opts.clients.keys().map(|_| String::new()));
         table.add_row(row);
     }
-    render::align_right(&mut table, &[2, 3, 4, 5, 6]);
     writeln!(out, "{table}")?;
     writeln!(
         out,
@@ -246,7 +245,10 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
     let mut header = vec!["document".to_owned()];
     header.extend(Tokenizer::ALL.iter().map(|t| t.name().to_owned()));
     header.push("heuristic vs claude".to_owned());
-    let mut table = render::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut table = mcpguard::human::table(
+        &header.iter().map(String::as_str).collect::<Vec<_>>(),
+        &[1, 2, 3, 4, 5],
+    );
     let mut sums = [0u64; 4];
     for e in estimates {
         let mut row = vec![e.name.clone()];
@@ -275,7 +277,6 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
         });
         table.add_row(row);
     }
-    render::align_right(&mut table, &[1, 2, 3, 4, 5]);
     writeln!(out, "{table}")?;
     writeln!(
         out,

@@ -139,7 +139,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             c.max_page_size as usize,
         )?;
         let offset = match &decoded {
-            Some(d) => pager.resume(d)?.offset,
+            Some(d) => pager.resume(d)?,
             None => 0,
         };
         Ok((pager, offset))

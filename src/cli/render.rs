@@ -5,23 +5,7 @@
 
 use std::io::Write;
 
-use comfy_table::{CellAlignment, Table};
-
 pub use mcpguard::human::thousands;
-
-/// A table in mcpguard's house style (see [`mcpguard::human::table`]).
-pub fn table(header: &[&str]) -> Table {
-    mcpguard::human::table(header, &[])
-}
-
-/// Right-aligns the given columns (numbers).
-pub fn align_right(table: &mut Table, columns: &[usize]) {
-    for &i in columns {
-        if let Some(column) = table.column_mut(i) {
-            column.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-}
 
 /// A fraction as a percentage with one decimal: 0.4567 as "45.7%".
 pub fn percent(fraction: f64) -> String {

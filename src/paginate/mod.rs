@@ -131,11 +131,6 @@ pub struct Pager<'l, 'd> {
     untouched: bool,
 }
 
-/// What a cursor allows, once it has been checked against the request.
-pub struct Resume {
-    pub offset: usize,
-}
-
 impl<'l, 'd> Pager<'l, 'd> {
     /// Filters the list and looks up sort keys. `cursor`, when given, supplies the order,
     /// filters and page size the request leaves out, and is refused when the request
@@ -275,8 +270,8 @@ impl<'l, 'd> Pager<'l, 'd> {
         self.untouched && self.located.items().len() <= self.limit
     }
 
-    /// Checks a cursor's kind, data and offset against this list.
-    pub fn resume(&self, decoded: &Decoded) -> Result<Resume, PaginateError> {
+    /// Checks a cursor's kind, data and offset against this list; returns where to start.
+    pub fn resume(&self, decoded: &Decoded) -> Result<usize, PaginateError> {
         let p = &decoded.payload;
         if let Some(kind) = p.kind.as_deref().filter(|k| *k != "page") {
             return Err(PaginateError::WrongKind(kind.to_owned()));
@@ -294,9 +289,7 @@ impl<'l, 'd> Pager<'l, 'd> {
                 total: self.total(),
             });
         }
-        Ok(Resume {
-            offset: offset as usize,
-        })
+        Ok(offset as usize)
     }
 
     /// The page starting at `offset` with `count` items (fewer at the end), with a cursor for
