@@ -340,6 +340,74 @@ fn write_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(out, value);
 }
 
+/// Runs of base64 at least this long inside text are reported (MG012) and replaced by a
+/// descriptor when summarizing.
+pub const BASE64_MIN_RUN: usize = 256;
+
+/// A run of base64 inside a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base64Run<'s> {
+    /// Byte offset and length of the run.
+    pub start: usize,
+    pub len: usize,
+    /// The media type of a `data:` URI the run belongs to.
+    pub mime: Option<&'s str>,
+}
+
+/// The base64 runs of at least [`BASE64_MIN_RUN`] characters in `s` that mix upper case,
+/// lower case and digits (so a long word or a row of dashes is not one).
+pub fn base64_runs(s: &str) -> Vec<Base64Run<'_>> {
+    let bytes = s.as_bytes();
+    let mut runs = Vec::new();
+    if bytes.len() < BASE64_MIN_RUN {
+        return runs;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        if B64[bytes[i] as usize] == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut seen = 0u8;
+        while i < bytes.len() && B64[bytes[i] as usize] != 0 {
+            seen |= B64[bytes[i] as usize];
+            i += 1;
+        }
+        let len = i - start;
+        if len >= BASE64_MIN_RUN && seen == 0b1111 {
+            let mime = s[..start]
+                .rfind("data:")
+                .and_then(|d| s[d + 5..start].split(';').next())
+                .filter(|m| !m.is_empty() && m.len() < 100 && !m.contains(char::is_whitespace));
+            runs.push(Base64Run { start, len, mime });
+        }
+    }
+    runs
+}
+
+/// Base64 alphabet classes, one lookup per byte: bit 0 base64, 1 upper, 2 lower, 3 digit.
+const B64: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_uppercase() {
+            0b0011
+        } else if b.is_ascii_lowercase() {
+            0b0101
+        } else if b.is_ascii_digit() {
+            0b1001
+        } else if matches!(b, b'+' | b'/' | b'=' | b'-' | b'_') {
+            0b0001
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,30 +108,7 @@ pub struct Context {
 impl Context {
     /// The limits for a tool: its endpoint overrides over the global ones.
     pub fn limits(&self, tool: &str) -> Limits {
-        let mut l = self.config.limits.clone();
-        if let Some(o) = self
-            .config
-            .endpoints
-            .get(tool)
-            .and_then(|e| e.limits.as_ref())
-        {
-            let set = |slot: &mut u64, v: Option<u64>| {
-                if let Some(v) = v {
-                    *slot = v;
-                }
-            };
-            set(&mut l.max_bytes, o.max_bytes);
-            set(&mut l.max_array_items, o.max_array_items);
-            set(&mut l.max_string_length, o.max_string_length);
-            set(&mut l.max_json_depth, o.max_json_depth);
-            set(&mut l.max_summary_length, o.max_summary_length);
-            set(
-                &mut l.max_tool_description_bytes,
-                o.max_tool_description_bytes,
-            );
-            set(&mut l.max_catalog_tokens, o.max_catalog_tokens);
-        }
-        l
+        self.config.limits_for(tool)
     }
 
     /// The severity a rule has for a tool (`None`: turned off): the tool's `rules`, then the
