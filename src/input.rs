@@ -18,6 +18,12 @@ use serde_json::Value;
 pub enum Source {
     Stdin,
     Path(PathBuf),
+    /// An artifact (`ax://DOMAIN/ID`) and the file of the store that holds it; reports name it
+    /// by its reference.
+    Artifact {
+        reference: String,
+        path: PathBuf,
+    },
 }
 
 impl Source {
@@ -101,8 +107,19 @@ pub const MAX_NESTING: usize = 128;
 #[derive(Debug)]
 pub enum Unit {
     Stdin,
-    File(PathBuf),
+    /// A file, and how reports name it (its path as given, or an artifact's reference).
+    File {
+        path: PathBuf,
+        name: String,
+    },
     Failed(InputError),
+}
+
+impl Unit {
+    fn file(path: PathBuf) -> Unit {
+        let name = path.display().to_string();
+        Unit::File { path, name }
+    }
 }
 
 /// The files behind the sources, in order: directories walked (sorted), the rest as given.
@@ -112,7 +129,11 @@ pub fn expand(sources: &[Source]) -> Vec<Unit> {
         match source {
             Source::Stdin => units.push(Unit::Stdin),
             Source::Path(path) if path.is_dir() => walk_dir(path, &mut units),
-            Source::Path(path) => units.push(Unit::File(path.clone())),
+            Source::Path(path) => units.push(Unit::file(path.clone())),
+            Source::Artifact { reference, path } => units.push(Unit::File {
+                path: path.clone(),
+                name: reference.clone(),
+            }),
         }
     }
     units
@@ -229,7 +250,7 @@ pub fn for_each_document(
                     Err(cause) => visit(Err(InputError::Read { name, cause })),
                 }
             }
-            Unit::File(path) => read_file(&path, &mut visit),
+            Unit::File { path, name } => read_file(&path, &name, &mut visit),
             Unit::Failed(err) => visit(Err(err)),
         }
     }
@@ -277,7 +298,7 @@ fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
         match entry {
             Ok(entry) if entry.file_type().is_file() && is_json_name(entry.path()) => {
                 found = true;
-                units.push(Unit::File(entry.into_path()));
+                units.push(Unit::file(entry.into_path()));
             }
             Ok(_) => {}
             Err(err) => {
@@ -297,11 +318,13 @@ fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
     }
 }
 
-fn read_file(path: &Path, visit: &mut impl FnMut(Result<Document, InputError>)) {
-    let name = path.display().to_string();
+fn read_file(path: &Path, name: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
     match std::fs::read(path) {
-        Ok(bytes) => parse_bytes(&name, bytes, is_jsonl(path), visit),
-        Err(cause) => visit(Err(InputError::Read { name, cause })),
+        Ok(bytes) => parse_bytes(name, bytes, is_jsonl(path), visit),
+        Err(cause) => visit(Err(InputError::Read {
+            name: name.to_owned(),
+            cause,
+        })),
     }
 }
 

@@ -5,6 +5,7 @@
 //! future proxy all drive the same code. Printing lives in `src/cli/`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod artifact;
 pub mod audit;
 pub mod chunk;
 pub mod config;
@@ -19,4 +20,5 @@ pub mod measure;
 pub mod paginate;
 pub mod pointer;
 pub mod pyjson;
+pub mod summarize;
 pub mod tokens;

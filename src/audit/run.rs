@@ -82,16 +82,19 @@ pub fn run(
                     Some(Err(e)) => vec![Err(format!("<stdin>: cannot read: {e}"))],
                     None => Vec::new(),
                 },
-                Unit::File(path) if input::is_jsonl(path) => audit_transcript(path, ctx, shard),
-                Unit::File(path) => {
-                    let name = path.display().to_string();
-                    match std::fs::read(path) {
-                        Ok(bytes) => {
-                            audit_documents(input::read_unit_bytes(&name, bytes, false), ctx, shard)
-                        }
-                        Err(cause) => vec![Err(InputError::Read { name, cause }.to_string())],
-                    }
+                Unit::File { path, .. } if input::is_jsonl(path) => {
+                    audit_transcript(path, ctx, shard)
                 }
+                Unit::File { path, name } => match std::fs::read(path) {
+                    Ok(bytes) => {
+                        audit_documents(input::read_unit_bytes(name, bytes, false), ctx, shard)
+                    }
+                    Err(cause) => vec![Err(InputError::Read {
+                        name: name.clone(),
+                        cause,
+                    }
+                    .to_string())],
+                },
             };
             tick();
             items
