@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown')
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
@@ -87,6 +88,28 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every page from here to the end, one per line (--format jsonl)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;summarize' {
+            [CompletionResult]::new('--fields', '--fields', [CompletionResultType]::ParameterName, 'Fields to keep per record: dotted paths (id,status,price.total), a section (priceBreakdown, returned in full), or `all`. Default: the config''s projection map for the record type, else the identifying and primary fields')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Tokens the output may cost. Default: the config''s tokenBudgetThreshold (4000)')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'The tool the response came from: its `endpoints:` entry in the config sets the limits and the fields')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Token estimator for the budget. Default: the config''s tokenizer')
+            [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'The tool''s outputSchema (or its tools/list entry): structuredContent is kept, valid against it')
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'Where artifacts are stored. Default: the config''s artifactDir (.mcpguard/artifacts)')
+            [CompletionResult]::new('--domain', '--domain', [CompletionResultType]::ParameterName, 'The artifact''s domain (ax://DOMAIN/ID). Default: the list''s name, else the kind of document')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Format of the --report: a table, or JSON for scripts')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Summarize even a response that fits')
+            [CompletionResult]::new('--drop-empty', '--drop-empty', [CompletionResultType]::ParameterName, 'Drop null, "", [] and {} members')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Write a list of records as `columns` and `rows` (keys once, not per record)')
+            [CompletionResult]::new('--no-artifact', '--no-artifact', [CompletionResultType]::ParameterName, 'Do not store the full input (the output then has no artifactRef)')
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Print a before/after size table (bytes, tokens, each fix''s savings) to stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -153,6 +176,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown')
             [CompletionResult]::new('estimate', 'estimate', [CompletionResultType]::ParameterValue, 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go')
             [CompletionResult]::new('paginate', 'paginate', [CompletionResultType]::ParameterValue, 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed')
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
@@ -167,6 +191,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;paginate' {
+            break
+        }
+        'mcpguard;help;summarize' {
             break
         }
         'mcpguard;help;decode-cursor' {

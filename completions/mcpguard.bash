@@ -37,6 +37,9 @@ _mcpguard() {
             mcpguard,paginate)
                 cmd="mcpguard__subcmd__paginate"
                 ;;
+            mcpguard,summarize)
+                cmd="mcpguard__subcmd__summarize"
+                ;;
             mcpguard,validate-config)
                 cmd="mcpguard__subcmd__validate__subcmd__config"
                 ;;
@@ -61,6 +64,9 @@ _mcpguard() {
             mcpguard__subcmd__help,paginate)
                 cmd="mcpguard__subcmd__help__subcmd__paginate"
                 ;;
+            mcpguard__subcmd__help,summarize)
+                cmd="mcpguard__subcmd__help__subcmd__summarize"
+                ;;
             mcpguard__subcmd__help,validate-config)
                 cmd="mcpguard__subcmd__help__subcmd__validate__subcmd__config"
                 ;;
@@ -71,7 +77,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate decode-cursor chunk validate-config generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,7 +333,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate decode-cursor chunk validate-config generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -438,6 +444,20 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__help__subcmd__summarize)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__help__subcmd__validate__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -497,6 +517,60 @@ _mcpguard() {
                     ;;
                 --at)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__summarize)
+            opts="-h -V --fields --force --budget --tool --tokenizer --drop-empty --table --output-schema --artifact-dir --no-artifact --domain --report --format --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fields)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --domain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -27,6 +27,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand audit 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+            cand summarize 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
@@ -81,6 +82,27 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --all 'Every page from here to the end, one per line (--format jsonl)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;summarize'= {
+            cand --fields 'Fields to keep per record: dotted paths (id,status,price.total), a section (priceBreakdown, returned in full), or `all`. Default: the config''s projection map for the record type, else the identifying and primary fields'
+            cand --budget 'Tokens the output may cost. Default: the config''s tokenBudgetThreshold (4000)'
+            cand --tool 'The tool the response came from: its `endpoints:` entry in the config sets the limits and the fields'
+            cand --tokenizer 'Token estimator for the budget. Default: the config''s tokenizer'
+            cand --output-schema 'The tool''s outputSchema (or its tools/list entry): structuredContent is kept, valid against it'
+            cand --artifact-dir 'Where artifacts are stored. Default: the config''s artifactDir (.mcpguard/artifacts)'
+            cand --domain 'The artifact''s domain (ax://DOMAIN/ID). Default: the list''s name, else the kind of document'
+            cand --format 'Format of the --report: a table, or JSON for scripts'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --force 'Summarize even a response that fits'
+            cand --drop-empty 'Drop null, "", [] and {} members'
+            cand --table 'Write a list of records as `columns` and `rows` (keys once, not per record)'
+            cand --no-artifact 'Do not store the full input (the output then has no artifactRef)'
+            cand --report 'Print a before/after size table (bytes, tokens, each fix''s savings) to stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -142,6 +164,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand audit 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
             cand estimate 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
             cand paginate 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+            cand summarize 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
@@ -153,6 +176,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;estimate'= {
         }
         &'mcpguard;help;paginate'= {
+        }
+        &'mcpguard;help;summarize'= {
         }
         &'mcpguard;help;decode-cursor'= {
         }

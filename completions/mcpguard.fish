@@ -33,6 +33,7 @@ complete -c mcpguard -n "__fish_mcpguard_needs_command" -s V -l version -d 'Prin
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
@@ -105,6 +106,29 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l all -d 'Every page from here to the end, one per line (--format jsonl)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l fields -d 'Fields to keep per record: dotted paths (id,status,price.total), a section (priceBreakdown, returned in full), or `all`. Default: the config\'s projection map for the record type, else the identifying and primary fields' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l budget -d 'Tokens the output may cost. Default: the config\'s tokenBudgetThreshold (4000)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l tool -d 'The tool the response came from: its `endpoints:` entry in the config sets the limits and the fields' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l tokenizer -d 'Token estimator for the budget. Default: the config\'s tokenizer' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
+claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
+cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l output-schema -d 'The tool\'s outputSchema (or its tools/list entry): structuredContent is kept, valid against it' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l artifact-dir -d 'Where artifacts are stored. Default: the config\'s artifactDir (.mcpguard/artifacts)' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l domain -d 'The artifact\'s domain (ax://DOMAIN/ID). Default: the list\'s name, else the kind of document' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l format -d 'Format of the --report: a table, or JSON for scripts' -r -f -a "table\t'A table for people'
+json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l force -d 'Summarize even a response that fits'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l drop-empty -d 'Drop null, "", [] and {} members'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l table -d 'Write a list of records as `columns` and `rows` (keys once, not per record)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l no-artifact -d 'Do not store the full input (the output then has no artifactRef)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l report -d 'Print a before/after size table (bytes, tokens, each fix\'s savings) to stderr'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l data -d 'Check the cursor against this data: has the list changed since it was issued?' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l path -d 'JSON pointer of the list in --data (as for paginate)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand decode-cursor" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
@@ -159,11 +183,12 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate decode-cursor chunk validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

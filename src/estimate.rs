@@ -135,6 +135,11 @@ fn count(v: &Visible<'_>, tokenizer: Tokenizer, media_tokens: u64) -> u64 {
     text + v.media * media_tokens
 }
 
+/// The tokens of what the model sees in a document taken apart.
+pub fn tokens(anatomy: &document::Anatomy<'_>, tokenizer: Tokenizer, media_tokens: u64) -> u64 {
+    count(&visible(anatomy), tokenizer, media_tokens)
+}
+
 /// Estimates one document.
 pub fn estimate(doc: &Document, opts: &Options) -> DocumentEstimate {
     let anatomy = document::anatomy(&doc.value, &doc.text);

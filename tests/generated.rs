@@ -66,6 +66,7 @@ fn help_teaches() {
         &["decode-cursor", "--help"],
         &["audit", "--help"],
         &["chunk", "--help"],
+        &["summarize", "--help"],
     ] {
         let out = mcpguard().args(args).output().unwrap();
         assert_eq!(code(&out), 0);

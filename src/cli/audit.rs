@@ -10,7 +10,7 @@ use mcpguard::audit::emit::{self, Format, Settings};
 use mcpguard::audit::run::{self, Shard};
 use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
-use mcpguard::input::Source;
+
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -48,7 +48,7 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Files, directories, JSONL transcripts, or - for stdin.
+    /// Files, directories, JSONL transcripts, - for stdin, or artifacts (ax://DOMAIN/ID).
     #[arg(value_name = "PATH", required_unless_present = "from_metrics")]
     pub inputs: Vec<String>,
 
@@ -171,7 +171,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         contract,
     };
 
-    let sources: Vec<Source> = args.inputs.iter().map(|a| Source::from_arg(a)).collect();
+    let sources = super::sources(&args.inputs, &ctx.config)?;
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         if let Ok(style) =

@@ -38,7 +38,8 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// A text file (log, document, JSONL, or a JSON tool result), or - for stdin.
+    /// A text file (log, document, JSONL, or a JSON tool result), - for stdin, or an artifact
+    /// (ax://DOMAIN/ID).
     #[arg(value_name = "INPUT", default_value = "-")]
     pub input: String,
 
@@ -145,7 +146,7 @@ impl Source {
 }
 
 /// Opens the input: a JSON tool result is chunked by its text, anything else as it is.
-fn open(arg: &str) -> anyhow::Result<Source> {
+fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> {
     if arg == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -156,7 +157,10 @@ fn open(arg: &str) -> anyhow::Result<Source> {
             bytes,
         }));
     }
-    let path = PathBuf::from(arg);
+    let path = match super::source(arg, config)? {
+        mcpguard::input::Source::Artifact { path, .. } => path,
+        _ => PathBuf::from(arg),
+    };
     let meta = std::fs::metadata(&path).with_context(|| format!("{arg}: cannot read"))?;
     if meta.is_dir() {
         anyhow::bail!("{arg}: is a directory; chunk takes one file");
@@ -198,7 +202,7 @@ fn tool_text(name: &str, bytes: &[u8]) -> Option<Source> {
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let effective = super::load_config(config)?;
     let c = &effective.config;
-    let source = open(&args.input)?;
+    let source = open(&args.input, c)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
 
     if let Some(spec) = &args.lines {

@@ -95,7 +95,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         args.cursor.clone()
     };
     let data = match &args.data {
-        Some(file) => Some((file.clone(), super::read_one(file)?)),
+        Some(file) => Some((file.clone(), super::read_one(file, &effective.config)?)),
         None => None,
     };
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use mcpguard::estimate::{self, DocumentEstimate, Options, Totals};
-use mcpguard::input::{self, Source};
+use mcpguard::input;
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -31,7 +31,8 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Files, directories (walked for .json, .jsonl, .ndjson), or - for stdin.
+    /// Files, directories (walked for .json, .jsonl, .ndjson), - for stdin, or artifacts
+    /// (ax://DOMAIN/ID, written by summarize).
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<String>,
 
@@ -86,7 +87,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         clients,
     };
 
-    let sources: Vec<Source> = args.inputs.iter().map(|a| Source::from_arg(a)).collect();
+    let sources = super::sources(&args.inputs, c)?;
     let mut estimates = Vec::new();
     let mut errors = Vec::new();
     let mut totals = Totals::default();

@@ -14,10 +14,13 @@ pub mod exit;
 pub mod generate;
 pub mod paginate;
 pub mod render;
+pub mod summarize;
 pub mod validate_config;
 
-use mcpguard::config::{self, Effective};
+use mcpguard::artifact::{Ref, Store};
+use mcpguard::config::{self, Config, Effective};
 use mcpguard::cursor::Secrets;
+use mcpguard::input::Source;
 use mcpguard::tokens::Tokenizer;
 
 const ABOUT: &str = "Keep MCP server output inside a model's context window.";
@@ -38,6 +41,7 @@ Examples:
   mcpguard estimate contracts/examples
   some-mcp-tool | mcpguard estimate - --tokenizer claude
   mcpguard estimate captures/ --max-tokens 10000      # a one-line CI gate
+  some-mcp-tool | mcpguard summarize                  # a preview that fits, full result kept
   mcpguard validate-config mcpguard.yaml";
 
 #[derive(Debug, Parser)]
@@ -68,6 +72,9 @@ pub enum Command {
     /// Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a
     /// signed nextCursor; --cursor fetches the next page.
     Paginate(paginate::Args),
+    /// Shrink a response so it fits the budget and the contract, with the full data stored as
+    /// an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed.
+    Summarize(summarize::Args),
     /// Show what a cursor carries, when it was issued, when it expires, and whether it verifies.
     DecodeCursor(decode_cursor::Args),
     /// Read large text (logs, documents, JSONL, a tool result's text) in chunks cut at semantic
@@ -139,6 +146,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::Audit(args) => audit::run(args, &cli.config),
         Command::Estimate(args) => estimate::run(args, &cli.config),
         Command::Paginate(args) => paginate::run(args, &cli.config),
+        Command::Summarize(args) => summarize::run(args, &cli.config),
         Command::DecodeCursor(args) => decode_cursor::run(args, &cli.config),
         Command::Chunk(args) => chunk::run(args, &cli.config),
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
@@ -234,9 +242,28 @@ pub fn load_secrets(secret_file: Option<&std::path::Path>) -> anyhow::Result<Opt
 pub const NO_SECRET_HELP: &str = "no cursor secret: set MCPGUARD_CURSOR_SECRET (one secret per line; the first signs, all verify) \
 or pass --secret-file FILE, e.g. `export MCPGUARD_CURSOR_SECRET=$(openssl rand -hex 32)`";
 
-/// Reads exactly one document from an input argument (`-` for stdin).
-pub fn read_one(arg: &str) -> anyhow::Result<mcpguard::input::Document> {
-    let source = mcpguard::input::Source::from_arg(arg);
+/// An input argument as a source: `-` for stdin, an `ax://DOMAIN/ID` artifact (looked up in
+/// the config's artifactDir), or a path.
+pub fn source(arg: &str, config: &Config) -> anyhow::Result<Source> {
+    if !Ref::is_ref(arg) {
+        return Ok(Source::from_arg(arg));
+    }
+    let reference = Ref::parse(arg)?;
+    let path = Store::new(&config.artifact_dir).resolve(&reference)?;
+    Ok(Source::Artifact {
+        reference: arg.to_owned(),
+        path,
+    })
+}
+
+/// The sources behind a command's input arguments.
+pub fn sources(args: &[String], config: &Config) -> anyhow::Result<Vec<Source>> {
+    args.iter().map(|a| source(a, config)).collect()
+}
+
+/// Reads exactly one document from an input argument (`-` for stdin, a path, an artifact).
+pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::Document> {
+    let source = source(arg, config)?;
     let mut docs =
         mcpguard::input::load_all(std::slice::from_ref(&source), std::io::stdin().lock());
     match docs.len() {

@@ -40,7 +40,7 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// A JSON file holding one document, or - for stdin.
+    /// A JSON file holding one document, - for stdin, or an artifact ax://DOMAIN/ID.
     #[arg(value_name = "INPUT", default_value = "-")]
     pub input: String,
 
@@ -110,7 +110,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     };
     let now = args.signing.now();
 
-    let doc = super::read_one(&args.input)?;
+    let doc = super::read_one(&args.input, c)?;
     let located = paginate::locate(&doc.value, args.path.as_deref())?;
 
     let outcome = (|| -> Result<_, PaginateError> {

@@ -1,0 +1,322 @@
+//! Taking a response apart and putting the preview back: the data is moved out of its
+//! envelope (a JSON-RPC response, a tool result's JSON text or structuredContent, plain JSON),
+//! the bloat fixes run on it and are measured, and the finished contract object goes back
+//! into the same kind of envelope: a tool result stays a valid tool result.
+
+use serde_json::{Map, Value, json};
+
+use super::plan::main_list;
+use super::{Fix, Options, shrink, text};
+use crate::document::{self, Kind, PartContent};
+use crate::human::thousands;
+use crate::measure::{self, json_len};
+use crate::tokens::heuristic_from_chars;
+
+/// The data of a response, taken out of its envelope, with the bloat fixes applied.
+#[derive(Debug)]
+pub(super) enum Payload {
+    Json(Value),
+    Text(String),
+}
+
+/// How the output is wrapped again.
+#[derive(Debug)]
+pub(super) struct Envelope {
+    /// The JSON-RPC id, when the input was a JSON-RPC message.
+    pub(super) rpc_id: Option<Value>,
+    pub(super) body: Body,
+}
+
+#[derive(Debug, PartialEq)]
+pub(super) enum Body {
+    Plain,
+    RpcResult,
+    RpcError { code: Value },
+    Tool { is_error: bool },
+}
+
+#[derive(Debug)]
+pub(super) struct Unwrapped {
+    pub(super) envelope: Envelope,
+    pub(super) payload: Payload,
+    /// structuredContent, when the tool result carried one.
+    pub(super) structured: Option<Value>,
+    /// Media and other blocks left out, described in one line.
+    pub(super) left_out: Option<String>,
+    pub(super) fixes: Vec<Fix>,
+    pub(super) default_domain: String,
+    pub(super) success: bool,
+}
+
+pub(super) fn fix(fix: &'static str, detail: String, bytes: u64) -> Fix {
+    Fix {
+        fix,
+        detail,
+        bytes,
+        tokens: heuristic_from_chars(bytes as usize) as u64,
+    }
+}
+
+pub(super) fn unwrap(
+    mut value: Value,
+    text: &str,
+    opts: &Options<'_>,
+    warnings: &mut Vec<String>,
+) -> Unwrapped {
+    let anatomy = document::anatomy(&value, text);
+    let rpc_id = anatomy.id.cloned().or_else(|| {
+        value
+            .get("jsonrpc")
+            .is_some()
+            .then(|| value.get("id").cloned().unwrap_or(Value::Null))
+    });
+    let is_error = anatomy.is_error;
+    let payload_pointer = anatomy.payload_pointer;
+    let mut fixes = Vec::new();
+    let mut left_out: Vec<String> = Vec::new();
+    // What to move out of the document once its anatomy (which borrows it) is gone: the data
+    // is taken, not copied, so a 100 MB response is not held twice.
+    enum Take {
+        Ready(Payload),
+        At(String),
+    }
+    let mut structured_at: Option<String> = None;
+    let (body, take) = match anatomy.kind {
+        Kind::ToolResult => {
+            let mut json_text: Option<(&str, Value)> = None;
+            let mut texts: Vec<&str> = Vec::new();
+            let mut media_bytes = 0usize;
+            let mut media: Vec<&str> = Vec::new();
+            let mut structured: Option<(&Value, String)> = None;
+            for part in anatomy.parts {
+                match part.content {
+                    PartContent::Text {
+                        text,
+                        json: Some(v),
+                    } if json_text.is_none() => {
+                        json_text = Some((text, v));
+                    }
+                    PartContent::Text { text, .. } => texts.push(text),
+                    PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
+                        structured = Some((v, part.pointer));
+                    }
+                    PartContent::Media { mime, data_bytes } => {
+                        media_bytes += data_bytes;
+                        media.push(mime);
+                    }
+                    PartContent::Json(v) => {
+                        let kind = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
+                        left_out.push(format!("a {kind} block ({} bytes)", json_len(v)));
+                    }
+                    PartContent::Raw(_) => {}
+                }
+            }
+            if !media.is_empty() {
+                let mut kinds = media.clone();
+                kinds.dedup();
+                let desc = format!(
+                    "{} media block{} ({}) with {} bytes of base64",
+                    media.len(),
+                    if media.len() == 1 { "" } else { "s" },
+                    kinds.join(", "),
+                    thousands(media_bytes as u64)
+                );
+                fixes.push(fix(
+                    "base64",
+                    format!("{desc} described"),
+                    media_bytes as u64,
+                ));
+                left_out.push(desc);
+            }
+            let take = match json_text {
+                Some((text, v)) => {
+                    let compact = json_len(&v);
+                    let trimmed = text.trim_end().len();
+                    if trimmed > compact {
+                        fixes.push(fix(
+                            "minify",
+                            "JSON text without indentation".into(),
+                            (trimmed - compact) as u64,
+                        ));
+                    }
+                    if let Some((s, at)) = &structured {
+                        if **s == v {
+                            fixes.push(fix(
+                                "duplicate",
+                                "structuredContent repeated the text: one copy kept".into(),
+                                compact as u64,
+                            ));
+                        }
+                        if opts.output_schema.is_some() {
+                            structured_at = Some(at.clone());
+                        } else if **s != v {
+                            warnings.push(
+                                "structuredContent left out: pass --output-schema FILE to keep it valid against the tool's outputSchema".into(),
+                            );
+                        }
+                    }
+                    if !texts.is_empty() {
+                        left_out.push(format!("{} other text block(s)", texts.len()));
+                    }
+                    Take::Ready(Payload::Json(v))
+                }
+                None => match structured {
+                    Some((_, at)) => {
+                        if opts.output_schema.is_some() {
+                            structured_at = Some(at.clone());
+                        }
+                        Take::At(at)
+                    }
+                    None => Take::Ready(Payload::Text(texts.join("\n"))),
+                },
+            };
+            (Body::Tool { is_error }, take)
+        }
+        Kind::Error => (
+            Body::RpcError {
+                code: anatomy
+                    .payload
+                    .get("code")
+                    .cloned()
+                    .unwrap_or(json!(-32603)),
+            },
+            Take::At(payload_pointer.to_owned()),
+        ),
+        Kind::Plain | Kind::Request => {
+            let compact = json_len(anatomy.payload);
+            let trimmed = text.trim_end().len();
+            if trimmed > compact {
+                fixes.push(fix(
+                    "minify",
+                    "JSON without indentation".into(),
+                    (trimmed - compact) as u64,
+                ));
+            }
+            (Body::Plain, Take::At(String::new()))
+        }
+        _ => (Body::RpcResult, Take::At(payload_pointer.to_owned())),
+    };
+    let structured = structured_at
+        .as_deref()
+        .and_then(|at| value.pointer(at).cloned());
+    let payload = match take {
+        Take::Ready(p) => p,
+        Take::At(at) if at.is_empty() => Payload::Json(value),
+        Take::At(at) => Payload::Json(value.pointer_mut(&at).map(Value::take).unwrap_or_default()),
+    };
+    let success = !is_error;
+    let mut payload = payload;
+    if let Payload::Json(v) = &mut payload {
+        let saved = describe_blobs(v);
+        if saved > 0 {
+            fixes.push(fix(
+                "base64",
+                "base64 inside strings described".into(),
+                saved,
+            ));
+        }
+        if opts.drop_empty {
+            let saved = shrink::drop_empty(v);
+            if saved > 0 {
+                fixes.push(fix(
+                    "drop-empty",
+                    "null, \"\", [] and {} members dropped".into(),
+                    saved,
+                ));
+            }
+        }
+    }
+    if let Payload::Text(t) = &mut payload {
+        let described = text::describe_base64(t);
+        if described.len() < t.len() {
+            let saved = (t.len() - described.len()) as u64;
+            *t = described.into_owned();
+            fixes.push(fix(
+                "base64",
+                "base64 inside the text described".into(),
+                saved,
+            ));
+        }
+    }
+    let default_domain = match (&payload, &body) {
+        (Payload::Json(v), _) => main_list(v)
+            .and_then(|(name, _)| name)
+            .unwrap_or(match body {
+                Body::Tool { .. } => "tool-result",
+                Body::RpcError { .. } => "error",
+                Body::RpcResult => "result",
+                Body::Plain => "json",
+            })
+            .to_owned(),
+        (Payload::Text(_), _) => "text".to_owned(),
+    };
+    Unwrapped {
+        envelope: Envelope { rpc_id, body },
+        payload,
+        structured,
+        left_out: (!left_out.is_empty()).then(|| left_out.join("; ")),
+        fixes,
+        default_domain,
+        success,
+    }
+}
+
+/// Replaces base64 runs inside every string; returns the bytes saved.
+pub(super) fn describe_blobs(value: &mut Value) -> u64 {
+    match value {
+        Value::String(s) if s.len() >= measure::BASE64_MIN_RUN => {
+            let described = text::describe_base64(s);
+            if described.len() < s.len() {
+                let saved = (s.len() - described.len()) as u64;
+                *s = described.into_owned();
+                saved
+            } else {
+                0
+            }
+        }
+        Value::Array(a) => a.iter_mut().map(describe_blobs).sum(),
+        Value::Object(m) => m.values_mut().map(describe_blobs).sum(),
+        _ => 0,
+    }
+}
+
+/// The contract object back in the input's envelope: a tool result stays a tool result (its
+/// text holds the compact JSON), a JSON-RPC response stays one.
+pub(super) fn wrap(contract: Value, structured: Option<Value>, u: &Unwrapped) -> Value {
+    let inner = match &u.envelope.body {
+        Body::Tool { is_error } => {
+            let content = json!([{
+                "type": "text",
+                "text": serde_json::to_string(&contract).unwrap_or_default(),
+            }]);
+            let mut result = Map::new();
+            result.insert("content".into(), content);
+            if let Some(s) = structured {
+                result.insert("structuredContent".into(), s);
+            }
+            if *is_error {
+                result.insert("isError".into(), Value::Bool(true));
+            }
+            Value::Object(result)
+        }
+        Body::RpcError { code } => {
+            let message = contract
+                .get("summary")
+                .cloned()
+                .unwrap_or(Value::String("error".into()));
+            json!({"code": code, "message": message, "data": contract})
+        }
+        Body::Plain | Body::RpcResult => contract,
+    };
+    match &u.envelope.rpc_id {
+        Some(id) => {
+            let member = if matches!(u.envelope.body, Body::RpcError { .. }) {
+                "error"
+            } else {
+                "result"
+            };
+            json!({"jsonrpc": "2.0", "id": id, member: inner})
+        }
+        None => inner,
+    }
+}

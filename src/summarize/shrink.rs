@@ -1,0 +1,211 @@
+//! Making one JSON value smaller at a given level of tightness: arrays cut to a number of
+//! items, strings shortened (base64 described, prose summarized), objects cut to their most
+//! important fields, nesting below a depth replaced by a short description. Also the two
+//! optional rewrites: dropping empty members and turning a list of records into a table.
+
+use serde_json::{Map, Value};
+
+use super::project::rank;
+use super::text;
+use crate::measure::json_len;
+
+/// How tight a preview is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// Items kept per array.
+    pub items: usize,
+    /// Characters per string.
+    pub string: usize,
+    /// Members kept per object.
+    pub fields: usize,
+    /// Levels of nesting below a preview's records.
+    pub depth: usize,
+}
+
+/// Shrinks values at one level, remembering whether anything was left out.
+pub struct Shrinker<'a> {
+    pub level: Level,
+    /// Words that make a sentence worth keeping in an extractive summary.
+    pub terms: &'a [String],
+    /// Set when anything was cut, shortened or described.
+    pub lossy: bool,
+}
+
+impl Shrinker<'_> {
+    /// `value` with at most `depth` levels of nesting below it.
+    pub fn value(&mut self, value: &Value, depth: usize) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.string(s)),
+            Value::Array(a) if a.is_empty() => Value::Array(Vec::new()),
+            Value::Object(m) if m.is_empty() => Value::Object(Map::new()),
+            Value::Array(a) if depth == 0 => {
+                self.lossy = true;
+                Value::String(self.string(&format!("[{} items]", a.len())))
+            }
+            Value::Object(m) if depth == 0 => {
+                self.lossy = true;
+                Value::String(self.string(&format!("{{{} fields}}", m.len())))
+            }
+            Value::Array(a) => {
+                if a.len() > self.level.items {
+                    self.lossy = true;
+                }
+                Value::Array(
+                    a.iter()
+                        .take(self.level.items)
+                        .map(|v| self.value(v, depth - 1))
+                        .collect(),
+                )
+            }
+            Value::Object(m) => Value::Object(self.object(m, depth)),
+            other => other.clone(),
+        }
+    }
+
+    /// An object's most important members (at most `level.fields`), in its own order.
+    pub fn object(&mut self, m: &Map<String, Value>, depth: usize) -> Map<String, Value> {
+        let keep: Vec<bool> = if m.len() <= self.level.fields {
+            vec![true; m.len()]
+        } else {
+            self.lossy = true;
+            let mut order: Vec<(usize, u8)> = m
+                .iter()
+                .enumerate()
+                .map(|(i, (k, v))| (i, rank(k, v).unwrap_or(u8::MAX)))
+                .collect();
+            order.sort_by_key(|(_, r)| *r);
+            let mut keep = vec![false; m.len()];
+            for (i, _) in order.into_iter().take(self.level.fields) {
+                keep[i] = true;
+            }
+            keep
+        };
+        let mut out = Map::new();
+        for ((k, v), keep) in m.iter().zip(keep) {
+            if keep {
+                let key = if k.chars().count() > self.level.string {
+                    self.lossy = true;
+                    text::cut(k, self.level.string)
+                } else {
+                    k.clone()
+                };
+                out.insert(key, self.value(v, depth.saturating_sub(1)));
+            }
+        }
+        out
+    }
+
+    pub fn string(&mut self, s: &str) -> String {
+        let short = text::shorten(s, self.level.string, self.terms);
+        if short.len() != s.len() {
+            self.lossy = true;
+        }
+        short
+    }
+}
+
+/// Removes null, "", [] and {} members, deepest first; returns the bytes they took.
+pub fn drop_empty(value: &mut Value) -> u64 {
+    let mut saved = 0;
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                saved += drop_empty(item);
+            }
+        }
+        Value::Object(map) => {
+            for v in map.values_mut() {
+                saved += drop_empty(v);
+            }
+            map.retain(|k, v| {
+                let empty = match v {
+                    Value::Null => true,
+                    Value::String(s) => s.is_empty(),
+                    Value::Array(a) => a.is_empty(),
+                    Value::Object(o) => o.is_empty(),
+                    _ => false,
+                };
+                if empty {
+                    // "key":value plus its comma.
+                    saved += (json_len(&Value::String(k.clone())) + 1 + json_len(v) + 1) as u64;
+                }
+                !empty
+            });
+        }
+        _ => {}
+    }
+    saved
+}
+
+/// A list of records as `columns` and `rows` (keys written once), when every item is an
+/// object and each has at least half of the columns.
+pub fn table(items: &[Value]) -> Option<(Vec<String>, Vec<Value>)> {
+    let mut columns: Vec<String> = Vec::new();
+    for item in items {
+        for key in item.as_object()?.keys() {
+            if !columns.contains(key) {
+                columns.push(key.clone());
+            }
+        }
+    }
+    if columns.is_empty()
+        || items
+            .iter()
+            .any(|i| i.as_object().is_some_and(|o| o.len() * 2 < columns.len()))
+    {
+        return None;
+    }
+    let rows = items
+        .iter()
+        .map(|item| {
+            Value::Array(
+                columns
+                    .iter()
+                    .map(|c| item.get(c).cloned().unwrap_or(Value::Null))
+                    .collect(),
+            )
+        })
+        .collect();
+    Some((columns, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn depth_is_replaced_by_a_description() {
+        let mut s = Shrinker {
+            level: Level {
+                items: 2,
+                string: 50,
+                fields: 10,
+                depth: 1,
+            },
+            terms: &[],
+            lossy: false,
+        };
+        let v = s.value(&json!({"a": {"b": {"c": 1}}, "list": [1, 2, 3]}), 1);
+        assert_eq!(v, json!({"a": "{1 fields}", "list": "[3 items]"}));
+        assert!(s.lossy);
+    }
+
+    #[test]
+    fn empty_members_go_and_are_counted() {
+        let mut v = json!({"a": null, "b": "", "c": {"d": []}, "e": 1});
+        let saved = drop_empty(&mut v);
+        assert_eq!(v, json!({"e": 1}));
+        // "a":null, "b":"", "d":[] then "c":{} once emptied.
+        assert_eq!(saved, 9 + 7 + 7 + 7);
+    }
+
+    #[test]
+    fn table_writes_keys_once() {
+        let items = vec![json!({"id": 1, "s": "a"}), json!({"id": 2, "s": "b"})];
+        let (columns, rows) = table(&items).unwrap();
+        assert_eq!(columns, ["id", "s"]);
+        assert_eq!(rows, vec![json!([1, "a"]), json!([2, "b"])]);
+        assert!(table(&[json!(1)]).is_none());
+    }
+}
