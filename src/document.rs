@@ -122,12 +122,22 @@ pub struct Anatomy<'a> {
 
 /// Recognises `value` (whose exact text is `text`) and lists what the model sees.
 pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
+    anatomy_with(value, text, true)
+}
+
+/// [`anatomy`] without parsing the JSON inside text blocks (`json` is always `None`), for a
+/// caller that parses it its own way (summarize samples a 100 MB text instead of building it).
+pub fn anatomy_shallow<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
+    anatomy_with(value, text, false)
+}
+
+fn anatomy_with<'a>(value: &'a Value, text: &'a str, parse: bool) -> Anatomy<'a> {
     let envelope = value.get("jsonrpc").is_some_and(|v| v == "2.0");
     let id = if envelope { value.get("id") } else { None };
 
     if envelope {
         if let Some(result) = value.get("result") {
-            return payload_anatomy(result, "/result", id);
+            return payload_anatomy(result, "/result", id, parse);
         }
         if let Some(error) = value.get("error") {
             return Anatomy {
@@ -150,7 +160,7 @@ pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
             };
         }
     }
-    let bare = payload_anatomy(value, "", None);
+    let bare = payload_anatomy(value, "", None, parse);
     if bare.kind == Kind::OtherResult {
         // Not an MCP shape at all: the model would get the document's text as it stands.
         return Anatomy {
@@ -165,7 +175,12 @@ pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
     bare
 }
 
-fn payload_anatomy<'a>(payload: &'a Value, at: &'static str, id: Option<&'a Value>) -> Anatomy<'a> {
+fn payload_anatomy<'a>(
+    payload: &'a Value,
+    at: &'static str,
+    id: Option<&'a Value>,
+    parse: bool,
+) -> Anatomy<'a> {
     let mut anatomy = Anatomy {
         kind: Kind::OtherResult,
         id,
@@ -184,7 +199,7 @@ fn payload_anatomy<'a>(payload: &'a Value, at: &'static str, id: Option<&'a Valu
         for (i, block) in blocks.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
-            anatomy.parts.push(block_part(p, block));
+            anatomy.parts.push(block_part(p, block, parse));
         }
         if let Some(structured) = payload.get("structuredContent") {
             anatomy.parts.push(json_part(
@@ -212,7 +227,7 @@ fn payload_anatomy<'a>(payload: &'a Value, at: &'static str, id: Option<&'a Valu
         for (i, item) in contents.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
-            anatomy.parts.push(resource_part(p, item));
+            anatomy.parts.push(resource_part(p, item, parse));
         }
         return anatomy;
     }
@@ -227,12 +242,12 @@ fn json_part<'a>(at: &str, value: &'a Value) -> Part<'a> {
     }
 }
 
-fn text_part(pointer: String, text: &str) -> Part<'_> {
+fn text_part(pointer: String, text: &str, parse: bool) -> Part<'_> {
     Part {
         pointer,
         content: PartContent::Text {
             text,
-            json: parse_json_text(text),
+            json: if parse { parse_json_text(text) } else { None },
         },
     }
 }
@@ -246,11 +261,11 @@ pub fn parse_json_text(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
-fn block_part(at: String, block: &Value) -> Part<'_> {
+fn block_part(at: String, block: &Value, parse: bool) -> Part<'_> {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "text" => match block.get("text").and_then(Value::as_str) {
-            Some(text) => text_part(pointer::join(&at, "text"), text),
+            Some(text) => text_part(pointer::join(&at, "text"), text, parse),
             None => json_part(&at, block),
         },
         "image" | "audio" => Part {
@@ -264,7 +279,7 @@ fn block_part(at: String, block: &Value) -> Part<'_> {
             pointer: at,
         },
         "resource" => match block.get("resource") {
-            Some(resource) => resource_part(pointer::join(&at, "resource"), resource),
+            Some(resource) => resource_part(pointer::join(&at, "resource"), resource, parse),
             None => json_part(&at, block),
         },
         // resource_link and anything newer: the model sees the block as JSON.
@@ -272,9 +287,9 @@ fn block_part(at: String, block: &Value) -> Part<'_> {
     }
 }
 
-fn resource_part(at: String, resource: &Value) -> Part<'_> {
+fn resource_part(at: String, resource: &Value, parse: bool) -> Part<'_> {
     if let Some(text) = resource.get("text").and_then(Value::as_str) {
-        return text_part(pointer::join(&at, "text"), text);
+        return text_part(pointer::join(&at, "text"), text, parse);
     }
     if let Some(blob) = resource.get("blob").and_then(Value::as_str) {
         return Part {

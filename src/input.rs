@@ -256,6 +256,45 @@ pub fn for_each_document(
     }
 }
 
+/// Reads one input whole as UTF-8 text, without parsing it (for a command that parses its
+/// own way). Returns the name reports use and the text.
+pub fn read_text(source: &Source, mut stdin: impl Read) -> Result<(String, String), InputError> {
+    let (name, bytes) = match source {
+        Source::Stdin => {
+            let mut bytes = Vec::new();
+            let name = "<stdin>".to_owned();
+            match stdin.read_to_end(&mut bytes) {
+                Ok(_) => (name, bytes),
+                Err(cause) => return Err(InputError::Read { name, cause }),
+            }
+        }
+        Source::Path(path) | Source::Artifact { path, .. } => {
+            let name = match source {
+                Source::Artifact { reference, .. } => reference.clone(),
+                _ => path.display().to_string(),
+            };
+            match std::fs::read(path) {
+                Ok(bytes) => (name, bytes),
+                Err(cause) => return Err(InputError::Read { name, cause }),
+            }
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|err| {
+        let offset = err.utf8_error().valid_up_to();
+        let (line, column) = line_column(err.as_bytes(), offset);
+        InputError::Utf8 {
+            name: name.clone(),
+            line,
+            column,
+            offset,
+        }
+    })?;
+    if text.trim().is_empty() {
+        return Err(InputError::Empty { name });
+    }
+    Ok((name, text))
+}
+
 /// Loads every document of the sources into memory (small inputs, tests).
 pub fn load_all(sources: &[Source], stdin: impl Read) -> Vec<Result<Document, InputError>> {
     let mut out = Vec::new();
@@ -405,7 +444,9 @@ fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, I
     }
 }
 
-fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError {
+/// The error for JSON that did not parse: file:line:column and serde_json's message, or
+/// [`InputError::TooDeep`].
+pub fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError {
     let (mut line, mut column) = (err.line(), err.column());
     if column == 0 && line > 1 {
         // serde_json reports an error found at a newline as column 0 of the next line; point

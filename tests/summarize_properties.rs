@@ -135,9 +135,8 @@ proptest! {
             domain: None,
             artifact,
         };
-        let input = document(text.clone());
         let mut stored = None;
-        let summary = summarize::summarize(input, &opts, |r, t| {
+        let summary = summarize::summarize("prop.json", text.clone(), &opts, |r, t| {
             stored = Some((r.to_string(), t.len()));
             Ok(())
         }).map_err(|e| TestCaseError::fail(e.to_string()))?;

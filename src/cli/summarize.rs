@@ -143,7 +143,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         }
         None => None,
     };
-    let doc = super::read_one(&args.input, c)?;
+    let source = super::source(&args.input, c)?;
+    let (name, text) = mcpguard::input::read_text(&source, std::io::stdin().lock())?;
 
     let opts = summarize::Options {
         limits,
@@ -162,7 +163,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     // The artifact is stored before anything is written: output that points at an artifact
     // that is not there is worse than no output. On failure nothing reaches stdout.
     let store = Store::new(&c.artifact_dir);
-    let summary = summarize::summarize(doc, &opts, |reference, text| {
+    let summary = summarize::summarize(&name, text, &opts, |reference, text| {
         store
             .put(reference, text.as_bytes())
             .map(drop)

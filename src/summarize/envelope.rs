@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::plan::main_list;
+use super::sample::{Lengths, Sampler, insignificant_whitespace};
 use super::{Fix, Options, shrink, text};
 use crate::document::{self, Kind, PartContent};
 use crate::human::thousands;
@@ -46,6 +47,8 @@ pub(super) struct Unwrapped {
     pub(super) fixes: Vec<Fix>,
     pub(super) default_domain: String,
     pub(super) success: bool,
+    /// Full lengths of the arrays the parse cut.
+    pub(super) lengths: Lengths,
 }
 
 pub(super) fn fix(fix: &'static str, detail: String, bytes: u64) -> Fix {
@@ -57,13 +60,41 @@ pub(super) fn fix(fix: &'static str, detail: String, bytes: u64) -> Fix {
     }
 }
 
+/// The JSON in a tool result's first text block that holds an object or array, parsed by the
+/// sampler: its pointer and value.
+pub(super) fn tool_json_text(
+    value: &Value,
+    text: &str,
+    sampler: &mut Sampler,
+) -> Option<(String, Value)> {
+    let anatomy = document::anatomy_shallow(value, text);
+    if anatomy.kind != Kind::ToolResult {
+        return None;
+    }
+    anatomy.parts.iter().find_map(|part| match part.content {
+        PartContent::Text { text, .. } => {
+            let trimmed = text.trim_start();
+            if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+                return None;
+            }
+            sampler.parse(text).ok().map(|v| (part.pointer.clone(), v))
+        }
+        _ => None,
+    })
+}
+
+/// Takes the data out of `value` (moved, not copied) and applies the bloat fixes.
+/// `json_text` is [`tool_json_text`]'s answer; `sampler` what the parses skimmed.
 pub(super) fn unwrap(
     mut value: Value,
     text: &str,
+    json_text: Option<(String, Value)>,
+    sampler: Sampler,
     opts: &Options<'_>,
     warnings: &mut Vec<String>,
 ) -> Unwrapped {
-    let anatomy = document::anatomy(&value, text);
+    let anatomy = document::anatomy_shallow(&value, text);
+    let mut json_text = json_text;
     let rpc_id = anatomy.id.cloned().or_else(|| {
         value
             .get("jsonrpc")
@@ -83,18 +114,19 @@ pub(super) fn unwrap(
     let mut structured_at: Option<String> = None;
     let (body, take) = match anatomy.kind {
         Kind::ToolResult => {
-            let mut json_text: Option<(&str, Value)> = None;
+            let mut json_block: Option<(&str, Value)> = None;
             let mut texts: Vec<&str> = Vec::new();
             let mut media_bytes = 0usize;
             let mut media: Vec<&str> = Vec::new();
             let mut structured: Option<(&Value, String)> = None;
             for part in anatomy.parts {
                 match part.content {
-                    PartContent::Text {
-                        text,
-                        json: Some(v),
-                    } if json_text.is_none() => {
-                        json_text = Some((text, v));
+                    PartContent::Text { text, .. }
+                        if json_text
+                            .as_ref()
+                            .is_some_and(|(at, _)| *at == part.pointer) =>
+                    {
+                        json_block = json_text.take().map(|(_, v)| (text, v));
                     }
                     PartContent::Text { text, .. } => texts.push(text),
                     PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
@@ -128,15 +160,14 @@ pub(super) fn unwrap(
                 ));
                 left_out.push(desc);
             }
-            let take = match json_text {
+            let take = match json_block {
                 Some((text, v)) => {
-                    let compact = json_len(&v);
-                    let trimmed = text.trim_end().len();
-                    if trimmed > compact {
+                    let spaces = insignificant_whitespace(text);
+                    if spaces > 0 {
                         fixes.push(fix(
                             "minify",
                             "JSON text without indentation".into(),
-                            (trimmed - compact) as u64,
+                            spaces,
                         ));
                     }
                     if let Some((s, at)) = &structured {
@@ -144,7 +175,7 @@ pub(super) fn unwrap(
                             fixes.push(fix(
                                 "duplicate",
                                 "structuredContent repeated the text: one copy kept".into(),
-                                compact as u64,
+                                text.trim_end().len() as u64 - spaces,
                             ));
                         }
                         if opts.output_schema.is_some() {
@@ -183,14 +214,9 @@ pub(super) fn unwrap(
             Take::At(payload_pointer.to_owned()),
         ),
         Kind::Plain | Kind::Request => {
-            let compact = json_len(anatomy.payload);
-            let trimmed = text.trim_end().len();
-            if trimmed > compact {
-                fixes.push(fix(
-                    "minify",
-                    "JSON without indentation".into(),
-                    (trimmed - compact) as u64,
-                ));
+            let spaces = insignificant_whitespace(text);
+            if spaces > 0 {
+                fixes.push(fix("minify", "JSON without indentation".into(), spaces));
             }
             (Body::Plain, Take::At(String::new()))
         }
@@ -206,8 +232,12 @@ pub(super) fn unwrap(
     };
     let success = !is_error;
     let mut payload = payload;
+    let Sampler {
+        lengths, skimmed, ..
+    } = sampler;
     if let Payload::Json(v) = &mut payload {
-        let saved = describe_blobs(v);
+        // What the sample holds is described; what was skimmed is counted as it would be.
+        let saved = describe_blobs(v) + skimmed.base64_chars;
         if saved > 0 {
             fixes.push(fix(
                 "base64",
@@ -216,7 +246,7 @@ pub(super) fn unwrap(
             ));
         }
         if opts.drop_empty {
-            let saved = shrink::drop_empty(v);
+            let saved = shrink::drop_empty(v) + skimmed.empty_bytes;
             if saved > 0 {
                 fixes.push(fix(
                     "drop-empty",
@@ -239,7 +269,7 @@ pub(super) fn unwrap(
         }
     }
     let default_domain = match (&payload, &body) {
-        (Payload::Json(v), _) => main_list(v)
+        (Payload::Json(v), _) => main_list(v, &lengths)
             .and_then(|(name, _)| name)
             .unwrap_or(match body {
                 Body::Tool { .. } => "tool-result",
@@ -258,6 +288,7 @@ pub(super) fn unwrap(
         fixes,
         default_domain,
         success,
+        lengths,
     }
 }
 

@@ -22,6 +22,7 @@ mod envelope;
 mod output;
 mod plan;
 mod project;
+mod sample;
 mod shrink;
 mod structured;
 mod text;
@@ -39,7 +40,7 @@ use crate::artifact::Ref;
 use crate::contract::Limits;
 use crate::document::{self, Kind, PartContent};
 use crate::estimate;
-use crate::input::Document;
+use crate::input;
 use crate::measure;
 use crate::tokens::Tokenizer;
 use envelope::{Payload, unwrap};
@@ -140,25 +141,35 @@ pub enum SummarizeError {
     Schema(String),
     #[error("{0}")]
     Store(String),
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
-/// Summarizes one document.
+/// Summarizes one response, `text` as read from `name`.
 ///
-/// When the output will name an artifact, `store` is called with its reference and the
-/// input's text as soon as the reference is known, before the preview is built; an error
-/// from it ends the summary (the output must never point at an artifact that is not there).
-/// The document is taken by value so that its data is moved into the preview, not copied,
-/// and its text is dropped once stored: a 100 MB response is not held three times.
+/// The text is parsed with every array cut a little above maxArrayItems ([`sample`]): a
+/// preview never shows more, and a 100 MB list then costs its text, not a tree many times its
+/// size. When the output will name an artifact, `store` is called with its reference and the
+/// text as soon as the reference is known, before the preview is built; an error from it ends
+/// the summary (the output must never point at an artifact that is not there). The text is
+/// dropped once stored.
 pub fn summarize(
-    doc: Document,
+    name: &str,
+    text: String,
     opts: &Options<'_>,
     store: impl FnOnce(&Ref, &str) -> Result<(), String>,
 ) -> Result<Summary, SummarizeError> {
-    let before = measure_doc(&doc, opts);
+    let cap = (opts.limits.max_array_items as usize).max(10) + 1;
+    let mut sampler = sample::Sampler::new(cap);
+    let value = sampler
+        .parse(&text)
+        .map_err(|e| SummarizeError::Input(input::json_error(name, &text, &e)))?;
+    let json_text = envelope::tool_json_text(&value, &text, &mut sampler);
+    let before = measure_input(&value, &text, json_text.as_ref(), &sampler.lengths, opts);
     let small = before.size.bytes <= opts.limits.max_bytes && before.size.tokens <= opts.budget;
     if (small && before.within_shape && !opts.force) || (small && before.is_error) {
         return Ok(Summary {
-            output: doc.text,
+            output: text,
             artifact: None,
             report: Report {
                 outcome: Outcome::Unchanged,
@@ -175,8 +186,7 @@ pub fn summarize(
     }
 
     let mut warnings = Vec::new();
-    let Document { text, value, .. } = doc;
-    let unwrapped = unwrap(value, &text, opts, &mut warnings);
+    let unwrapped = unwrap(value, &text, json_text, sampler, opts, &mut warnings);
     let domain = opts
         .domain
         .clone()
@@ -218,7 +228,10 @@ pub fn summarize(
     let Some((candidate, level)) = built else {
         let minimal = plan
             .build(&unwrapped, &Step::Bare, None, opts)
-            .map_or(0, |c| c.text.len());
+            .map_or(0, |mut c| {
+                c.settle(&unwrapped, opts, before.size);
+                c.text.len()
+            });
         return Err(SummarizeError::CannotFit {
             max_bytes: opts.limits.max_bytes,
             budget: opts.budget,
@@ -262,26 +275,65 @@ struct Measured {
     is_error: bool,
 }
 
-fn measure_doc(doc: &Document, opts: &Options<'_>) -> Measured {
-    let anatomy = document::anatomy(&doc.value, &doc.text);
-    let tokens = estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens);
+fn measure_input(
+    value: &Value,
+    text: &str,
+    json_text: Option<&(String, Value)>,
+    lengths: &sample::Lengths,
+    opts: &Options<'_>,
+) -> Measured {
+    let anatomy = document::anatomy_shallow(value, text);
+    let cut = lengths.any();
+    // Text blocks are whole strings whatever was cut; a JSON part is a sample then, and its
+    // count is scaled to the part's full size.
+    let tokens = if cut {
+        let counter = opts.tokenizer.counter();
+        anatomy
+            .parts
+            .iter()
+            .map(|part| match &part.content {
+                PartContent::Text { text, .. } | PartContent::Raw(text) => {
+                    counter.count(text) as u64
+                }
+                PartContent::Json(v) => {
+                    let sample = v.to_string();
+                    let full = sample::full_len(v, lengths) as u64;
+                    counter.count(&sample) as u64 * full / sample.len().max(1) as u64
+                }
+                PartContent::Media { .. } => opts.media_tokens,
+            })
+            .sum()
+    } else {
+        estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens)
+    };
+    // A cut array was longer than maxArrayItems: not within the limits, nothing to check.
+    // A list result (tools/list, ...) is judged like audit judges it: by its size; the depth
+    // of an inputSchema is not the server's to choose.
+    let within_shape = !cut
+        && (matches!(anatomy.kind, Kind::ListResult(_))
+            || shape_within(&anatomy, json_text, &opts.limits));
     Measured {
         size: Size {
-            bytes: doc.text.len() as u64,
+            bytes: text.len() as u64,
             tokens,
         },
-        // A list result (tools/list, ...) is judged like audit judges it: by its size; the
-        // depth of an inputSchema is not the server's to choose.
-        within_shape: matches!(anatomy.kind, Kind::ListResult(_))
-            || shape_within(&anatomy, &opts.limits),
+        within_shape,
         is_error: anatomy.is_error,
     }
 }
 
 /// Depth, array, string and summary limits and no base64 runs, over what the model sees.
-fn shape_within(anatomy: &document::Anatomy<'_>, l: &Limits) -> bool {
+/// `json_text` is the parsed JSON of the text block at that pointer, if any.
+fn shape_within(
+    anatomy: &document::Anatomy<'_>,
+    json_text: Option<&(String, Value)>,
+    l: &Limits,
+) -> bool {
     let string_ok = |s: &str| {
-        (s.len() as u64 <= l.max_string_length || s.chars().count() as u64 <= l.max_string_length)
+        let max = l.max_string_length;
+        let bytes = s.len() as u64;
+        // A character is at most 4 bytes: only lengths in between need counting.
+        (bytes <= max || (bytes <= max.saturating_mul(4) && s.chars().count() as u64 <= max))
             && measure::base64_runs(s).is_empty()
     };
     let json_ok = |v: &Value| {
@@ -298,6 +350,9 @@ fn shape_within(anatomy: &document::Anatomy<'_>, l: &Limits) -> bool {
     };
     anatomy.parts.iter().all(|part| match &part.content {
         PartContent::Text { json: Some(v), .. } => json_ok(v),
+        PartContent::Text { .. } if json_text.is_some_and(|(at, _)| *at == part.pointer) => {
+            json_text.is_some_and(|(_, v)| json_ok(v))
+        }
         PartContent::Text { text, json: None } => string_ok(text),
         PartContent::Json(v) => json_ok(v),
         PartContent::Raw(_) => json_ok(anatomy.payload),

@@ -43,7 +43,7 @@ impl Candidate {
             let anatomy = document::anatomy(&self.value, &self.text);
             let tokens = estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens);
             let bytes = self.text.len() as u64;
-            let within = shape_within(&anatomy, &opts.limits);
+            let within = shape_within(&anatomy, None, &opts.limits);
             let settled = self.size == Size { bytes, tokens };
             self.size = Size { bytes, tokens };
             if settled || !self.has_meta(u) {

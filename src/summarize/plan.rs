@@ -6,21 +6,26 @@ use serde_json::{Map, Value, json};
 
 use super::envelope::{Payload, Unwrapped};
 use super::output::Candidate;
-use super::project::{self, Fields, project};
+use super::project::{self, Fields};
+use super::sample::Lengths;
 use super::shrink::{self, Level, Shrinker};
 use super::structured;
-use super::text::{self, head_tail};
+use super::text::{self, Shortener, head_tail};
 use super::{Options, Outcome, path_exists};
 use crate::human::thousands;
 use crate::measure::json_len;
 
 /// The list a preview shows: the value itself if it is an array, else its largest array
 /// member (one level down too: `{"data": {"items": [...]}}`). Returns the member's name.
-pub(super) fn main_list(value: &Value) -> Option<(Option<&str>, &Vec<Value>)> {
+pub(super) fn main_list<'v>(
+    value: &'v Value,
+    lengths: &Lengths,
+) -> Option<(Option<&'v str>, &'v Vec<Value>)> {
     match value {
         Value::Array(a) => Some((None, a)),
         Value::Object(m) => {
             let mut best: Option<(&str, &Vec<Value>, usize)> = None;
+            let mut total = 2;
             for (k, v) in m {
                 let candidates: Vec<(&str, &Vec<Value>)> = match v {
                     Value::Array(a) => vec![(k.as_str(), a)],
@@ -30,22 +35,40 @@ pub(super) fn main_list(value: &Value) -> Option<(Option<&str>, &Vec<Value>)> {
                         .collect(),
                     _ => Vec::new(),
                 };
+                // A long string's quotes and escapes do not change which list is largest.
+                let mut member = match v {
+                    Value::String(text) => text.len() + 2,
+                    _ => json_len(v),
+                };
                 for (name, list) in candidates {
-                    let size = json_len_list(list);
+                    let size = list_len(list, lengths);
+                    member += size - json_len_list(list);
                     if best.is_none_or(|(_, _, s)| size > s) {
                         best = Some((name, list, size));
                     }
                 }
+                total += k.len() + 4 + member;
             }
             let (name, list, size) = best?;
             // Only a list that is most of the data is "the" list.
-            (size * 2 >= json_len(value) && !list.is_empty()).then_some((Some(name), list))
+            (size * 2 >= total && !list.is_empty()).then_some((Some(name), list))
         }
         _ => None,
     }
 }
 
-pub(super) fn json_len_list(list: &[Value]) -> usize {
+/// The compact size of a list as it was in the input: its sample scaled to its full length.
+fn list_len(list: &[Value], lengths: &Lengths) -> usize {
+    let sample = json_len_list(list);
+    let full = lengths.of(list);
+    if full == list.len() || list.is_empty() {
+        sample
+    } else {
+        sample / list.len() * full
+    }
+}
+
+fn json_len_list(list: &[Value]) -> usize {
     list.iter().map(json_len).sum::<usize>() + list.len() + 1
 }
 
@@ -60,9 +83,13 @@ pub(super) struct Plan<'u> {
     pub(super) omitted: Vec<String>,
     pub(super) total_fields: usize,
     pub(super) projected: Vec<String>,
-    /// The preview's records, projected (at most maxArrayItems of them).
-    pub(super) records: Vec<Value>,
+    /// The preview's records as they are in the input (at most maxArrayItems of them), and
+    /// the projection they are shown through (`None`: every field). Projection and shrinking
+    /// happen in one pass at each level, so a record's 100 MB field is never copied.
+    pub(super) records: Vec<&'u Value>,
+    pub(super) paths: Option<Vec<Vec<String>>>,
     pub(super) count: usize,
+    pub(super) shortener: Shortener,
 }
 
 pub(super) enum PlanShape<'u> {
@@ -127,7 +154,9 @@ impl<'u> Plan<'u> {
             total_fields: 0,
             projected: Vec::new(),
             records: Vec::new(),
+            paths: None,
             count: 0,
+            shortener: Shortener::default(),
         };
         match &u.payload {
             Payload::Text(t) => {
@@ -143,10 +172,10 @@ impl<'u> Plan<'u> {
                 }
             }
             Payload::Json(v) => {
-                let (name, records): (Option<&str>, Vec<&Value>) = match main_list(v) {
+                let (name, records): (Option<&str>, Vec<&Value>) = match main_list(v, &u.lengths) {
                     Some((name, list)) => {
                         plan.shape = PlanShape::List;
-                        plan.count = list.len();
+                        plan.count = u.lengths.of(list);
                         plan.summary_noun = name.unwrap_or("items").to_owned();
                         (name, list.iter().take(max_items).collect())
                     }
@@ -172,6 +201,7 @@ impl<'u> Plan<'u> {
                     }
                 }
                 plan.total_fields = all_fields.len();
+                plan.records = records.clone();
                 match &projection.paths {
                     Some(paths) => {
                         if let Fields::Paths(asked) = &opts.fields {
@@ -186,7 +216,12 @@ impl<'u> Plan<'u> {
                                 }
                             }
                         }
-                        plan.records = records.iter().map(|r| project(r, paths)).collect();
+                        plan.paths = Some(
+                            paths
+                                .iter()
+                                .map(|p| p.split('.').map(str::to_owned).collect())
+                                .collect(),
+                        );
                         plan.projected = paths
                             .iter()
                             .filter(|p| records.iter().any(|r| path_exists(r, p)))
@@ -199,12 +234,11 @@ impl<'u> Plan<'u> {
                             .collect();
                     }
                     None => {
-                        plan.records = records.iter().map(|r| (*r).clone()).collect();
                         plan.projected = all_fields.iter().map(|s| (*s).clone()).collect();
                     }
                 }
                 // Key terms: the short string values of the records' primary fields.
-                for r in &plan.records {
+                for r in &records {
                     if let Value::Object(m) = r {
                         for (k, v) in m {
                             if let (Some(r), Some(s)) = (project::rank(k, v), v.as_str())
@@ -290,28 +324,31 @@ impl<'u> Plan<'u> {
             let mut s = Shrinker {
                 level,
                 terms: &self.terms,
+                lengths: &u.lengths,
+                shortener: &self.shortener,
                 lossy: false,
             };
             match &self.shape {
                 PlanShape::List => {
                     let source: Vec<&Value> = if whole {
                         match &u.payload {
-                            Payload::Json(v) => main_list(v)
+                            Payload::Json(v) => main_list(v, &u.lengths)
                                 .map(|(_, list)| list.iter().take(level.items + 1).collect())
                                 .unwrap_or_default(),
                             Payload::Text(_) => Vec::new(),
                         }
                     } else {
-                        self.records.iter().collect()
+                        self.records.clone()
                     };
                     if whole && self.count > level.items {
                         return None;
                     }
                     let below = level.depth.saturating_sub(2);
+                    let paths = if whole { None } else { self.paths.as_deref() };
                     let items: Vec<Value> = source
                         .iter()
                         .take(level.items)
-                        .map(|r| s.value(r, below))
+                        .map(|r| s.record(r, paths, below))
                         .collect();
                     shown = items.len();
                     if opts.table {
@@ -322,13 +359,13 @@ impl<'u> Plan<'u> {
                     }
                 }
                 PlanShape::Object { .. } => {
-                    let source = match (&u.payload, self.records.first()) {
-                        (Payload::Json(v), _) if whole => v,
-                        (_, Some(record)) => record,
-                        _ => &Value::Null,
+                    let (source, paths) = match (&u.payload, self.records.first()) {
+                        (Payload::Json(v), _) if whole => (v, None),
+                        (_, Some(record)) => (*record, self.paths.as_deref()),
+                        _ => (&Value::Null, None),
                     };
                     let below = level.depth.saturating_sub(1);
-                    body = Some(("data", s.value(source, below)));
+                    body = Some(("data", s.record(source, paths, below)));
                     shown = 1;
                 }
                 PlanShape::Lines { text, .. } => {
@@ -351,7 +388,9 @@ impl<'u> Plan<'u> {
         if !whole || u.left_out.is_some() {
             lossy = true;
         }
-        let fits_summary = |text: String| cut_summary(text, l.max_summary_length as usize);
+        // The summary is a string too: it keeps both limits.
+        let summary_max = l.max_summary_length.min(l.max_string_length) as usize;
+        let fits_summary = |text: String| cut_summary(text, summary_max);
         out.insert(
             "summary".into(),
             Value::String(fits_summary(self.summary_line(shown, lossy))),

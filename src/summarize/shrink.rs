@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use super::project::rank;
-use super::text;
+use super::sample::Lengths;
+use super::text::{self, Shortener};
 use crate::measure::json_len;
 
 /// How tight a preview is.
@@ -27,6 +28,9 @@ pub struct Shrinker<'a> {
     pub level: Level,
     /// Words that make a sentence worth keeping in an extractive summary.
     pub terms: &'a [String],
+    /// Full lengths of the arrays the parse cut.
+    pub lengths: &'a Lengths,
+    pub shortener: &'a Shortener,
     /// Set when anything was cut, shortened or described.
     pub lossy: bool,
 }
@@ -40,14 +44,14 @@ impl Shrinker<'_> {
             Value::Object(m) if m.is_empty() => Value::Object(Map::new()),
             Value::Array(a) if depth == 0 => {
                 self.lossy = true;
-                Value::String(self.string(&format!("[{} items]", a.len())))
+                Value::String(self.string(&format!("[{} items]", self.lengths.of(a))))
             }
             Value::Object(m) if depth == 0 => {
                 self.lossy = true;
                 Value::String(self.string(&format!("{{{} fields}}", m.len())))
             }
             Value::Array(a) => {
-                if a.len() > self.level.items {
+                if self.lengths.of(a) > self.level.items {
                     self.lossy = true;
                 }
                 Value::Array(
@@ -59,6 +63,70 @@ impl Shrinker<'_> {
             }
             Value::Object(m) => Value::Object(self.object(m, depth)),
             other => other.clone(),
+        }
+    }
+
+    /// A record through a projection (`None`: every field): only the paths' members are
+    /// visited, and shrunk as they are copied. Paths that match nothing give `{}`.
+    pub fn record(&mut self, record: &Value, paths: Option<&[Vec<String>]>, depth: usize) -> Value {
+        let Some(paths) = paths else {
+            return self.value(record, depth);
+        };
+        let split: Vec<&[String]> = paths.iter().map(Vec::as_slice).collect();
+        self.projected(record, &split, depth)
+            .unwrap_or_else(|| Value::Object(Map::new()))
+    }
+
+    fn projected(&mut self, value: &Value, paths: &[&[String]], depth: usize) -> Option<Value> {
+        if paths.iter().any(|p| p.is_empty()) {
+            return Some(self.value(value, depth));
+        }
+        match value {
+            Value::Object(map) if depth == 0 => {
+                self.lossy = true;
+                Some(Value::String(
+                    self.string(&format!("{{{} fields}}", map.len())),
+                ))
+            }
+            Value::Object(map) => {
+                let mut out = Map::new();
+                for (key, v) in map {
+                    let rest: Vec<&[String]> = paths
+                        .iter()
+                        .filter(|p| p[0] == *key)
+                        .map(|p| &p[1..])
+                        .collect();
+                    if rest.is_empty() {
+                        continue;
+                    }
+                    if out.len() == self.level.fields {
+                        self.lossy = true;
+                        break;
+                    }
+                    if let Some(projected) = self.projected(v, &rest, depth - 1) {
+                        out.insert(key.clone(), projected);
+                    }
+                }
+                (!out.is_empty()).then_some(Value::Object(out))
+            }
+            Value::Array(items) if depth == 0 => {
+                self.lossy = true;
+                Some(Value::String(
+                    self.string(&format!("[{} items]", self.lengths.of(items))),
+                ))
+            }
+            Value::Array(items) => {
+                if self.lengths.of(items) > self.level.items {
+                    self.lossy = true;
+                }
+                let out: Vec<Value> = items
+                    .iter()
+                    .take(self.level.items)
+                    .filter_map(|item| self.projected(item, paths, depth - 1))
+                    .collect();
+                (!out.is_empty()).then_some(Value::Array(out))
+            }
+            _ => None,
         }
     }
 
@@ -96,7 +164,7 @@ impl Shrinker<'_> {
     }
 
     pub fn string(&mut self, s: &str) -> String {
-        let short = text::shorten(s, self.level.string, self.terms);
+        let short = self.shortener.shorten(s, self.level.string, self.terms);
         if short.len() != s.len() {
             self.lossy = true;
         }
@@ -184,6 +252,8 @@ mod tests {
                 depth: 1,
             },
             terms: &[],
+            lengths: &Lengths::default(),
+            shortener: &Shortener::default(),
             lossy: false,
         };
         let v = s.value(&json!({"a": {"b": {"c": 1}}, "list": [1, 2, 3]}), 1);

@@ -1,0 +1,329 @@
+//! Parsing a response without building what a preview will never show.
+//!
+//! A preview shows at most maxArrayItems items of any list, so every array is parsed up to a
+//! cap and the rest of it is only skimmed: its length is counted, and the base64 and empty
+//! members a bloat fix would remove are measured, but no value is built. A 100 MB list of
+//! records costs its text and a few records, not a tree five to ten times its size.
+//!
+//! The full length of a cut array is kept beside the tree, keyed by the address of the
+//! array's buffer: it stays put while the tree is moved (only the `Vec` header moves), the
+//! summarizer never grows or clones a cut array, and a cut array is never empty (its buffer is
+//! a real allocation), so the key is unique.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::measure;
+
+/// Full lengths of the arrays a parse cut short.
+#[derive(Clone, Debug, Default)]
+pub struct Lengths(HashMap<usize, usize>);
+
+impl Lengths {
+    /// How many items `list` had in the input.
+    pub fn of(&self, list: &[Value]) -> usize {
+        if list.is_empty() {
+            return 0;
+        }
+        self.0
+            .get(&(list.as_ptr() as usize))
+            .copied()
+            .unwrap_or(list.len())
+    }
+
+    /// True when some array was cut.
+    pub fn any(&self) -> bool {
+        !self.0.is_empty()
+    }
+}
+
+/// What the skimmed parts held that a bloat fix would remove.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skimmed {
+    /// Characters of base64 runs (MG012) in skimmed strings.
+    pub base64_chars: u64,
+    /// Bytes of null, "", [] and {} members (with their keys) in skimmed objects.
+    pub empty_bytes: u64,
+}
+
+/// Parses JSON with every array cut to `cap` items.
+pub struct Sampler {
+    cap: usize,
+    pub lengths: Lengths,
+    pub skimmed: Skimmed,
+}
+
+impl Sampler {
+    pub fn new(cap: usize) -> Sampler {
+        Sampler {
+            cap: cap.max(1),
+            lengths: Lengths::default(),
+            skimmed: Skimmed::default(),
+        }
+    }
+
+    pub fn parse(&mut self, text: &str) -> Result<Value, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = Build(self).deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+}
+
+/// Builds a value, cutting arrays.
+struct Build<'s>(&'s mut Sampler);
+
+impl<'de> DeserializeSeed<'de> for Build<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Build<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let cap = self.0.cap;
+        let mut items = Vec::new();
+        while items.len() < cap {
+            match seq.next_element_seed(Build(&mut *self.0))? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+        let mut len = items.len();
+        while seq.next_element_seed(Skim(&mut *self.0))?.is_some() {
+            len += 1;
+        }
+        if len > items.len() {
+            items.shrink_to_fit();
+            self.0.lengths.0.insert(items.as_ptr() as usize, len);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Build(&mut *self.0))?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Skims a value: nothing is built; returns the compact size of the value when it is empty
+/// (null, "", [], {}), for the drop-empty saving.
+struct Skim<'s>(&'s mut Sampler);
+
+impl<'de> DeserializeSeed<'de> for Skim<'_> {
+    type Value = Option<u64>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<u64>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skim<'_> {
+    type Value = Option<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Option<u64>, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Option<u64>, E> {
+        if v.len() >= measure::BASE64_MIN_RUN {
+            self.0.skimmed.base64_chars += measure::base64_runs(v)
+                .iter()
+                .map(|r| r.len as u64)
+                .sum::<u64>();
+        }
+        Ok(v.is_empty().then_some(2))
+    }
+    fn visit_unit<E>(self) -> Result<Option<u64>, E> {
+        Ok(Some(4))
+    }
+    fn visit_none<E>(self) -> Result<Option<u64>, E> {
+        Ok(Some(4))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Option<u64>, A::Error> {
+        let mut empty = true;
+        while seq.next_element_seed(Skim(&mut *self.0))?.is_some() {
+            empty = false;
+        }
+        Ok(empty.then_some(2))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<u64>, A::Error> {
+        let mut empty = true;
+        while let Some(key) = map.next_key::<KeyLen>()? {
+            empty = false;
+            if let Some(len) = map.next_value_seed(Skim(&mut *self.0))? {
+                // "key":value,
+                self.0.skimmed.empty_bytes += key.0 + 2 + 1 + len + 1;
+            }
+        }
+        Ok(empty.then_some(2))
+    }
+}
+
+/// A key's length, read without keeping it.
+struct KeyLen(u64);
+
+impl<'de> serde::Deserialize<'de> for KeyLen {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KeyLen, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = KeyLen;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<KeyLen, E> {
+                Ok(KeyLen(v.len() as u64))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The compact size `value` had in the input: cut arrays count at their full length, each
+/// left-out item the size of the average kept one.
+pub fn full_len(value: &Value, lengths: &Lengths) -> usize {
+    match value {
+        Value::Array(a) if !a.is_empty() => {
+            let sample: usize = a.iter().map(|v| full_len(v, lengths)).sum::<usize>() + a.len() + 1;
+            sample * lengths.of(a) / a.len()
+        }
+        Value::Object(m) if !m.is_empty() => {
+            m.iter()
+                .map(|(k, v)| {
+                    measure::json_len(&Value::String(k.clone())) + 1 + full_len(v, lengths)
+                })
+                .sum::<usize>()
+                + m.len()
+                + 1
+        }
+        other => measure::json_len(other),
+    }
+}
+
+/// Bytes a minify would remove: whitespace outside strings. Jumps from quote to quote with
+/// memchr and counts the whitespace between strings, so a 100 MB document takes a few tens
+/// of milliseconds.
+pub fn insignificant_whitespace(text: &str) -> u64 {
+    let b = text.trim_end().as_bytes();
+    let mut n = 0u64;
+    let mut at = 0;
+    while at < b.len() {
+        let next = memchr::memchr(b'"', &b[at..]).map_or(b.len(), |i| at + i);
+        n += b[at..next]
+            .iter()
+            .map(|&c| u64::from(matches!(c, b' ' | b'\n' | b'\r' | b'\t')))
+            .sum::<u64>();
+        // Skip the string: to the next unescaped quote.
+        at = next + 1;
+        while at < b.len() {
+            match memchr::memchr2(b'"', b'\\', &b[at..]) {
+                Some(i) if b[at + i] == b'\\' => at += i + 2,
+                Some(i) => {
+                    at += i + 1;
+                    break;
+                }
+                None => at = b.len(),
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_are_cut_and_their_lengths_kept() {
+        let text = r#"{"items":[1,2,3,4,5,{"a":null,"b":"","c":[{}]}],"small":[1,2],"nested":[[1,2,3,4]]}"#;
+        let mut s = Sampler::new(3);
+        let v = s.parse(text).unwrap();
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(items.len(), 3);
+        assert_eq!(s.lengths.of(items), 6);
+        assert_eq!(s.lengths.of(v["small"].as_array().unwrap()), 2);
+        assert_eq!(s.lengths.of(v["nested"][0].as_array().unwrap()), 4);
+        // "a":null, "b":"", and the {} inside c's skimmed array is an item, not a member.
+        assert_eq!(s.skimmed.empty_bytes, 9 + 7);
+        // Moving the tree keeps the lengths.
+        let moved = Box::new(v);
+        assert_eq!(s.lengths.of(moved["items"].as_array().unwrap()), 6);
+    }
+
+    #[test]
+    fn same_tree_as_serde_json_when_nothing_is_cut() {
+        let text = r#"{"a":[1,-2,3.5,1e300,"x\u00e9\n"],"b":{"c":true,"d":null}}"#;
+        let mut s = Sampler::new(10);
+        assert_eq!(
+            s.parse(text).unwrap(),
+            serde_json::from_str::<Value>(text).unwrap()
+        );
+        assert!(!s.lengths.any());
+    }
+
+    #[test]
+    fn errors_and_depth_are_serde_json_s() {
+        let mut s = Sampler::new(10);
+        assert!(s.parse("{\"a\": [1, 2,]}").is_err());
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        let err = s.parse(&deep).unwrap_err();
+        assert!(
+            err.to_string().starts_with("recursion limit exceeded"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn minify_counts_whitespace_outside_strings() {
+        assert_eq!(insignificant_whitespace("{\n  \"a b\": [1, 2]\n}\n"), 6);
+        assert_eq!(insignificant_whitespace(r#"{"a\" b": "c\\", "d" : 1}"#), 4);
+    }
+}
