@@ -24,7 +24,7 @@ for input in bookings-1mb log-2mb bookings-100mb string-100mb; do
   f=$dir/$input.json
   size=$(stat -c %s "$f")
   echo "== $input ($((size / 1000)) KB)"
-  runs=20; [ "$size" -gt 50000000 ] && runs=3
+  runs=30; [ "$size" -gt 50000000 ] && runs=5
   hyperfine --warmup 1 --runs $runs -N --style basic --export-json "$dir/summarize-$input.json" \
     -n mcpguard "$bin summarize $f --no-artifact" \
     -n "mcpguard+artifact" "$bin summarize $f --artifact-dir $store" \

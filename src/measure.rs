@@ -357,31 +357,46 @@ pub struct Base64Run<'s> {
 /// The base64 runs of at least [`BASE64_MIN_RUN`] characters in `s` that mix upper case,
 /// lower case and digits (so a long word or a row of dashes is not one).
 pub fn base64_runs(s: &str) -> Vec<Base64Run<'_>> {
-    let bytes = s.as_bytes();
+    let b = s.as_bytes();
+    let in_alphabet = |i: usize| B64[b[i] as usize] != 0;
     let mut runs = Vec::new();
-    if bytes.len() < BASE64_MIN_RUN {
-        return runs;
-    }
+    // Probe the last byte a run starting at `i` would need: text with a separator every few
+    // characters is crossed 256 bytes at a time, and no byte is looked at more than twice.
+    // `i` is always where a run could start (the text's start, or just after a separator).
     let mut i = 0;
-    while i < bytes.len() {
-        if B64[bytes[i] as usize] == 0 {
-            i += 1;
+    while i + BASE64_MIN_RUN <= b.len() {
+        let probe = i + BASE64_MIN_RUN - 1;
+        if !in_alphabet(probe) {
+            i = probe + 1;
             continue;
         }
-        let start = i;
-        let mut seen = 0u8;
-        while i < bytes.len() && B64[bytes[i] as usize] != 0 {
-            seen |= B64[bytes[i] as usize];
-            i += 1;
+        let mut start = probe;
+        while start > i && in_alphabet(start - 1) {
+            start -= 1;
         }
-        let len = i - start;
-        if len >= BASE64_MIN_RUN && seen == 0b1111 {
+        if start > i {
+            i = start;
+            continue;
+        }
+        let mut end = probe + 1;
+        while end < b.len() && in_alphabet(end) {
+            end += 1;
+        }
+        let seen = b[start..end]
+            .iter()
+            .fold(0, |acc, &c| acc | B64[c as usize]);
+        if seen == 0b1111 {
             let mime = s[..start]
                 .rfind("data:")
                 .and_then(|d| s[d + 5..start].split(';').next())
                 .filter(|m| !m.is_empty() && m.len() < 100 && !m.contains(char::is_whitespace));
-            runs.push(Base64Run { start, len, mime });
+            runs.push(Base64Run {
+                start,
+                len: end - start,
+                mime,
+            });
         }
+        i = end;
     }
     runs
 }
@@ -464,5 +479,45 @@ mod tests {
             p.shape.longest_array.unwrap().pointer,
             "/content/0/text#/rows"
         );
+    }
+
+    #[test]
+    fn base64_runs_match_a_byte_by_byte_scan() {
+        fn naive(s: &str) -> Vec<(usize, usize)> {
+            let b = s.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if B64[b[i] as usize] == 0 {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                let mut seen = 0;
+                while i < b.len() && B64[b[i] as usize] != 0 {
+                    seen |= B64[b[i] as usize];
+                    i += 1;
+                }
+                if i - start >= BASE64_MIN_RUN && seen == 0b1111 {
+                    out.push((start, i - start));
+                }
+            }
+            out
+        }
+        let blob = "iVBORw0KGgoAAAANSUhEUgAA".repeat(30);
+        let texts = [
+            format!("see data:image/png;base64,{blob} and {blob}"),
+            format!("{blob}"),
+            "word ".repeat(500),
+            format!("{} {blob}x", "a".repeat(300)),
+            format!("{}{}", "A1".repeat(100), " b".repeat(200)),
+            "x".repeat(255),
+        ];
+        for t in &texts {
+            let fast: Vec<(usize, usize)> =
+                base64_runs(t).iter().map(|r| (r.start, r.len)).collect();
+            assert_eq!(fast, naive(t), "{}", &t[..t.len().min(60)]);
+        }
+        assert_eq!(base64_runs(&texts[0])[0].mime, Some("image/png"));
     }
 }
