@@ -507,7 +507,7 @@ mod tests {
         let blob = "iVBORw0KGgoAAAANSUhEUgAA".repeat(30);
         let texts = [
             format!("see data:image/png;base64,{blob} and {blob}"),
-            format!("{blob}"),
+            blob.clone(),
             "word ".repeat(500),
             format!("{} {blob}x", "a".repeat(300)),
             format!("{}{}", "A1".repeat(100), " b".repeat(200)),
