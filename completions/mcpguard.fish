@@ -30,7 +30,7 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "audit" -d 'Lint captured responses or live servers (stdio, Streamable HTTP, a client\'s server list) against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
@@ -62,11 +62,23 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l shard -d 'Au
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l metrics -d 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l from-metrics -d 'Summarise a --metrics file by tool and outcome instead of auditing' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l top -d 'How many of the worst findings the table and Markdown list' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l server -d 'Spawn this server and audit it over stdio: \'CMD ARGS\', split as a shell would (no shell runs). Or give the command after `--`' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l url -d 'Audit a Streamable HTTP server at this URL' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l header -d 'A header for --url, \'Name: value\' (repeatable). ${VAR} in the value is read from the environment; values are never printed' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l mcp-config -d 'A client\'s server list (the mcpServers of Claude Desktop, Claude Code\'s .mcp.json, ...): every server in it is audited, or only --name' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l name -d 'The server to audit from --mcp-config; with --server or --url, the name reports use' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l calls -d 'Tool calls to make (YAML or JSON): a list of {tool, arguments, expect: {maxBytes, isError, contains}}' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l save -d 'Write each session as DIR/NAME.jsonl (what was exchanged, exactly) and the server\'s stderr as DIR/NAME.stderr.log; `mcpguard audit DIR` reads them again' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout -d 'Seconds one request may take' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout-total -d 'Seconds a whole session may take' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-message-bytes -d 'The largest message accepted from a server' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-pages -d 'Pages of one list followed at most' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l update-baseline -d 'Write this audit\'s per-tool sizes to --baseline (atomically) instead of comparing'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l probe -d 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer` (heuristic)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
@@ -183,7 +195,7 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "audit" -d 'Lint captured responses against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "audit" -d 'Lint captured responses or live servers (stdio, Streamable HTTP, a client\'s server list) against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config generate help" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'

@@ -197,7 +197,35 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "a baseline entry for a tool this audit did not see",
     },
+    Rule {
+        code: "MG020",
+        name: "invalid-cursor-accepted",
+        severity: Severity::Error,
+        summary: "a list answered an invalid cursor without error -32602 (live audit)",
+    },
+    Rule {
+        code: "MG021",
+        name: "cursor-repeated",
+        severity: Severity::Error,
+        summary: "a list's nextCursor repeats a cursor already followed: it never ends",
+    },
+    Rule {
+        code: "MG022",
+        name: "list-runaway",
+        severity: Severity::Error,
+        summary: "a list still had a nextCursor after --max-pages pages (live audit)",
+    },
+    Rule {
+        code: "MG023",
+        name: "call-expectation",
+        severity: Severity::Error,
+        summary: "a tool call broke an expectation of --calls (live audit)",
+    },
 ];
+
+/// The cursor a live audit sends to check that a server refuses cursors it did not issue
+/// (MG020); a transcript that holds it is checked the same way.
+pub const INVALID_CURSOR_PROBE: &str = "mcpguard-invalid-cursor-probe";
 
 /// The rule a config key names, by code (`MG003`) or by name (`string-too-long`).
 pub fn find_rule(key: &str) -> Option<&'static Rule> {

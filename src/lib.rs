@@ -16,6 +16,7 @@ pub mod estimate;
 pub mod fsutil;
 pub mod human;
 pub mod input;
+pub mod mcp;
 pub mod measure;
 pub mod paginate;
 pub mod pointer;

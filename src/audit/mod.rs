@@ -179,6 +179,7 @@ pub fn audit_document(
             estimate: &est,
             tool: &tool,
             limits: &limits,
+            call,
         },
         ctx,
     );
@@ -267,6 +268,91 @@ pub struct Report {
     pub corpus_findings: Vec<Finding>,
     pub tools: Vec<stats::ToolStats>,
     pub suggestions: Vec<stats::Suggestion>,
+    /// Live servers audited, one summary each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerSummary>,
+}
+
+/// What a live session found out about a server as a whole.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSummary {
+    pub name: String,
+    /// The command or URL (never a header or environment value).
+    pub target: String,
+    pub transport: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// serverInfo's name and version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    pub tool_count: usize,
+    pub tool_pages: usize,
+    /// The whole catalog's tokens (every page's tool definitions).
+    pub catalog_tokens: u64,
+    /// Tools by the tokens of their definition, heaviest first.
+    pub tools: Vec<CatalogTool>,
+    pub messages: usize,
+    pub calls: usize,
+    /// Tools --probe left alone, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    pub latency_p50_ms: f64,
+    pub latency_max_ms: f64,
+    pub elapsed_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CatalogTool {
+    pub name: String,
+    pub tokens: u64,
+}
+
+impl ServerSummary {
+    pub fn of(session: &crate::mcp::live::Session, ctx: &Context) -> ServerSummary {
+        let counter = ctx.tokenizer.counter();
+        let mut tools: Vec<CatalogTool> = session
+            .tools
+            .iter()
+            .map(|(name, json)| CatalogTool {
+                name: name.clone(),
+                tokens: counter.count(json) as u64,
+            })
+            .collect();
+        tools.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.name.cmp(&b.name)));
+        let mut latencies: Vec<f64> = session.latencies.values().copied().collect();
+        latencies.sort_by(f64::total_cmp);
+        let server = session.server_info.as_ref().map(|i| {
+            let name = i
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?");
+            match i.get("version").and_then(serde_json::Value::as_str) {
+                Some(v) => format!("{name} {v}"),
+                None => name.to_owned(),
+            }
+        });
+        ServerSummary {
+            name: session.name.clone(),
+            target: session.target.clone(),
+            transport: session.transport,
+            protocol_version: session.protocol_version.clone(),
+            server,
+            tool_count: tools.len(),
+            tool_pages: session.tool_pages,
+            catalog_tokens: tools.iter().map(|t| t.tokens).sum(),
+            tools,
+            messages: session.transcript.lines().count(),
+            calls: session.calls,
+            skipped: session.skipped.clone(),
+            latency_p50_ms: latencies.get(latencies.len() / 2).copied().unwrap_or(0.0),
+            latency_max_ms: latencies.last().copied().unwrap_or(0.0),
+            elapsed_ms: session.elapsed_ms,
+            error: session.error.as_ref().map(ToString::to_string),
+        }
+    }
 }
 
 impl Report {

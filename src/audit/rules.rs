@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
+use super::transcript::Call;
 use super::{Context, Finding, Savings};
-use crate::contract::Limits;
+use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{Anatomy, Kind, PartContent};
 use crate::estimate::DocumentEstimate;
 use crate::input::Document;
@@ -23,6 +24,8 @@ pub(super) struct Input<'a> {
     pub estimate: &'a DocumentEstimate,
     pub tool: &'a str,
     pub limits: &'a Limits,
+    /// The request this document answers, when a transcript or a live session pairs it.
+    pub call: &'a Call,
 }
 
 /// Collects findings, applying the config's severity (or dropping a rule turned off).
@@ -83,6 +86,13 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
     let kind = input.anatomy.kind;
     let is_response = !matches!(kind, Kind::Request);
 
+    // The answer to the invalid-cursor probe is judged on that alone: it is not a page a
+    // client would read, and its content was already audited on the real pages.
+    if input.call.cursor.as_deref() == Some(INVALID_CURSOR_PROBE) {
+        check_cursors(&mut out);
+        return out.findings;
+    }
+
     // MG001: the message as sent.
     if is_response && e.wire_bytes > l.max_bytes {
         out.add(
@@ -119,6 +129,19 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
         );
     }
 
+    check_cursors(&mut out);
+    if input.call.method.as_deref() == Some("initialize") {
+        // Of an initialize result the model sees only the server's instructions.
+        if let Some(text) = input
+            .doc
+            .value
+            .pointer("/result/instructions")
+            .and_then(Value::as_str)
+        {
+            check_text(&mut out, "/result/instructions", text, l);
+        }
+        return out.findings;
+    }
     match kind {
         Kind::ListResult(list) => check_list(&mut out, list.member()),
         Kind::ToolResult | Kind::Plain | Kind::OtherResult | Kind::ResourceContents => {
@@ -127,6 +150,44 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
         Kind::Error | Kind::Request => {}
     }
     out.findings
+}
+
+/// MG020 and MG021: what a list did with the cursor it was sent.
+fn check_cursors(out: &mut Out<'_>) {
+    let call = out.input.call;
+    let (Some(method), Some(cursor)) = (call.method.as_deref(), call.cursor.as_deref()) else {
+        return;
+    };
+    if !method.ends_with("/list") {
+        return;
+    }
+    let value = &out.input.doc.value;
+    if cursor == INVALID_CURSOR_PROBE {
+        let code = value.pointer("/error/code").and_then(Value::as_i64);
+        if code != Some(-32602) {
+            let answer = match code {
+                Some(c) => format!("error {c}"),
+                None => "a result".to_owned(),
+            };
+            out.add(
+                "MG020",
+                "",
+                format!("{method} answered a cursor it never issued with {answer}, not error -32602"),
+                "treat an unknown or tampered cursor as invalid params: JSON-RPC error -32602 (MCP pagination)".into(),
+                None,
+            );
+        }
+        return;
+    }
+    if value.pointer("/result/nextCursor").and_then(Value::as_str) == Some(cursor) {
+        out.add(
+            "MG021",
+            "/result/nextCursor",
+            format!("{method} returned the cursor it was given as nextCursor: a client following it never ends"),
+            "return a cursor for the next page, and none on the last (FR-004)".into(),
+            None,
+        );
+    }
 }
 
 /// Turns a token excess into the bytes that carry it, in proportion.

@@ -10,8 +10,9 @@ use std::io::Read;
 use rayon::prelude::*;
 
 use super::transcript::{Line, Pairing};
-use super::{Call, Context, DocumentReport, Report, audit_document};
+use super::{Call, Context, DocumentReport, Finding, Report, ServerSummary, audit_document};
 use crate::input::{self, Document, InputError, Source, Unit};
+use crate::mcp::live::Session;
 
 /// Lines of a JSONL transcript held in memory at once, at most...
 const BATCH_LINES: usize = 2048;
@@ -186,6 +187,90 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
         return vec![Err(format!("{name}: no responses in this transcript"))];
     }
     out
+}
+
+/// A live session (`mcpguard audit --server/--url/--mcp-config`): its transcript through the
+/// same pairing and rules as a JSONL file, each response with the latency measured live; what
+/// only the live session saw becomes findings on the run; a session that ended early is an
+/// error naming the server.
+pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
+    let file = format!("{}.jsonl", session.name);
+    let mut pairing = Pairing::default();
+    for (index, line) in session.transcript.lines().enumerate() {
+        let doc = match input::parse_line(&file, index + 1, line.to_owned()) {
+            Ok(doc) => doc,
+            Err(e) => {
+                report.errors.push(e.to_string());
+                continue;
+            }
+        };
+        let id = doc.value.get("id").and_then(serde_json::Value::as_u64);
+        match pairing.observe(&doc.value) {
+            Line::Request => {}
+            Line::Response(mut call) => {
+                call.latency_ms = id.and_then(|id| session.latencies.get(&id).copied());
+                report
+                    .documents
+                    .push(audit_document(&doc, &file, doc.line, &call, ctx));
+            }
+            Line::Other => {
+                report
+                    .documents
+                    .push(audit_document(&doc, &file, doc.line, &Call::default(), ctx))
+            }
+        }
+    }
+    for o in &session.observations {
+        let tool = o.tool.as_deref().unwrap_or(&session.name);
+        let Some(severity) = ctx.severity(o.code, tool) else {
+            continue;
+        };
+        let rule = crate::contract::find_rule(o.code).expect("live codes are in the catalogue");
+        report.corpus_findings.push(Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            document: file.clone(),
+            tool: o.tool.clone(),
+            pointer: String::new(),
+            message: o.message.clone(),
+            help: o.help.clone(),
+            savings: None,
+            line: None,
+            column: None,
+        });
+    }
+    let summary = ServerSummary::of(session, ctx);
+    // A catalog spread over pages is judged whole too: the per-page MG016 cannot see it.
+    let budget = ctx.config.limits.max_catalog_tokens;
+    if summary.tool_pages > 1
+        && summary.catalog_tokens > budget
+        && let Some(severity) = ctx.severity("MG016", &session.name)
+    {
+        let rule = crate::contract::find_rule("MG016").expect("known code");
+        report.corpus_findings.push(Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            document: file.clone(),
+            tool: None,
+            pointer: String::new(),
+            message: format!(
+                "the catalog of {} tools over {} pages costs {} tokens, over the {budget} a catalog loaded at start may cost",
+                summary.tool_count, summary.tool_pages, summary.catalog_tokens
+            ),
+            help: "load a few tools up front and the rest on demand (seed 004 tiers), and shorten the heaviest descriptions".into(),
+            savings: None,
+            line: None,
+            column: None,
+        });
+    }
+    if let Some(e) = &session.error {
+        report
+            .errors
+            .push(format!("{} ({}): {e}", session.name, session.target));
+    }
+    report.servers.push(summary);
 }
 
 #[cfg(test)]

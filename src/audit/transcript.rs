@@ -12,6 +12,8 @@ pub struct Call {
     /// `params.name` of a `tools/call`.
     pub tool: Option<String>,
     pub arguments: Option<Value>,
+    /// `params.cursor` of a list request.
+    pub cursor: Option<String>,
     pub latency_ms: Option<f64>,
     /// A response whose id no earlier request had.
     pub unmatched: bool,
@@ -55,6 +57,10 @@ impl Pairing {
                             .flatten()
                             .map(str::to_owned),
                         arguments: params.and_then(|p| p.get("arguments")).cloned(),
+                        cursor: params
+                            .and_then(|p| p.get("cursor"))
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
                         latency_ms: None,
                         unmatched: false,
                     },

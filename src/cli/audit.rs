@@ -17,39 +17,51 @@ use super::exit::Code;
 use super::{TokenizerArg, render};
 
 const AFTER_HELP: &str = "\
-Inputs: files, directories (walked, sorted, for .json, .jsonl, .ndjson), or - for stdin. In a JSONL
-transcript (one JSON-RPC message per line) requests are paired with responses by id, so each
-response is reported under its tool. A response with no request is named by its list method or
-its file name. A file that cannot be read is reported in its place; the rest are audited.
+Inputs: files, directories (walked, sorted, for .json, .jsonl, .ndjson), - for stdin, artifacts
+(ax://DOMAIN/ID). In a JSONL transcript (one JSON-RPC message per line) requests are paired with
+responses by id, so each response is reported under its tool. A file that cannot be read is
+reported in its place.
+
+Live servers: --server 'CMD ARGS' (or the command after --) spawns a server and speaks stdio;
+--url speaks Streamable HTTP; --mcp-config FILE audits every server of a client's mcpServers list
+(or --name). mcpguard keeps the exact bytes of every message, follows every list's nextCursor to
+the end, checks that a cursor it never got is refused with -32602, measures the tool catalog, and
+with --calls / --probe calls tools; every response goes through the same rules as a captured one.
+--save DIR keeps the session as DIR/NAME.jsonl, which `mcpguard audit DIR` reads again.
 
 Rules (codes are stable; turn one off or change its severity under `rules:` in the config, for
 every tool or per tool under `endpoints:`):
-  MG001 response over maxBytes            MG010 list over defaultPageSize, no nextCursor
-  MG002 array over maxArrayItems, no page MG011 hasMore and nextCursor disagree
-  MG003 string over maxStringLength       MG012 base64 blob inside text
-  MG004 nesting over maxJsonDepth         MG013 structuredContent repeated as text
-  MG005 large result, no artifactRef      MG014 pretty-printed JSON text
-  MG006 no summary (with --contract)      MG015 tool description over 2 KB
-  MG007 summary over 100 characters       MG016 tools/list over maxCatalogTokens
-  MG008 tokens over the budget            MG017 payload breaks --contract's schema
-  MG009 tokens over the hard cap          MG018/MG019 baseline: tool grew / entry stale
+  MG001 response over maxBytes            MG012 base64 blob inside text
+  MG002 array over maxArrayItems, no page MG013 structuredContent repeated as text
+  MG003 string over maxStringLength       MG014 pretty-printed JSON text
+  MG004 nesting over maxJsonDepth         MG015 tool description over 2 KB
+  MG005 large result, no artifactRef      MG016 tool catalog over maxCatalogTokens
+  MG006 no summary (with --contract)      MG017 payload breaks --contract's schema
+  MG007 summary over 100 characters       MG018/MG019 baseline: tool grew / entry stale
+  MG008 tokens over the budget            MG020 invalid cursor not refused with -32602
+  MG009 tokens over the hard cap          MG021 nextCursor repeats a cursor: never ends
+  MG010 list over defaultPageSize         MG022 list still paging after --max-pages
+  MG011 hasMore without a way to the rest MG023 a --calls expectation broken
 
-Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read
-(or usage, a bad config, a missing baseline).
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,
+or a live server could not be started or reached, hung (--timeout), exited, wrote something that
+is not JSON or a message over --max-message-bytes (or usage, a bad config, a missing baseline).
 
 Examples:
   mcpguard audit contracts/examples
   mcpguard audit captures/ --format sarif > mcpguard.sarif
-  mcpguard audit captures/ --format github --fail-on warning
   mcpguard audit session.jsonl --client claude-code,copilot-cli,opencode
   mcpguard audit captures/ --baseline .mcpguard/baseline.json --max-growth 10
-  mcpguard audit captures/ --metrics metrics.jsonl && mcpguard audit --from-metrics metrics.jsonl";
+  mcpguard audit --server 'npx -y @modelcontextprotocol/server-everything' --probe
+  mcpguard audit --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer ${TOKEN}'
+  mcpguard audit --mcp-config .mcp.json --save .mcpguard/sessions --format github
+  mcpguard audit --calls calls.yaml -- node dist/server.js";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Files, directories, JSONL transcripts, - for stdin, or artifacts (ax://DOMAIN/ID).
-    #[arg(value_name = "PATH", required_unless_present = "from_metrics")]
+    #[arg(value_name = "PATH", required_unless_present_any = ["from_metrics", "server", "url", "mcp_config", "command"])]
     pub inputs: Vec<String>,
 
     /// Output format.
@@ -102,6 +114,9 @@ pub struct Args {
     /// How many of the worst findings the table and Markdown list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -172,6 +187,11 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     };
 
     let sources = super::sources(&args.inputs, &ctx.config)?;
+    let sessions = if args.live.any() {
+        args.live.run()?
+    } else {
+        Vec::new()
+    };
     let progress = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
         if let Ok(style) =
@@ -187,9 +207,19 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             bar.inc(1);
         }
     };
-    let mut report = run::run(&sources, std::io::stdin().lock(), &ctx, shard, &tick);
+    let mut report = if sources.is_empty() {
+        mcpguard::audit::Report::default()
+    } else {
+        run::run(&sources, std::io::stdin().lock(), &ctx, shard, &tick)
+    };
     if let Some(bar) = progress {
         bar.finish_and_clear();
+    }
+    for session in &sessions {
+        run::audit_session(session, &ctx, &mut report);
+    }
+    if !sessions.is_empty() {
+        report.finish(&ctx);
     }
 
     if let (Some(path), Some(base)) = (&args.baseline, &baseline) {
@@ -244,7 +274,11 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         );
     }
 
-    if report.documents.is_empty() && !report.errors.is_empty() {
+    // A live session that could not finish (a server that would not start, hung, crashed,
+    // wrote garbage or flooded) is a failure to do the job, whatever was found before.
+    if sessions.iter().any(|s| s.error.is_some())
+        || (report.documents.is_empty() && !report.errors.is_empty())
+    {
         return Ok(Code::Failure);
     }
     Ok(if report.findings().any(|f| settings.fails(f.severity)) {

@@ -12,6 +12,7 @@ pub mod decode_cursor;
 pub mod estimate;
 pub mod exit;
 pub mod generate;
+pub mod live;
 pub mod paginate;
 pub mod render;
 pub mod summarize;
@@ -63,9 +64,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Lint captured responses against the contract: findings with JSON pointers and savings,
-    /// per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown.
-    Audit(audit::Args),
+    /// Lint captured responses or live servers (stdio, Streamable HTTP, a client's server list)
+    /// against the contract: findings with JSON pointers and savings, per-tool statistics,
+    /// client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown.
+    Audit(Box<audit::Args>),
     /// Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and
     /// where the tokens go.
     Estimate(estimate::Args),
@@ -143,7 +145,7 @@ impl From<TokenizerArg> for Tokenizer {
 /// Runs the chosen command.
 pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
     match cli.command {
-        Command::Audit(args) => audit::run(args, &cli.config),
+        Command::Audit(args) => audit::run(*args, &cli.config),
         Command::Estimate(args) => estimate::run(args, &cli.config),
         Command::Paginate(args) => paginate::run(args, &cli.config),
         Command::Summarize(args) => summarize::run(args, &cli.config),

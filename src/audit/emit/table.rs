@@ -99,6 +99,49 @@ impl Emitter for Table {
             writeln!(out, "{t}")?;
         }
 
+        if !report.servers.is_empty() {
+            writeln!(out, "\nservers:")?;
+            let mut t = grid(
+                &[
+                    "server",
+                    "transport",
+                    "reports as",
+                    "protocol",
+                    "tools (pages)",
+                    "catalog tokens",
+                    "heaviest tool",
+                    "calls",
+                    "latency p50 / max",
+                    "took",
+                ],
+                &[5, 7],
+            );
+            for s in &report.servers {
+                let heaviest = s
+                    .tools
+                    .first()
+                    .map_or("-".to_owned(), |t| format!("{} ({})", t.name, n(t.tokens)));
+                t.add_row(vec![
+                    s.name.clone(),
+                    s.transport.to_owned(),
+                    s.server.clone().unwrap_or_else(|| "-".into()),
+                    s.protocol_version.clone().unwrap_or_else(|| "-".into()),
+                    format!("{} ({})", s.tool_count, s.tool_pages),
+                    n(s.catalog_tokens),
+                    heaviest,
+                    s.calls.to_string(),
+                    format!("{:.1} / {:.1} ms", s.latency_p50_ms, s.latency_max_ms),
+                    format!("{:.2} s", s.elapsed_ms / 1000.0),
+                ]);
+            }
+            writeln!(out, "{t}")?;
+            for s in &report.servers {
+                for skipped in &s.skipped {
+                    writeln!(out, "  {}: --probe left out {skipped}", s.name)?;
+                }
+            }
+        }
+
         let worst = worst_findings(report, settings.top);
         if !worst.is_empty() {
             writeln!(out, "\nworst findings:")?;

@@ -1,0 +1,307 @@
+//! The stdio transport: the server is a child process reading newline-delimited JSON-RPC on
+//! stdin and writing it on stdout.
+//!
+//! A thread reads stdout a line at a time (with a size cap, so a flood cannot take the memory)
+//! and hands lines over a channel, so every wait is a `recv_timeout` and a hung server is a
+//! timeout, not a hung mcpguard. Another thread keeps the end of stderr for the error message
+//! and the log. On every exit path the process is ended: stdin closed, a grace period, then
+//! killed.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{ClientError, Limits, Received, Transport};
+
+/// How much of stderr is kept.
+const STDERR_KEEP: usize = 64 << 10;
+/// How long a server gets to exit after its stdin is closed.
+const GRACE: Duration = Duration::from_millis(1500);
+
+enum Event {
+    Line(String),
+    TooLarge,
+    Eof,
+}
+
+pub(super) struct Stdio {
+    child: Option<Child>,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Event>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    closed: bool,
+}
+
+impl Stdio {
+    pub(super) fn spawn(
+        command: &[String],
+        env: &BTreeMap<String, String>,
+        max_line: usize,
+    ) -> Result<Stdio, ClientError> {
+        let describe = || command.join(" ");
+        let Some((program, args)) = command.split_first() else {
+            return Err(ClientError::Spawn {
+                command: String::new(),
+                cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
+                hint: "; give the server's command with --server 'CMD ARGS' or after --",
+            });
+        };
+        let mut child = Command::new(program)
+            .args(args)
+            .envs(env)
+            .stdin(Pipe::piped())
+            .stdout(Pipe::piped())
+            .stderr(Pipe::piped())
+            .spawn()
+            .map_err(|cause| ClientError::Spawn {
+                command: describe(),
+                hint: if cause.kind() == std::io::ErrorKind::NotFound {
+                    "; is it installed and on PATH?"
+                } else {
+                    ""
+                },
+                cause,
+            })?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            loop {
+                let event = match read_line(&mut reader, max_line) {
+                    Ok(Some(line)) => Event::Line(line),
+                    Ok(None) => Event::Eof,
+                    Err(Overflow) => Event::TooLarge,
+                };
+                let end = !matches!(event, Event::Line(_));
+                if tx.send(event).is_err() || end {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut pipe = stderr_pipe;
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut kept = sink.lock().unwrap_or_else(|e| e.into_inner());
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > STDERR_KEEP * 2 {
+                    let cut = kept.len() - STDERR_KEEP;
+                    kept.drain(..cut);
+                }
+            }
+        });
+        Ok(Stdio {
+            child: Some(child),
+            stdin,
+            lines: rx,
+            stderr,
+            closed: false,
+        })
+    }
+
+    fn exit_status(&mut self) -> String {
+        let Some(child) = &mut self.child else {
+            return "closed".into();
+        };
+        // The pipe closes a moment before the process is reaped.
+        let until = Instant::now() + Duration::from_millis(500);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => return status.to_string(),
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+                _ => return "still running, stdout closed".into(),
+            }
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        let text = self.stderr();
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            let lines: Vec<&str> = tail.into_iter().rev().collect();
+            format!("; its stderr ends with:\n  {}", lines.join("\n  "))
+        }
+    }
+}
+
+struct Overflow;
+
+/// One line without its newline, at most `limit` bytes; `None` at the end of the stream.
+/// Invalid UTF-8 is kept lossily (the caller reports it as not JSON).
+fn read_line(reader: &mut impl BufRead, limit: usize) -> Result<Option<String>, Overflow> {
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok(None),
+        };
+        if buf.is_empty() {
+            return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if line.len() + chunk.len() > limit {
+            return Err(Overflow);
+        }
+        line.extend_from_slice(chunk);
+        let used = done.unwrap_or(chunk.len());
+        reader.consume(used);
+        if done.is_some() {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                line.clear();
+                continue;
+            }
+            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(
+        &mut self,
+        id: u64,
+        method: &str,
+        text: &str,
+        limits: &Limits,
+    ) -> Result<Received, ClientError> {
+        self.send(text, limits)?;
+        let started = Instant::now();
+        let wait = limits.wait();
+        let mut others = Vec::new();
+        loop {
+            let left = wait.saturating_sub(started.elapsed());
+            match self.lines.recv_timeout(left) {
+                Ok(Event::Line(line)) => {
+                    let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
+                        return Err(ClientError::NotJson {
+                            method: method.to_owned(),
+                            preview: line.chars().take(120).collect(),
+                        });
+                    };
+                    let answers_us = value.get("method").is_none()
+                        && value.get("id").and_then(serde_json::Value::as_u64) == Some(id);
+                    if answers_us {
+                        return Ok(Received {
+                            response: line,
+                            others,
+                        });
+                    }
+                    others.push(line);
+                }
+                Ok(Event::TooLarge) => {
+                    return Err(ClientError::TooLarge {
+                        cap: limits.max_message_bytes,
+                    });
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ClientError::Exited {
+                        method: method.to_owned(),
+                        status: self.exit_status(),
+                        stderr: self.stderr_tail(),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ClientError::Timeout {
+                        method: method.to_owned(),
+                        secs: wait.as_secs_f64(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, text: &str, _limits: &Limits) -> Result<(), ClientError> {
+        let Some(stdin) = &mut self.stdin else {
+            return Err(ClientError::Write(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the session is closed",
+            )));
+        };
+        let mut line = Vec::with_capacity(text.len() + 1);
+        line.extend_from_slice(text.as_bytes());
+        line.push(b'\n');
+        stdin
+            .write_all(&line)
+            .and_then(|()| stdin.flush())
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    ClientError::Exited {
+                        method: "a message".into(),
+                        status: self.exit_status(),
+                        stderr: self.stderr_tail(),
+                    }
+                } else {
+                    ClientError::Write(e)
+                }
+            })
+    }
+
+    fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        // Closing stdin is how a stdio server is asked to stop (MCP lifecycle).
+        drop(self.stdin.take());
+        if let Some(mut child) = self.child.take() {
+            let until = Instant::now() + GRACE;
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < until => {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    _ => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}
+
+impl Drop for Stdio {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_capped_and_blank_lines_skipped() {
+        let mut r = BufReader::with_capacity(4, &b"\n{\"a\":1}\r\n  \n12345678901\n"[..]);
+        assert_eq!(
+            read_line(&mut r, 100).ok().flatten().as_deref(),
+            Some("{\"a\":1}")
+        );
+        assert!(read_line(&mut r, 10).is_err());
+    }
+}
