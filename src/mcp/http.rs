@@ -157,13 +157,7 @@ impl Http {
             }
             if !data.is_empty() {
                 let message = std::mem::take(&mut data);
-                let value: serde_json::Value =
-                    serde_json::from_str(&message).map_err(|_| ClientError::NotJson {
-                        method: method.to_owned(),
-                        preview: message.chars().take(120).collect(),
-                    })?;
-                let answers_us = value.get("method").is_none()
-                    && value.get("id").and_then(serde_json::Value::as_u64) == Some(id);
+                let answers_us = super::answers(&message, id, method)?;
                 if answers_us {
                     return Ok(Received {
                         response: message,

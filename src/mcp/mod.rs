@@ -157,6 +157,16 @@ struct Received {
     others: Vec<String>,
 }
 
+/// Whether an incoming message is the answer to request `id` (a response, not a request or
+/// notification from the server); a message that is not JSON ends the wait for `method`.
+fn answers(message: &str, id: u64, method: &str) -> Result<bool, ClientError> {
+    let value: Value = serde_json::from_str(message).map_err(|_| ClientError::NotJson {
+        method: method.to_owned(),
+        preview: message.chars().take(120).collect(),
+    })?;
+    Ok(value.get("method").is_none() && value.get("id").and_then(Value::as_u64) == Some(id))
+}
+
 /// A transport moves JSON texts; the client decides what they mean.
 trait Transport {
     /// Sends a request and waits for the response with this id.

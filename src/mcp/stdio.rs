@@ -191,14 +191,7 @@ impl Transport for Stdio {
             let left = wait.saturating_sub(started.elapsed());
             match self.lines.recv_timeout(left) {
                 Ok(Event::Line(line)) => {
-                    let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) else {
-                        return Err(ClientError::NotJson {
-                            method: method.to_owned(),
-                            preview: line.chars().take(120).collect(),
-                        });
-                    };
-                    let answers_us = value.get("method").is_none()
-                        && value.get("id").and_then(serde_json::Value::as_u64) == Some(id);
+                    let answers_us = super::answers(&line, id, method)?;
                     if answers_us {
                         return Ok(Received {
                             response: line,
