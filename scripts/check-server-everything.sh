@@ -23,7 +23,7 @@ expect_findings() { # exit code 1: findings, as this server has
 
 echo "-- stdio"
 expect_findings "$bin" audit --probe --timeout 30 --format json --save "$out/saved" \
-  -- node "$server" stdio > "$out/stdio.json"
+  --server "node $server stdio" > "$out/stdio.json"
 
 echo "-- Streamable HTTP"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
