@@ -441,6 +441,40 @@ fn odd_input_is_summarized_or_refused_clearly() {
     assert_eq!(code(&out), 0, "{}", transcript(&out));
     assert!(out.stdout.len() <= 10_240);
 
+    // A JSON-RPC error stays an error with its code and a short message.
+    let error = json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32603,
+        "message": format!("Internal error: {}", "at com.acme.Booking.save(Booking.java:88) ".repeat(400)),
+        "data": {"trace": vec!["at x"; 50]}}});
+    fs::write(d.join("error.json"), error.to_string()).unwrap();
+    let out = stdout_json(&run(d, &["summarize", "error.json"]));
+    assert_eq!(out["id"], 9);
+    assert_eq!(out["error"]["code"], -32603);
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Internal error: at com.acme") && message.chars().count() <= 200,
+        "{message}"
+    );
+    assert!(
+        out["error"]["data"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("error -32603: Internal error")
+    );
+    assert_eq!(out["error"]["data"]["success"], false);
+
+    // resources/read of a log: read as a log, first and last lines.
+    let log: String = (1..=3000)
+        .map(|i| format!("2026-11-20 10:{:02}:00 INFO request {i}\n", i % 60))
+        .collect();
+    let read = json!({"jsonrpc": "2.0", "id": 4, "result": {"contents": [{"uri": "file:///app.log", "mimeType": "text/plain", "text": log}]}});
+    fs::write(d.join("read.json"), read.to_string()).unwrap();
+    let out = stdout_json(&run(d, &["summarize", "read.json"]));
+    assert_eq!(out["result"]["count"], 3000);
+    assert_eq!(
+        out["result"]["lines"][0],
+        "2026-11-20 10:01:00 INFO request 1"
+    );
+
     // A projection path that matches nothing: a warning, not a failure.
     let input = repo("tests/fixtures/bookings-500.json");
     let out = run(

@@ -32,8 +32,14 @@ pub(super) struct Envelope {
 pub(super) enum Body {
     Plain,
     RpcResult,
-    RpcError { code: Value },
-    Tool { is_error: bool },
+    /// A JSON-RPC error: its code and message are kept (the message shortened).
+    RpcError {
+        code: Value,
+        message: String,
+    },
+    Tool {
+        is_error: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -210,6 +216,15 @@ pub(super) fn unwrap(
                     .get("code")
                     .cloned()
                     .unwrap_or(json!(-32603)),
+                message: text::shorten(
+                    anatomy
+                        .payload
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error"),
+                    (opts.limits.max_string_length as usize).min(200),
+                    &[],
+                ),
             },
             Take::At(payload_pointer.to_owned()),
         ),
@@ -219,6 +234,16 @@ pub(super) fn unwrap(
                 fixes.push(fix("minify", "JSON without indentation".into(), spaces));
             }
             (Body::Plain, Take::At(String::new()))
+        }
+        // resources/read of one text: the text is the data (a log reads as a log).
+        Kind::ResourceContents
+            if anatomy.parts.len() == 1
+                && matches!(anatomy.parts[0].content, PartContent::Text { .. }) =>
+        {
+            let PartContent::Text { text, .. } = anatomy.parts[0].content else {
+                unreachable!("matched above")
+            };
+            (Body::RpcResult, Take::Ready(Payload::Text(text.to_owned())))
         }
         _ => (Body::RpcResult, Take::At(payload_pointer.to_owned())),
     };
@@ -330,11 +355,7 @@ pub(super) fn wrap(contract: Value, structured: Option<Value>, u: &Unwrapped) ->
             }
             Value::Object(result)
         }
-        Body::RpcError { code } => {
-            let message = contract
-                .get("summary")
-                .cloned()
-                .unwrap_or(Value::String("error".into()));
+        Body::RpcError { code, message } => {
             json!({"code": code, "message": message, "data": contract})
         }
         Body::Plain | Body::RpcResult => contract,

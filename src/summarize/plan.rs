@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::envelope::{Payload, Unwrapped};
+use super::envelope::{Body, Payload, Unwrapped};
 use super::output::Candidate;
 use super::project::{self, Fields};
 use super::sample::Lengths;
@@ -393,7 +393,7 @@ impl<'u> Plan<'u> {
         let fits_summary = |text: String| cut_summary(text, summary_max);
         out.insert(
             "summary".into(),
-            Value::String(fits_summary(self.summary_line(shown, lossy))),
+            Value::String(fits_summary(self.summary_line(u, shown, lossy))),
         );
         out.insert("success".into(), Value::Bool(u.success));
         if matches!(self.shape, PlanShape::List | PlanShape::Lines { .. }) {
@@ -470,8 +470,11 @@ impl<'u> Plan<'u> {
         ))
     }
 
-    fn summary_line(&self, shown: usize, lossy: bool) -> String {
+    fn summary_line(&self, u: &Unwrapped, shown: usize, lossy: bool) -> String {
         let what = match &self.shape {
+            _ if let Body::RpcError { code, message } = &u.envelope.body => {
+                format!("error {code}: {message}")
+            }
             PlanShape::List => format!(
                 "{} {}; showing {shown}",
                 thousands(self.count as u64),
