@@ -475,6 +475,22 @@ fn odd_input_is_summarized_or_refused_clearly() {
         "2026-11-20 10:01:00 INFO request 1"
     );
 
+    // With --fields, the first cut keeps strings up to maxStringLength (500), not less.
+    let notes = "The guest arrives after ten. ".repeat(14);
+    let records: Vec<Value> = (0..40)
+        .map(|i| json!({"id": format!("r{i}"), "notes": notes, "body": "x".repeat(2000)}))
+        .collect();
+    fs::write(
+        d.join("notes.json"),
+        json!({"records": records}).to_string(),
+    )
+    .unwrap();
+    let out = stdout_json(&run(
+        d,
+        &["summarize", "notes.json", "--fields", "id,notes"],
+    ));
+    assert_eq!(out["items"][0]["notes"], notes.as_str());
+
     // A projection path that matches nothing: a warning, not a failure.
     let input = repo("tests/fixtures/bookings-500.json");
     let out = run(

@@ -213,11 +213,12 @@ pub fn summarize(
 
     let plan = Plan::new(&unwrapped, opts, reference.as_deref(), &mut warnings);
     let mut built = None;
-    for (step, level) in plan.schedule(opts).into_iter().enumerate() {
+    for level in plan.schedule(opts) {
         let Some(mut candidate) = plan.build(&unwrapped, &level, structured.as_ref(), opts) else {
             continue;
         };
-        if step == 0 && candidate.lossy {
+        // "Everything" is only worth sending when nothing had to be cut.
+        if matches!(level, Step::Whole(_)) && candidate.lossy {
             continue;
         }
         if candidate.settle(&unwrapped, opts, before.size) {
