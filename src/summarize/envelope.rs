@@ -5,7 +5,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::plan::main_list;
 use super::sample::{Lengths, Sampler, insignificant_whitespace};
 use super::{Fix, Options, shrink, text};
 use crate::document::{self, Kind, PartContent};
@@ -51,7 +50,6 @@ pub(super) struct Unwrapped {
     /// Media and other blocks left out, described in one line.
     pub(super) left_out: Option<String>,
     pub(super) fixes: Vec<Fix>,
-    pub(super) default_domain: String,
     pub(super) success: bool,
     /// Full lengths of the arrays the parse cut.
     pub(super) lengths: Lengths,
@@ -69,11 +67,9 @@ pub(super) fn fix(fix: &'static str, detail: String, bytes: u64) -> Fix {
 /// The JSON in a tool result's first text block that holds an object or array, parsed by the
 /// sampler: its pointer and value.
 pub(super) fn tool_json_text(
-    value: &Value,
-    text: &str,
+    anatomy: &document::Anatomy<'_>,
     sampler: &mut Sampler,
 ) -> Option<(String, Value)> {
-    let anatomy = document::anatomy_shallow(value, text);
     if anatomy.kind != Kind::ToolResult {
         return None;
     }
@@ -237,13 +233,17 @@ pub(super) fn unwrap(
         }
         // resources/read of one text: the text is the data (a log reads as a log).
         Kind::ResourceContents
-            if anatomy.parts.len() == 1
-                && matches!(anatomy.parts[0].content, PartContent::Text { .. }) =>
+            if let [
+                document::Part {
+                    content: PartContent::Text { text, .. },
+                    ..
+                },
+            ] = anatomy.parts.as_slice() =>
         {
-            let PartContent::Text { text, .. } = anatomy.parts[0].content else {
-                unreachable!("matched above")
-            };
-            (Body::RpcResult, Take::Ready(Payload::Text(text.to_owned())))
+            (
+                Body::RpcResult,
+                Take::Ready(Payload::Text((*text).to_owned())),
+            )
         }
         _ => (Body::RpcResult, Take::At(payload_pointer.to_owned())),
     };
@@ -282,10 +282,8 @@ pub(super) fn unwrap(
         }
     }
     if let Payload::Text(t) = &mut payload {
-        let described = text::describe_base64(t);
-        if described.len() < t.len() {
-            let saved = (t.len() - described.len()) as u64;
-            *t = described.into_owned();
+        let saved = describe_in_place(t);
+        if saved > 0 {
             fixes.push(fix(
                 "base64",
                 "base64 inside the text described".into(),
@@ -293,25 +291,12 @@ pub(super) fn unwrap(
             ));
         }
     }
-    let default_domain = match (&payload, &body) {
-        (Payload::Json(v), _) => main_list(v, &lengths)
-            .and_then(|(name, _)| name)
-            .unwrap_or(match body {
-                Body::Tool { .. } => "tool-result",
-                Body::RpcError { .. } => "error",
-                Body::RpcResult => "result",
-                Body::Plain => "json",
-            })
-            .to_owned(),
-        (Payload::Text(_), _) => "text".to_owned(),
-    };
     Unwrapped {
         envelope: Envelope { rpc_id, body },
         payload,
         structured,
         left_out: (!left_out.is_empty()).then(|| left_out.join("; ")),
         fixes,
-        default_domain,
         success,
         lengths,
     }
@@ -320,19 +305,25 @@ pub(super) fn unwrap(
 /// Replaces base64 runs inside every string; returns the bytes saved.
 pub(super) fn describe_blobs(value: &mut Value) -> u64 {
     match value {
-        Value::String(s) if s.len() >= measure::BASE64_MIN_RUN => {
-            let described = text::describe_base64(s);
-            if described.len() < s.len() {
-                let saved = (s.len() - described.len()) as u64;
-                *s = described.into_owned();
-                saved
-            } else {
-                0
-            }
-        }
+        Value::String(s) => describe_in_place(s),
         Value::Array(a) => a.iter_mut().map(describe_blobs).sum(),
         Value::Object(m) => m.values_mut().map(describe_blobs).sum(),
         _ => 0,
+    }
+}
+
+/// Replaces the base64 runs of one text with descriptors; returns the bytes saved.
+fn describe_in_place(text: &mut String) -> u64 {
+    if text.len() < measure::BASE64_MIN_RUN {
+        return 0;
+    }
+    match text::describe_base64(text) {
+        std::borrow::Cow::Owned(described) => {
+            let saved = text.len().saturating_sub(described.len()) as u64;
+            *text = described;
+            saved
+        }
+        std::borrow::Cow::Borrowed(_) => 0,
     }
 }
 

@@ -32,9 +32,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use project::{Fields, path_exists, project};
-pub use shrink::Level;
-pub use text::{extract, head_tail, shorten};
+pub use project::Fields;
 
 use crate::artifact::Ref;
 use crate::contract::Limits;
@@ -164,8 +162,10 @@ pub fn summarize(
     let value = sampler
         .parse(&text)
         .map_err(|e| SummarizeError::Input(input::json_error(name, &text, &e)))?;
-    let json_text = envelope::tool_json_text(&value, &text, &mut sampler);
-    let before = measure_input(&value, &text, json_text.as_ref(), &sampler.lengths, opts);
+    let anatomy = document::anatomy_shallow(&value, &text);
+    let json_text = envelope::tool_json_text(&anatomy, &mut sampler);
+    let before = measure_input(&anatomy, &text, json_text.as_ref(), &sampler.lengths, opts);
+    drop(anatomy);
     let small = before.size.bytes <= opts.limits.max_bytes && before.size.tokens <= opts.budget;
     if (small && before.within_shape && !opts.force) || (small && before.is_error) {
         return Ok(Summary {
@@ -187,19 +187,6 @@ pub fn summarize(
 
     let mut warnings = Vec::new();
     let unwrapped = unwrap(value, &text, json_text, sampler, opts, &mut warnings);
-    let domain = opts
-        .domain
-        .clone()
-        .unwrap_or_else(|| unwrapped.default_domain.clone());
-    let artifact = opts
-        .artifact
-        .then(|| Ref::for_content(&domain, text.as_bytes()));
-    let reference = artifact.as_ref().map(ToString::to_string);
-    if let Some(r) = &artifact {
-        store(r, &text).map_err(SummarizeError::Store)?;
-    }
-    drop(text);
-
     let structured = match opts.output_schema {
         Some(schema) => Some(structured::Target::new(
             schema,
@@ -210,8 +197,21 @@ pub fn summarize(
         )?),
         None => None,
     };
+    let mut plan = Plan::new(&unwrapped, opts, &mut warnings);
 
-    let plan = Plan::new(&unwrapped, opts, reference.as_deref(), &mut warnings);
+    let domain = opts
+        .domain
+        .clone()
+        .unwrap_or_else(|| plan.domain(&unwrapped));
+    let artifact = opts
+        .artifact
+        .then(|| Ref::for_content(&domain, text.as_bytes()));
+    if let Some(r) = &artifact {
+        store(r, &text).map_err(SummarizeError::Store)?;
+    }
+    drop(text);
+    plan.reference = artifact.as_ref().map(ToString::to_string);
+
     let mut built = None;
     for level in plan.schedule(opts) {
         let Some(mut candidate) = plan.build(&unwrapped, &level, structured.as_ref(), opts) else {
@@ -243,6 +243,7 @@ pub fn summarize(
     };
     let after = candidate.size;
     let projection = plan.projection_source.clone();
+    let plan_reference = plan.reference.take();
     drop(plan);
     Ok(Summary {
         output: candidate.text,
@@ -255,7 +256,7 @@ pub fn summarize(
             fixes: unwrapped.fixes,
             projection: Some(projection),
             level: Some(level.describe()),
-            artifact_ref: reference,
+            artifact_ref: plan_reference,
             warnings,
         },
     })
@@ -277,13 +278,12 @@ struct Measured {
 }
 
 fn measure_input(
-    value: &Value,
+    anatomy: &document::Anatomy<'_>,
     text: &str,
     json_text: Option<&(String, Value)>,
     lengths: &sample::Lengths,
     opts: &Options<'_>,
 ) -> Measured {
-    let anatomy = document::anatomy_shallow(value, text);
     let cut = lengths.any();
     // Text blocks are whole strings whatever was cut; a JSON part is a sample then, and its
     // count is scaled to the part's full size.
@@ -305,14 +305,14 @@ fn measure_input(
             })
             .sum()
     } else {
-        estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens)
+        estimate::tokens(anatomy, opts.tokenizer, opts.media_tokens)
     };
     // A cut array was longer than maxArrayItems: not within the limits, nothing to check.
     // A list result (tools/list, ...) is judged like audit judges it: by its size; the depth
     // of an inputSchema is not the server's to choose.
     let within_shape = !cut
         && (matches!(anatomy.kind, Kind::ListResult(_))
-            || shape_within(&anatomy, json_text, &opts.limits));
+            || shape_within(anatomy, json_text, &opts.limits));
     Measured {
         size: Size {
             bytes: text.len() as u64,

@@ -6,12 +6,12 @@ use serde_json::{Map, Value, json};
 
 use super::envelope::{Body, Payload, Unwrapped};
 use super::output::Candidate;
-use super::project::{self, Fields};
+use super::project::{self, Fields, path_exists};
 use super::sample::Lengths;
 use super::shrink::{self, Level, Shrinker};
 use super::structured;
 use super::text::{self, Shortener, head_tail};
-use super::{Options, Outcome, path_exists};
+use super::{Options, Outcome};
 use crate::human::thousands;
 use crate::measure::json_len;
 
@@ -78,6 +78,9 @@ pub(super) struct Plan<'u> {
     pub(super) projection_source: String,
     pub(super) terms: Vec<String>,
     pub(super) summary_noun: String,
+    /// The name of the list shown (`bookings`), for the artifact's domain.
+    pub(super) list_name: Option<String>,
+    /// The artifact the output names, set once it is stored.
     pub(super) reference: Option<String>,
     /// The fields a preview leaves out, for `meta.detailsAvailable`.
     pub(super) omitted: Vec<String>,
@@ -140,7 +143,6 @@ impl<'u> Plan<'u> {
     pub(super) fn new(
         u: &'u Unwrapped,
         opts: &Options<'_>,
-        reference: Option<&str>,
         warnings: &mut Vec<String>,
     ) -> Plan<'u> {
         let max_items = opts.limits.max_array_items as usize;
@@ -149,7 +151,8 @@ impl<'u> Plan<'u> {
             projection_source: "none".into(),
             terms: Vec::new(),
             summary_noun: String::new(),
-            reference: reference.map(str::to_owned),
+            list_name: None,
+            reference: None,
             omitted: Vec::new(),
             total_fields: 0,
             projected: Vec::new(),
@@ -177,6 +180,7 @@ impl<'u> Plan<'u> {
                         plan.shape = PlanShape::List;
                         plan.count = u.lengths.of(list);
                         plan.summary_noun = name.unwrap_or("items").to_owned();
+                        plan.list_name = name.map(str::to_owned);
                         (name, list.iter().take(max_items).collect())
                     }
                     None if v.is_object() => {
@@ -255,6 +259,21 @@ impl<'u> Plan<'u> {
         plan
     }
 
+    /// The artifact's domain when none is given: the list's name, else the kind of data.
+    pub(super) fn domain(&self, u: &Unwrapped) -> String {
+        if let Some(name) = &self.list_name {
+            return name.clone();
+        }
+        match (&u.payload, &u.envelope.body) {
+            (Payload::Text(_), _) => "text",
+            (_, Body::Tool { .. }) => "tool-result",
+            (_, Body::RpcError { .. }) => "error",
+            (_, Body::RpcResult) => "result",
+            (_, Body::Plain) => "json",
+        }
+        .to_owned()
+    }
+
     pub(super) fn schedule(&self, opts: &Options<'_>) -> Vec<Step> {
         let l = &opts.limits;
         let items = l.max_array_items as usize;
@@ -330,22 +349,15 @@ impl<'u> Plan<'u> {
             };
             match &self.shape {
                 PlanShape::List => {
-                    let source: Vec<&Value> = if whole {
-                        match &u.payload {
-                            Payload::Json(v) => main_list(v, &u.lengths)
-                                .map(|(_, list)| list.iter().take(level.items + 1).collect())
-                                .unwrap_or_default(),
-                            Payload::Text(_) => Vec::new(),
-                        }
-                    } else {
-                        self.records.clone()
-                    };
+                    // "Everything" applies only to a list that fits whole: then the records
+                    // are all of it.
                     if whole && self.count > level.items {
                         return None;
                     }
                     let below = level.depth.saturating_sub(2);
                     let paths = if whole { None } else { self.paths.as_deref() };
-                    let items: Vec<Value> = source
+                    let items: Vec<Value> = self
+                        .records
                         .iter()
                         .take(level.items)
                         .map(|r| s.record(r, paths, below))
@@ -359,13 +371,11 @@ impl<'u> Plan<'u> {
                     }
                 }
                 PlanShape::Object { .. } => {
-                    let (source, paths) = match (&u.payload, self.records.first()) {
-                        (Payload::Json(v), _) if whole => (v, None),
-                        (_, Some(record)) => (*record, self.paths.as_deref()),
-                        _ => (&Value::Null, None),
-                    };
+                    // The object is the one record.
+                    let paths = if whole { None } else { self.paths.as_deref() };
+                    let record = self.records.first().copied().unwrap_or(&Value::Null);
                     let below = level.depth.saturating_sub(1);
-                    body = Some(("data", s.record(source, paths, below)));
+                    body = Some(("data", s.record(record, paths, below)));
                     shown = 1;
                 }
                 PlanShape::Lines { text, .. } => {
@@ -460,7 +470,6 @@ impl<'u> Plan<'u> {
         Some(Candidate::new(
             Value::Object(out),
             structured_value,
-            u,
             if lossy {
                 Outcome::Preview
             } else {

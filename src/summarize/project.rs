@@ -235,48 +235,6 @@ fn ranked(records: &[&Map<String, Value>]) -> Vec<String> {
     chosen.into_iter().map(|i| seen[i].0.clone()).collect()
 }
 
-/// `record` with only `paths`, nested ones rebuilt: `price.total` gives `{"price":{"total":..}}`.
-/// A path through a list applies to each element. Paths that match nothing are skipped.
-pub fn project(record: &Value, paths: &[String]) -> Value {
-    let split: Vec<Vec<&str>> = paths.iter().map(|p| p.split('.').collect()).collect();
-    let refs: Vec<&[&str]> = split.iter().map(Vec::as_slice).collect();
-    project_parts(record, &refs).unwrap_or(Value::Object(Map::new()))
-}
-
-fn project_parts(value: &Value, paths: &[&[&str]]) -> Option<Value> {
-    if paths.iter().any(|p| p.is_empty()) {
-        return Some(value.clone());
-    }
-    match value {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            // Keep the record's own key order, whatever the order of the paths.
-            for (key, v) in map {
-                let rest: Vec<&[&str]> = paths
-                    .iter()
-                    .filter(|p| p[0] == key)
-                    .map(|p| &p[1..])
-                    .collect();
-                if rest.is_empty() {
-                    continue;
-                }
-                if let Some(projected) = project_parts(v, &rest) {
-                    out.insert(key.clone(), projected);
-                }
-            }
-            (!out.is_empty()).then_some(Value::Object(out))
-        }
-        Value::Array(items) => {
-            let out: Vec<Value> = items
-                .iter()
-                .filter_map(|item| project_parts(item, paths))
-                .collect();
-            (!out.is_empty()).then_some(Value::Array(out))
-        }
-        _ => None,
-    }
-}
-
 /// True when `path` leads somewhere in `value` (through lists too).
 pub fn path_exists(value: &Value, path: &str) -> bool {
     fn walk(value: &Value, parts: &[&str]) -> bool {
@@ -295,7 +253,31 @@ pub fn path_exists(value: &Value, path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summarize::sample::Lengths;
+    use crate::summarize::shrink::{Level, Shrinker};
+    use crate::summarize::text::Shortener;
     use serde_json::json;
+
+    /// `record` through `paths` the way a preview projects it, with nothing else cut.
+    fn project(record: &Value, paths: &[String]) -> Value {
+        let mut s = Shrinker {
+            level: Level {
+                items: usize::MAX,
+                string: usize::MAX,
+                fields: usize::MAX,
+                depth: usize::MAX,
+            },
+            terms: &[],
+            lengths: &Lengths::default(),
+            shortener: &Shortener::default(),
+            lossy: false,
+        };
+        let split: Vec<Vec<String>> = paths
+            .iter()
+            .map(|p| p.split('.').map(str::to_owned).collect())
+            .collect();
+        s.record(record, Some(&split), usize::MAX)
+    }
 
     fn booking() -> Value {
         json!({

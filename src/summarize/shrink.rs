@@ -42,14 +42,7 @@ impl Shrinker<'_> {
             Value::String(s) => Value::String(self.string(s)),
             Value::Array(a) if a.is_empty() => Value::Array(Vec::new()),
             Value::Object(m) if m.is_empty() => Value::Object(Map::new()),
-            Value::Array(a) if depth == 0 => {
-                self.lossy = true;
-                Value::String(self.string(&format!("[{} items]", self.lengths.of(a))))
-            }
-            Value::Object(m) if depth == 0 => {
-                self.lossy = true;
-                Value::String(self.string(&format!("{{{} fields}}", m.len())))
-            }
+            Value::Array(_) | Value::Object(_) if depth == 0 => self.describe(value),
             Value::Array(a) => {
                 if self.lengths.of(a) > self.level.items {
                     self.lossy = true;
@@ -82,12 +75,7 @@ impl Shrinker<'_> {
             return Some(self.value(value, depth));
         }
         match value {
-            Value::Object(map) if depth == 0 => {
-                self.lossy = true;
-                Some(Value::String(
-                    self.string(&format!("{{{} fields}}", map.len())),
-                ))
-            }
+            Value::Array(_) | Value::Object(_) if depth == 0 => Some(self.describe(value)),
             Value::Object(map) => {
                 let mut out = Map::new();
                 for (key, v) in map {
@@ -109,12 +97,6 @@ impl Shrinker<'_> {
                 }
                 (!out.is_empty()).then_some(Value::Object(out))
             }
-            Value::Array(items) if depth == 0 => {
-                self.lossy = true;
-                Some(Value::String(
-                    self.string(&format!("[{} items]", self.lengths.of(items))),
-                ))
-            }
             Value::Array(items) => {
                 if self.lengths.of(items) > self.level.items {
                     self.lossy = true;
@@ -128,6 +110,17 @@ impl Shrinker<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A list or object below the depth limit, as a short description: `[500 items]`.
+    fn describe(&mut self, value: &Value) -> Value {
+        self.lossy = true;
+        let text = match value {
+            Value::Array(a) => format!("[{} items]", self.lengths.of(a)),
+            Value::Object(m) => format!("{{{} fields}}", m.len()),
+            _ => return value.clone(),
+        };
+        Value::String(self.string(&text))
     }
 
     /// An object's most important members (at most `level.fields`), in its own order.

@@ -139,15 +139,7 @@ fn is_prose(text: &str) -> bool {
 }
 
 /// Seed 001's extractive summary: the first sentence, then sentences holding key terms while
-/// they fit, then ` ... [N more words; M chars]`.
-pub fn extract(text: &str, max: usize, terms: &[String]) -> String {
-    let totals = Totals {
-        words: count_words(text),
-        chars: text.chars().count(),
-    };
-    extract_with(text, max, terms, totals)
-}
-
+/// they fit, then ` ... [N more words; M chars]`, `totals` being the whole text's counts.
 fn extract_with(text: &str, max: usize, terms: &[String], totals: Totals) -> String {
     let Totals {
         words: total_words,
@@ -302,6 +294,14 @@ pub fn head_tail(text: &str, keep: usize, max: usize) -> (Vec<String>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn extract(text: &str, max: usize, terms: &[String]) -> String {
+        let totals = Totals {
+            words: count_words(text),
+            chars: text.chars().count(),
+        };
+        extract_with(text, max, terms, totals)
+    }
 
     const NOTES: &str = "The guest arrives late on Friday. Parking is behind the building. \
         The total price includes a cleaning fee of 45 EUR. Quiet hours start at ten. \
