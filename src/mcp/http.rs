@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use super::{ClientError, Limits, Received, Transport};
+use super::{ClientError, Limits, Received, Transport, Waiting};
 
 pub(super) struct Http {
     url: String,
@@ -18,7 +18,6 @@ pub(super) struct Http {
     agent: ureq::Agent,
     session: Option<String>,
     protocol_version: Option<String>,
-    closed: bool,
 }
 
 impl Http {
@@ -34,21 +33,12 @@ impl Http {
             agent,
             session: None,
             protocol_version: None,
-            closed: false,
         }
     }
 
-    fn post(
-        &mut self,
-        method: &str,
-        text: &str,
-        limits: &Limits,
-    ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
+    /// The session's headers on a request: the session id and protocol version once
+    /// initialize settled them, and the user's own.
+    fn session_headers<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
         if let Some(s) = &self.session {
             request = request.header("mcp-session-id", s);
         }
@@ -58,6 +48,21 @@ impl Http {
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
+        request
+    }
+
+    fn post(
+        &self,
+        method: &str,
+        text: &str,
+        limits: &Limits,
+    ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
+        let request = self.session_headers(
+            self.agent
+                .post(&self.url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream"),
+        );
         let request = request.config().timeout_global(Some(limits.wait())).build();
         request
             .send(text)
@@ -68,10 +73,7 @@ impl Http {
         match e {
             ureq::Error::Timeout(_) => ClientError::Timeout {
                 method: method.to_owned(),
-                secs: limits
-                    .wait()
-                    .as_secs_f64()
-                    .max(limits.request.as_secs_f64()),
+                secs: limits.request.as_secs_f64(),
             },
             other => ClientError::Http {
                 url: self.url.clone(),
@@ -134,7 +136,7 @@ impl Http {
         let reader = body.with_config().limit(u64::MAX).reader();
         let mut lines = BufReader::new(reader);
         let mut data = String::new();
-        let mut others = Vec::new();
+        let mut waiting = Waiting::new(id, method);
         let mut line = String::new();
         loop {
             line.clear();
@@ -155,16 +157,10 @@ impl Http {
                 }
                 continue;
             }
-            if !data.is_empty() {
-                let message = std::mem::take(&mut data);
-                let answers_us = super::answers(&message, id, method)?;
-                if answers_us {
-                    return Ok(Received {
-                        response: message,
-                        others,
-                    });
-                }
-                others.push(message);
+            if !data.is_empty()
+                && let Some(received) = waiting.offer(std::mem::take(&mut data))?
+            {
+                return Ok(received);
             }
             if n == 0 {
                 return Err(ClientError::Http {
@@ -203,12 +199,12 @@ impl Transport for Http {
         if !(200..300).contains(&status) {
             let text = self.read_body(method, body, limits).unwrap_or_default();
             // A JSON-RPC error in a 4xx body is still an answer (e.g. -32602 for a bad cursor).
-            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+            if let Ok(value) = super::parse(&text, method)
                 && value.get("error").is_some()
                 && value.get("id").and_then(serde_json::Value::as_u64) == Some(id)
             {
                 return Ok(Received {
-                    response: text,
+                    response: (text, value),
                     others: Vec::new(),
                 });
             }
@@ -222,9 +218,11 @@ impl Transport for Http {
         if event_stream {
             return self.read_events(id, method, body, limits);
         }
+        // A plain JSON body is the answer, whatever it holds.
         let text = self.read_body(method, body, limits)?;
+        let value = super::parse(&text, method)?;
         Ok(Received {
-            response: text,
+            response: (text, value),
             others: Vec::new(),
         })
     }
@@ -251,23 +249,11 @@ impl Transport for Http {
     }
 
     fn close(&mut self) {
-        if self.closed {
-            return;
-        }
-        self.closed = true;
-        if let Some(session) = &self.session {
-            let mut request = self
-                .agent
-                .delete(&self.url)
-                .header("mcp-session-id", session);
-            if let Some(v) = &self.protocol_version {
-                request = request.header("mcp-protocol-version", v);
-            }
-            for (name, value) in &self.headers {
-                request = request.header(name, value);
-            }
-            // 405 means the server does not let clients end sessions: that is allowed.
-            let _ = request.call();
+        // Once: the session is taken. 405 means the server does not let clients end
+        // sessions, which is allowed.
+        if let Some(session) = self.session.take() {
+            let request = self.session_headers(self.agent.delete(&self.url));
+            let _ = request.header("mcp-session-id", &session).call();
         }
     }
 }

@@ -244,7 +244,7 @@ fn follow(
         let Some(next) = next else {
             break;
         };
-        if !seen.insert(next.clone()) || cursor.as_deref() == Some(next.as_str()) {
+        if !seen.insert(next.clone()) {
             // The same cursor as the request is MG021 on that response (a transcript shows it
             // too); an older one is a cycle only a live session sees.
             if cursor.as_deref() != Some(next.as_str()) {

@@ -125,46 +125,64 @@ pub enum ClientError {
     Write(std::io::Error),
 }
 
-/// One message as it crossed the wire, in the order of the session.
-#[derive(Clone, Debug)]
-pub struct Message {
-    /// The exact JSON text.
-    pub text: String,
-    pub sent: bool,
-}
-
-/// An answer to a request: its exact text, the parsed value, and how long it took.
+/// An answer to a request: its exact text and its parsed value.
 #[derive(Clone, Debug)]
 pub struct Reply {
-    pub id: u64,
     pub text: String,
     pub value: Value,
-    pub latency_ms: f64,
 }
 
-impl Reply {
-    /// The JSON-RPC error's code, when the answer is an error.
-    pub fn error_code(&self) -> Option<i64> {
-        self.value.pointer("/error/code").and_then(Value::as_i64)
-    }
-}
+/// One message from the server: its exact text and its parsed value.
+type Incoming = (String, Value);
 
 /// What a transport hands back for one request.
 struct Received {
-    /// The response (exact text).
-    response: String,
+    /// The response.
+    response: Incoming,
     /// Notifications and server requests that came before it, in order.
-    others: Vec<String>,
+    others: Vec<Incoming>,
 }
 
-/// Whether an incoming message is the answer to request `id` (a response, not a request or
-/// notification from the server); a message that is not JSON ends the wait for `method`.
-fn answers(message: &str, id: u64, method: &str) -> Result<bool, ClientError> {
-    let value: Value = serde_json::from_str(message).map_err(|_| ClientError::NotJson {
+/// The messages that arrive while a request waits for its answer. Both transports hand
+/// every message here; each is parsed once (a message that is not JSON ends the wait), the
+/// answer ends the wait, the rest are kept in order.
+struct Waiting<'a> {
+    id: u64,
+    method: &'a str,
+    others: Vec<Incoming>,
+}
+
+impl<'a> Waiting<'a> {
+    fn new(id: u64, method: &'a str) -> Waiting<'a> {
+        Waiting {
+            id,
+            method,
+            others: Vec::new(),
+        }
+    }
+
+    /// Takes one message; returns everything received once it is the answer.
+    fn offer(&mut self, text: String) -> Result<Option<Received>, ClientError> {
+        let value = parse(&text, self.method)?;
+        let answers = value.get("method").is_none()
+            && value.get("id").and_then(Value::as_u64) == Some(self.id);
+        if !answers {
+            self.others.push((text, value));
+            return Ok(None);
+        }
+        Ok(Some(Received {
+            response: (text, value),
+            others: std::mem::take(&mut self.others),
+        }))
+    }
+}
+
+/// A message from the server as JSON, or the error that names what was being waited for.
+fn parse(text: &str, method: &str) -> Result<Value, ClientError> {
+    serde_json::from_str(text).map_err(|_| ClientError::NotJson {
         method: method.to_owned(),
-        preview: message.chars().take(120).collect(),
-    })?;
-    Ok(value.get("method").is_none() && value.get("id").and_then(Value::as_u64) == Some(id))
+        preview: text.chars().take(120).collect(),
+    })
 }
 
 /// A transport moves JSON texts; the client decides what they mean.
@@ -195,8 +213,8 @@ pub struct Client {
     transport: Box<dyn Transport>,
     next_id: u64,
     limits: Limits,
-    /// Every message, in order: the transcript.
-    pub messages: Vec<Message>,
+    /// Every message's exact text, in order: the transcript.
+    pub messages: Vec<String>,
     /// Latency of each answered request, by id.
     pub latencies: BTreeMap<u64, f64>,
     /// The initialize result.
@@ -258,36 +276,18 @@ impl Client {
         let id = self.next_id;
         let text =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.messages.push(Message {
-            text: text.clone(),
-            sent: true,
-        });
+        self.messages.push(text.clone());
         let started = Instant::now();
         let received = self.transport.request(id, method, &text, &self.limits)?;
-        let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-        for other in received.others {
-            self.messages.push(Message {
-                text: other.clone(),
-                sent: false,
-            });
-            self.answer_server_request(&other)?;
+        self.latencies
+            .insert(id, started.elapsed().as_secs_f64() * 1000.0);
+        for (text, value) in received.others {
+            self.messages.push(text);
+            self.answer_server_request(&value)?;
         }
-        let value: Value =
-            serde_json::from_str(&received.response).map_err(|_| ClientError::NotJson {
-                method: method.to_owned(),
-                preview: received.response.chars().take(120).collect(),
-            })?;
-        self.messages.push(Message {
-            text: received.response.clone(),
-            sent: false,
-        });
-        self.latencies.insert(id, latency_ms);
-        Ok(Reply {
-            id,
-            text: received.response,
-            value,
-            latency_ms,
-        })
+        let (text, value) = received.response;
+        self.messages.push(text.clone());
+        Ok(Reply { text, value })
     }
 
     /// Sends a notification.
@@ -296,20 +296,13 @@ impl Client {
         if let Some(p) = params {
             message["params"] = p;
         }
-        let text = message.to_string();
-        self.messages.push(Message {
-            text: text.clone(),
-            sent: true,
-        });
-        self.transport.send(&text, &self.limits)
+        self.send(message)
     }
 
     /// A server's request in the middle of ours (ping, roots/list, sampling...): ping is
     /// answered, anything else refused as not offered (mcpguard declares no capabilities).
-    fn answer_server_request(&mut self, text: &str) -> Result<(), ClientError> {
-        let Ok(message) = serde_json::from_str::<Value>(text) else {
-            return Ok(());
-        };
+    /// Notifications need no answer.
+    fn answer_server_request(&mut self, message: &Value) -> Result<(), ClientError> {
         let (Some(id), Some(method)) = (
             message.get("id"),
             message.get("method").and_then(Value::as_str),
@@ -321,19 +314,21 @@ impl Client {
         } else {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("mcpguard does not offer {method}")}})
         };
-        let text = answer.to_string();
-        self.messages.push(Message {
-            text: text.clone(),
-            sent: true,
-        });
-        self.transport.send(&text, &self.limits)
+        self.send(answer)
+    }
+
+    /// Sends a message that expects no answer, keeping it in the transcript.
+    fn send(&mut self, message: Value) -> Result<(), ClientError> {
+        self.messages.push(message.to_string());
+        let text = self.messages.last().expect("just pushed");
+        self.transport.send(text, &self.limits)
     }
 
     /// Everything exchanged, one JSON text per line.
     pub fn transcript(&self) -> String {
         let mut out = String::new();
         for m in &self.messages {
-            out.push_str(&m.text);
+            out.push_str(m);
             out.push('\n');
         }
         out
@@ -345,12 +340,6 @@ impl Client {
 
     /// Ends the session cleanly.
     pub fn close(&mut self) {
-        self.transport.close();
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
         self.transport.close();
     }
 }

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{ClientError, Limits, Received, Transport};
+use super::{ClientError, Limits, Received, Transport, Waiting};
 
 /// How much of stderr is kept.
 const STDERR_KEEP: usize = 64 << 10;
@@ -32,7 +32,6 @@ pub(super) struct Stdio {
     stdin: Option<ChildStdin>,
     lines: Receiver<Event>,
     stderr: Arc<Mutex<Vec<u8>>>,
-    closed: bool,
 }
 
 impl Stdio {
@@ -106,7 +105,6 @@ impl Stdio {
             stdin,
             lines: rx,
             stderr,
-            closed: false,
         })
     }
 
@@ -115,13 +113,9 @@ impl Stdio {
             return "closed".into();
         };
         // The pipe closes a moment before the process is reaped.
-        let until = Instant::now() + Duration::from_millis(500);
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) => return status.to_string(),
-                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-                _ => return "still running, stdout closed".into(),
-            }
+        match exit_within(child, Duration::from_millis(500)) {
+            Some(status) => status.to_string(),
+            None => "still running, stdout closed".into(),
         }
     }
 
@@ -133,6 +127,18 @@ impl Stdio {
         } else {
             let lines: Vec<&str> = tail.into_iter().rev().collect();
             format!("; its stderr ends with:\n  {}", lines.join("\n  "))
+        }
+    }
+}
+
+/// The child's exit status if it exits within `time`.
+fn exit_within(child: &mut Child, time: Duration) -> Option<std::process::ExitStatus> {
+    let until = Instant::now() + time;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
+            _ => return None,
         }
     }
 }
@@ -186,19 +192,14 @@ impl Transport for Stdio {
         self.send(text, limits)?;
         let started = Instant::now();
         let wait = limits.wait();
-        let mut others = Vec::new();
+        let mut waiting = Waiting::new(id, method);
         loop {
             let left = wait.saturating_sub(started.elapsed());
             match self.lines.recv_timeout(left) {
                 Ok(Event::Line(line)) => {
-                    let answers_us = super::answers(&line, id, method)?;
-                    if answers_us {
-                        return Ok(Received {
-                            response: line,
-                            others,
-                        });
+                    if let Some(received) = waiting.offer(line)? {
+                        return Ok(received);
                     }
-                    others.push(line);
                 }
                 Ok(Event::TooLarge) => {
                     return Err(ClientError::TooLarge {
@@ -249,27 +250,14 @@ impl Transport for Stdio {
     }
 
     fn close(&mut self) {
-        if self.closed {
-            return;
-        }
-        self.closed = true;
-        // Closing stdin is how a stdio server is asked to stop (MCP lifecycle).
+        // Closing stdin is how a stdio server is asked to stop (MCP lifecycle); one that is
+        // still there after the grace period is killed. A second close finds nothing to do.
         drop(self.stdin.take());
-        if let Some(mut child) = self.child.take() {
-            let until = Instant::now() + GRACE;
-            loop {
-                match child.try_wait() {
-                    Ok(Some(_)) => break,
-                    Ok(None) if Instant::now() < until => {
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                    _ => {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        break;
-                    }
-                }
-            }
+        if let Some(mut child) = self.child.take()
+            && exit_within(&mut child, GRACE).is_none()
+        {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 
