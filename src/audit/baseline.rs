@@ -63,27 +63,17 @@ impl Baseline {
         name: &str,
         ctx: &Context,
     ) -> Vec<Finding> {
-        let finding = |code: &'static str,
-                       tool: &str,
-                       message: String,
-                       help: &str,
-                       savings: Option<Savings>| {
-            let severity = ctx.severity(code, tool)?;
-            let rule = crate::contract::find_rule(code).expect("known code");
-            Some(Finding {
-                code: rule.code,
-                rule: rule.name,
-                severity,
-                document: name.to_owned(),
-                tool: Some(tool.to_owned()),
-                pointer: crate::pointer::join("/tools", tool),
-                message,
-                help: help.to_owned(),
-                savings,
-                line: None,
-                column: None,
-            })
-        };
+        let finding =
+            |code: &str, tool: &str, message: String, help: &str, savings: Option<Savings>| {
+                Finding::about_run(ctx, code, tool, name, message, help.to_owned()).map(|f| {
+                    Finding {
+                        tool: Some(tool.to_owned()),
+                        pointer: crate::pointer::join("/tools", tool),
+                        savings,
+                        ..f
+                    }
+                })
+            };
         let grown = tools.iter().filter_map(|t| {
             let before = self.tools.get(&t.tool)?.p95_bytes;
             let allowed = (before as f64 * (1.0 + max_growth / 100.0)) as u64;

@@ -58,6 +58,37 @@ pub struct Finding {
     pub column: Option<usize>,
 }
 
+impl Finding {
+    /// A finding about a run rather than a place in one response (baseline growth, what a
+    /// live session saw), with the rule's severity for `tool` from the config, or `None` when
+    /// the rule is turned off for it. It names no tool, pointer or savings: callers add those
+    /// that apply.
+    pub fn about_run(
+        ctx: &Context,
+        code: &str,
+        tool: &str,
+        document: &str,
+        message: String,
+        help: String,
+    ) -> Option<Finding> {
+        let severity = ctx.severity(code, tool)?;
+        let rule = crate::contract::find_rule(code).expect("a code of the catalogue");
+        Some(Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            document: document.to_owned(),
+            tool: None,
+            pointer: String::new(),
+            message,
+            help,
+            savings: None,
+            line: None,
+            column: None,
+        })
+    }
+}
+
 /// Everything the audit says about one response.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -322,8 +353,14 @@ impl ServerSummary {
             })
             .collect();
         tools.sort_by(|a, b| b.tokens.cmp(&a.tokens).then_with(|| a.name.cmp(&b.name)));
-        let mut latencies: Vec<f64> = session.latencies.values().copied().collect();
-        latencies.sort_by(f64::total_cmp);
+        // The audit's own percentiles (nearest rank), over whole microseconds.
+        let latency = stats::Spread::of(
+            session
+                .latencies
+                .values()
+                .map(|ms| (ms * 1000.0).round() as u64)
+                .collect(),
+        );
         let server = session.server_info.as_ref().map(|i| {
             let name = i
                 .get("name")
@@ -347,8 +384,8 @@ impl ServerSummary {
             messages: session.transcript.lines().count(),
             calls: session.calls,
             skipped: session.skipped.clone(),
-            latency_p50_ms: latencies.get(latencies.len() / 2).copied().unwrap_or(0.0),
-            latency_max_ms: latencies.last().copied().unwrap_or(0.0),
+            latency_p50_ms: latency.p50 as f64 / 1000.0,
+            latency_max_ms: latency.max as f64 / 1000.0,
             elapsed_ms: session.elapsed_ms,
             error: session.error.as_ref().map(ToString::to_string),
         }

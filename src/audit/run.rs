@@ -4,6 +4,7 @@
 //! responses paired in order, responses audited in parallel), so memory stays bounded by the
 //! batch, not the transcript.
 
+use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::io::Read;
 
@@ -79,6 +80,7 @@ pub fn run(
                         input::read_unit_bytes("<stdin>", bytes.clone(), false),
                         ctx,
                         shard,
+                        None,
                     ),
                     Some(Err(e)) => vec![Err(format!("<stdin>: cannot read: {e}"))],
                     None => Vec::new(),
@@ -87,9 +89,12 @@ pub fn run(
                     audit_transcript(path, ctx, shard)
                 }
                 Unit::File { path, name } => match std::fs::read(path) {
-                    Ok(bytes) => {
-                        audit_documents(input::read_unit_bytes(name, bytes, false), ctx, shard)
-                    }
+                    Ok(bytes) => audit_documents(
+                        input::read_unit_bytes(name, bytes, false),
+                        ctx,
+                        shard,
+                        None,
+                    ),
                     Err(cause) => vec![Err(InputError::Read {
                         name: name.clone(),
                         cause,
@@ -113,11 +118,13 @@ pub fn run(
     report
 }
 
-/// Documents of one file, in order: paired when they are a transcript, then audited.
+/// Documents of one file, in order: paired when they are a transcript, then audited. A live
+/// session gives the latency of each answer by request id.
 fn audit_documents(
     docs: Vec<Result<Document, InputError>>,
     ctx: &Context,
     shard: Option<Shard>,
+    latencies: Option<&BTreeMap<u64, f64>>,
 ) -> Items {
     let mut pairing = Pairing::default();
     let transcript = docs.len() > 1;
@@ -127,7 +134,11 @@ fn audit_documents(
             Err(e) => Some(Err(e.to_string())),
             Ok(doc) => match pairing.observe(&doc.value) {
                 Line::Request => None,
-                Line::Response(call) if transcript => Some(Ok((doc, call))),
+                Line::Response(mut call) if transcript => {
+                    let id = doc.value.get("id").and_then(serde_json::Value::as_u64);
+                    call.latency_ms = id.zip(latencies).and_then(|(id, l)| l.get(&id).copied());
+                    Some(Ok((doc, call)))
+                }
                 Line::Response(_) | Line::Other => Some(Ok((doc, Call::default()))),
             },
         })
@@ -195,75 +206,39 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
 /// error naming the server.
 pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
     let file = format!("{}.jsonl", session.name);
-    let mut pairing = Pairing::default();
-    for (index, line) in session.transcript.lines().enumerate() {
-        let doc = match input::parse_line(&file, index + 1, line.to_owned()) {
-            Ok(doc) => doc,
-            Err(e) => {
-                report.errors.push(e.to_string());
-                continue;
-            }
-        };
-        let id = doc.value.get("id").and_then(serde_json::Value::as_u64);
-        match pairing.observe(&doc.value) {
-            Line::Request => {}
-            Line::Response(mut call) => {
-                call.latency_ms = id.and_then(|id| session.latencies.get(&id).copied());
-                report
-                    .documents
-                    .push(audit_document(&doc, &file, doc.line, &call, ctx));
-            }
-            Line::Other => {
-                report
-                    .documents
-                    .push(audit_document(&doc, &file, doc.line, &Call::default(), ctx))
+    if !session.transcript.is_empty() {
+        let docs = input::read_unit_bytes(&file, session.transcript.clone().into_bytes(), true);
+        for item in audit_documents(docs, ctx, None, Some(&session.latencies)) {
+            match item {
+                Ok(doc) => report.documents.push(doc),
+                Err(e) => report.errors.push(e),
             }
         }
     }
     for o in &session.observations {
         let tool = o.tool.as_deref().unwrap_or(&session.name);
-        let Some(severity) = ctx.severity(o.code, tool) else {
-            continue;
-        };
-        let rule = crate::contract::find_rule(o.code).expect("live codes are in the catalogue");
-        report.corpus_findings.push(Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity,
-            document: file.clone(),
+        let finding =
+            Finding::about_run(ctx, o.code, tool, &file, o.message.clone(), o.help.clone());
+        report.corpus_findings.extend(finding.map(|f| Finding {
             tool: o.tool.clone(),
-            pointer: String::new(),
-            message: o.message.clone(),
-            help: o.help.clone(),
-            savings: None,
-            line: None,
-            column: None,
-        });
+            ..f
+        }));
     }
     let summary = ServerSummary::of(session, ctx);
     // A catalog spread over pages is judged whole too: the per-page MG016 cannot see it.
     let budget = ctx.config.limits.max_catalog_tokens;
-    if summary.tool_pages > 1
-        && summary.catalog_tokens > budget
-        && let Some(severity) = ctx.severity("MG016", &session.name)
-    {
-        let rule = crate::contract::find_rule("MG016").expect("known code");
-        report.corpus_findings.push(Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity,
-            document: file.clone(),
-            tool: None,
-            pointer: String::new(),
-            message: format!(
+    if summary.tool_pages > 1 && summary.catalog_tokens > budget {
+        report.corpus_findings.extend(Finding::about_run(
+            ctx,
+            "MG016",
+            &session.name,
+            &file,
+            format!(
                 "the catalog of {} tools over {} pages costs {} tokens, over the {budget} a catalog loaded at start may cost",
                 summary.tool_count, summary.tool_pages, summary.catalog_tokens
             ),
-            help: "load a few tools up front and the rest on demand (seed 004 tiers), and shorten the heaviest descriptions".into(),
-            savings: None,
-            line: None,
-            column: None,
-        });
+            "load a few tools up front and the rest on demand (seed 004 tiers), and shorten the heaviest descriptions".into(),
+        ));
     }
     if let Some(e) = &session.error {
         report
