@@ -279,20 +279,29 @@ pub fn read_text(source: &Source, mut stdin: impl Read) -> Result<(String, Strin
             }
         }
     };
+    let text = decode(&name, bytes)?;
+    Ok((name, text))
+}
+
+/// An input's bytes as text: UTF-8 (an error names the line and column where it is not) and
+/// not blank.
+fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
     let text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let (line, column) = line_column(err.as_bytes(), offset);
         InputError::Utf8 {
-            name: name.clone(),
+            name: name.to_owned(),
             line,
             column,
             offset,
         }
     })?;
     if text.trim().is_empty() {
-        return Err(InputError::Empty { name });
+        return Err(InputError::Empty {
+            name: name.to_owned(),
+        });
     }
-    Ok((name, text))
+    Ok(text)
 }
 
 /// Loads every document of the sources into memory (small inputs, tests).
@@ -373,24 +382,10 @@ fn parse_bytes(
     jsonl: bool,
     visit: &mut impl FnMut(Result<Document, InputError>),
 ) {
-    let text = match String::from_utf8(bytes) {
+    let text = match decode(name, bytes) {
         Ok(text) => text,
-        Err(err) => {
-            let offset = err.utf8_error().valid_up_to();
-            let (line, column) = line_column(err.as_bytes(), offset);
-            return visit(Err(InputError::Utf8 {
-                name: name.to_owned(),
-                line,
-                column,
-                offset,
-            }));
-        }
+        Err(e) => return visit(Err(e)),
     };
-    if text.trim().is_empty() {
-        return visit(Err(InputError::Empty {
-            name: name.to_owned(),
-        }));
-    }
     if jsonl {
         return parse_lines(name, &text, visit);
     }
