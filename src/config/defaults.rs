@@ -12,38 +12,41 @@ pub fn default_yaml() -> String {
          # Precedence: flags > MCPGUARD_* environment > this file > defaults.\n\
          # Schema: contracts/config.schema.json. Check a file with `mcpguard validate-config FILE`.\n\n",
     );
+    // The variable that sets a key comes from the environment layer's own table.
     let mut line = |key: &str, value: String, comment: &str| {
-        out.push_str(&format!("{key}: {value}  # {comment}\n"));
+        let env = super::env::variable_for(&format!("/{key}"))
+            .map_or(String::new(), |var| format!("; env {var}"));
+        out.push_str(&format!("{key}: {value}  # {comment}{env}\n"));
     };
     line(
         "defaultPageSize",
         c.default_page_size.to_string(),
-        "items per page when no limit is given (FR-002); env MCPGUARD_DEFAULT_PAGE_SIZE",
+        "items per page when no limit is given (FR-002)",
     );
     line(
         "maxPageSize",
         c.max_page_size.to_string(),
-        "largest page a caller may ask for, at most 200; env MCPGUARD_MAX_PAGE_SIZE",
+        "largest page a caller may ask for, at most 200",
     );
     line(
         "tokenBudgetThreshold",
         c.token_budget_threshold.to_string(),
-        "summarize above this many tokens (FR-010); env MCPGUARD_TOKEN_BUDGET_THRESHOLD",
+        "summarize above this many tokens (FR-010)",
     );
     line(
         "hardCap",
         c.hard_cap.to_string(),
-        "no response above this many tokens, >= tokenBudgetThreshold; env MCPGUARD_HARD_CAP",
+        "no response above this many tokens, >= tokenBudgetThreshold",
     );
     line(
         "chunkSize",
         c.chunk_size.to_string(),
-        "tokens per chunk (FR-020); env MCPGUARD_CHUNK_SIZE",
+        "tokens per chunk (FR-020)",
     );
     line(
         "chunkMaxLines",
         c.chunk_max_lines.to_string(),
-        "lines per chunk; env MCPGUARD_CHUNK_MAX_LINES",
+        "lines per chunk",
     );
     line(
         "chunkWholeBelow",
@@ -53,12 +56,12 @@ pub fn default_yaml() -> String {
     line(
         "cursorTtlSeconds",
         c.cursor_ttl_seconds.to_string(),
-        "cursor lifetime (FR-007); env MCPGUARD_CURSOR_TTL_SECONDS",
+        "cursor lifetime (FR-007)",
     );
     line(
         "tokenizer",
         c.tokenizer.name().to_owned(),
-        "heuristic | claude | o200k | cl100k; env MCPGUARD_TOKENIZER",
+        "heuristic | claude | o200k | cl100k",
     );
     line(
         "mediaTokens",
@@ -68,7 +71,7 @@ pub fn default_yaml() -> String {
     line(
         "artifactDir",
         c.artifact_dir.clone(),
-        "where full results are stored; env MCPGUARD_ARTIFACT_DIR",
+        "where full results are stored",
     );
     out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
     let mut limit = |key: &str, value: u64, comment: &str| {

@@ -31,6 +31,14 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The variable that sets the key at `pointer`, if one does.
+pub(super) fn variable_for(pointer: &str) -> Option<&'static str> {
+    ENV_KEYS
+        .iter()
+        .find(|(_, key)| *key == pointer)
+        .map(|(var, _)| *var)
+}
+
 /// The keys whose values are text; every other one is a whole number.
 const TEXT_KEYS: [&str; 2] = ["/tokenizer", "/artifactDir"];
 
