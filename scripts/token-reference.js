@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Reference token counts for mcpguard's exact tokenizers, from the packages themselves:
-// claude = @anthropic-ai/tokenizer countTokens (NFKC, special tokens allowed),
+// claude-legacy = @anthropic-ai/tokenizer countTokens (NFKC, special tokens allowed),
 // o200k / cl100k = tiktoken's encode_ordinary. Install first: npm ci --prefix tests/peers
 //
 //   node scripts/token-reference.js            # print the counts as JSON
@@ -30,7 +30,7 @@ const counts = {};
 for (const file of FILES) {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
   counts[file] = {
-    claude: countTokens(text),
+    'claude-legacy': countTokens(text),
     o200k: o200k.encode_ordinary(text).length,
     cl100k: cl100k.encode_ordinary(text).length,
   };

@@ -118,13 +118,24 @@ pub enum ReportFormat {
     Json,
 }
 
-/// `--tokenizer`: the estimators of the core, named for clap.
+/// `--tokenizer`: the counters of the core, named for clap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TokenizerArg {
-    /// Seed R001: floor(chars/4) + 20% margin. Fastest; the seed's servers budget with it.
-    Heuristic,
-    /// Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models.
+    /// claude-fast, and the exact claude count wherever the estimate lands near a limit that
+    /// decides a verdict (budget, hard cap, a client limit, --max-tokens). The default.
+    Auto,
+    /// Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0's offline reconstruction of
+    /// the current tokenizer, exact against ctok. A reconstruction, not Anthropic's tokenizer.
     Claude,
+    /// Claude 3 through Opus 4.6: ctok 1.3.0's reconstruction of that tokenizer.
+    ClaudeV3,
+    /// A one-pass estimate of claude from character classes (GB/s; leans high).
+    ClaudeFast,
+    /// The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts
+    /// current models; kept for comparison.
+    ClaudeLegacy,
+    /// Seed R001: floor(chars/4) + 20%. What the seed's servers budget with.
+    Heuristic,
     /// OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5).
     O200k,
     /// OpenAI cl100k_base (GPT-4, GPT-3.5).
@@ -134,8 +145,12 @@ pub enum TokenizerArg {
 impl From<TokenizerArg> for Tokenizer {
     fn from(t: TokenizerArg) -> Self {
         match t {
-            TokenizerArg::Heuristic => Tokenizer::Heuristic,
+            TokenizerArg::Auto => Tokenizer::Auto,
             TokenizerArg::Claude => Tokenizer::Claude,
+            TokenizerArg::ClaudeV3 => Tokenizer::ClaudeV3,
+            TokenizerArg::ClaudeFast => Tokenizer::ClaudeFast,
+            TokenizerArg::ClaudeLegacy => Tokenizer::ClaudeLegacy,
+            TokenizerArg::Heuristic => Tokenizer::Heuristic,
             TokenizerArg::O200k => Tokenizer::O200k,
             TokenizerArg::Cl100k => Tokenizer::Cl100k,
         }

@@ -61,7 +61,7 @@ pub fn default_yaml() -> String {
     line(
         "tokenizer",
         c.tokenizer.name().to_owned(),
-        "heuristic | claude | o200k | cl100k",
+        "auto | claude | claude-v3 | claude-fast | claude-legacy | heuristic | o200k | cl100k",
     );
     line(
         "mediaTokens",

@@ -70,7 +70,7 @@ impl Default for Config {
             chunk_max_lines: 200,
             chunk_whole_below: 1_000,
             cursor_ttl_seconds: 600,
-            tokenizer: Tokenizer::Heuristic,
+            tokenizer: Tokenizer::Auto,
             media_tokens: 1_600,
             artifact_dir: ".mcpguard/artifacts".to_owned(),
             limits: Limits::default(),

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Makes the Python 3.12 virtualenv the reference checks run in (target/peers-venv), with the
+# pinned packages of tests/peers/python/requirements-*.txt, and prints its python's path.
+#
+#   bash scripts/python-peers.sh            # create or update, then print the interpreter
+#
+# Python 3.12 is found as these machines provide it: `python3.12` on PATH, else pyenv's
+# 3.12.x under $(pyenv root)/versions. Nothing is installed outside target/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+find_python312() {
+  local candidate
+  if candidate=$(command -v python3.12 2>/dev/null) && "$candidate" --version >/dev/null 2>&1; then
+    echo "$candidate"; return 0
+  fi
+  local root="${PYENV_ROOT:-$HOME/.pyenv}"
+  if command -v pyenv >/dev/null 2>&1; then root=$(pyenv root); fi
+  for candidate in "$root"/versions/3.12*/bin/python3.12; do
+    if [ -x "$candidate" ] && "$candidate" --version >/dev/null 2>&1; then
+      echo "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+
+venv=target/peers-venv
+if [ ! -x "$venv/bin/python" ]; then
+  python=$(find_python312) || {
+    echo "python-peers.sh: Python 3.12 not found (ctok needs >= 3.12): tried python3.12 on PATH" \
+         "and pyenv's versions/3.12*. Install one (pyenv install 3.12) and run again." >&2
+    exit 2
+  }
+  "$python" -m venv "$venv" >&2
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+  -r tests/peers/python/requirements-ctok.txt >&2
+echo "$PWD/$venv/bin/python"

@@ -1,0 +1,726 @@
+//! Normalized text -> the marked stream the tiler reads: word boundaries, case and absorbed
+//! spaces written in as marker codepoints.
+//!
+//! The text is cut into maximal runs of one class (letters, digits, punctuation, space, "hard"
+//! characters, unattached marks). A letter run is written `[case] ⟨bow⟩ body ⟨eow⟩` with its case
+//! folded into a marker; punctuation, non-ASCII digits and symbol-like hard runs take a ⟨bow⟩ or
+//! ⟨eow⟩ only on a side that touches a space; a single space between two marked runs is the
+//! "seam" and disappears into the markers. Every rule here is a measured fact of ctok 1.3.0's
+//! reconstruction (its README and source explain the method); the comments say which.
+//!
+//! Nothing is collected: runs are found lazily with a window of two runs behind and one ahead,
+//! and the stream is pushed codepoint by codepoint into a [`Sink`], so a 100 MB text costs no
+//! more memory than its normalized copy.
+
+use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+use unicode_normalization::char::canonical_combining_class;
+
+/// Word start, word end, and the two case markers. Noncharacters: absent from real text, and a
+/// literal one in the input is escaped (see [`escape_literal_marker`]).
+pub(super) const BOW: char = '\u{FDD0}';
+pub(super) const EOW: char = '\u{FDD1}';
+pub(super) const SHIFT: char = '\u{FDD3}';
+pub(super) const CAPS: char = '\u{FDD4}';
+
+/// A literal U+FDD0..U+FDD4 in the input becomes U+E000..U+E004 (free: normalization strips
+/// the input's own private use). The byte floor prices it as the original codepoint.
+pub(super) fn escape_literal_marker(c: char) -> Option<char> {
+    ('\u{FDD0}'..='\u{FDD4}')
+        .contains(&c)
+        .then(|| char::from_u32(c as u32 - 0xFDD0 + 0xE000).unwrap_or(c))
+}
+
+/// The inverse of [`escape_literal_marker`].
+pub(super) fn unescape_literal_marker(c: char) -> char {
+    if ('\u{E000}'..='\u{E004}').contains(&c) {
+        char::from_u32(c as u32 - 0xE000 + 0xFDD0).unwrap_or(c)
+    } else {
+        c
+    }
+}
+
+/// Where the stream goes: the tiler, through the seam filter.
+pub(super) trait Sink {
+    fn push(&mut self, c: char);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// Letters (and Alphabetic BMP marks): the full word model.
+    Wordy,
+    /// Ideographs, Hangul, astral characters, symbols, marks that are not Alphabetic.
+    Hard,
+    /// ASCII and Arabic-Indic digits.
+    Digit,
+    /// ASCII punctuation and symbols, and a measured list of others.
+    Punct,
+    Space,
+    /// A combining mark with nothing before it that could be its base.
+    StrayMark,
+}
+
+/// Non-ASCII symbols measured to tile over the punctuation vocabulary. Enumerated in ctok:
+/// no category rule reproduces them (`（` is punctuation, `）` is hard).
+const PUNCT_SYMS: &str = "—»«•°„–−£§€…√→（№†└│།·─═█";
+
+/// The category-So members of CJK Symbols and Punctuation, measured markerless.
+const IDEOGRAPHIC_SYMBOLS: &str = "〄〒〓〠〶〷〾〿";
+
+/// Symbol-letters that take the full word model like Latin letters (by block, not category).
+const SYMBOL_LETTERS: [(char, char); 4] = [
+    ('\u{16EE}', '\u{16F0}'), // Runic golden numbers
+    ('\u{2160}', '\u{2188}'), // Roman numerals
+    ('\u{24B6}', '\u{24E9}'), // circled letters
+    ('\u{A6E6}', '\u{A6EF}'), // Bamum number-letters
+];
+
+/// The suffixes an apostrophe binds into the word before it (whole-word, lowercase only).
+const CONTRACTION_SUFFIXES: [&str; 7] = ["s", "t", "d", "m", "ll", "re", "ve"];
+
+fn is_letter(g: Gc) -> bool {
+    matches!(
+        g,
+        Gc::UppercaseLetter
+            | Gc::LowercaseLetter
+            | Gc::TitlecaseLetter
+            | Gc::ModifierLetter
+            | Gc::OtherLetter
+    )
+}
+
+fn is_mark(g: Gc) -> bool {
+    matches!(g, Gc::NonspacingMark | Gc::SpacingMark | Gc::EnclosingMark)
+}
+
+fn is_punctuation(g: Gc) -> bool {
+    matches!(
+        g,
+        Gc::ConnectorPunctuation
+            | Gc::DashPunctuation
+            | Gc::OpenPunctuation
+            | Gc::ClosePunctuation
+            | Gc::InitialPunctuation
+            | Gc::FinalPunctuation
+            | Gc::OtherPunctuation
+    )
+}
+
+fn is_symbol(g: Gc) -> bool {
+    matches!(
+        g,
+        Gc::MathSymbol | Gc::CurrencySymbol | Gc::ModifierSymbol | Gc::OtherSymbol
+    )
+}
+
+/// Codepoints Unicode 16 gave case pairs that older data (and the source models) know.
+fn new_case_pair(c: char) -> Option<char> {
+    match c {
+        '\u{1C89}' => Some('\u{1C8A}'),
+        '\u{A7CB}' => Some('\u{0264}'),
+        _ => None,
+    }
+}
+
+fn is_new_cased(c: char) -> bool {
+    matches!(c, '\u{1C89}' | '\u{1C8A}' | '\u{A7CB}' | '\u{0264}')
+}
+
+/// `ϴ` is a capital to Unicode and caseless to the models.
+const UNCASED: char = '\u{03F4}';
+
+fn is_selector(c: char) -> bool {
+    ('\u{FE00}'..='\u{FE0F}').contains(&c)
+}
+
+fn classify(c: char) -> Class {
+    if c.is_ascii() {
+        return match c {
+            'a'..='z' | 'A'..='Z' => Class::Wordy,
+            '0'..='9' => Class::Digit,
+            ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C' => Class::Space,
+            '!'..='/' | ':'..='@' | '['..='`' | '{'..='~' => Class::Punct,
+            _ => Class::Hard, // controls; normalization removed all but NUL, now a space
+        };
+    }
+    if is_new_cased(c) {
+        return Class::Wordy;
+    }
+    let g = get_general_category(c);
+    if matches!(
+        g,
+        Gc::SpaceSeparator | Gc::LineSeparator | Gc::ParagraphSeparator
+    ) {
+        return Class::Space;
+    }
+    if SYMBOL_LETTERS.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)) {
+        return Class::Wordy;
+    }
+    if g == Gc::DecimalNumber
+        && (('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c))
+    {
+        return Class::Digit;
+    }
+    if PUNCT_SYMS.contains(c) {
+        return Class::Punct;
+    }
+    if is_selector(c) {
+        return Class::Hard; // a mark by category, but it takes no word model
+    }
+    if is_mark(g) {
+        // The models take every astral codepoint down the hard path.
+        return if (c as u32) < 0x10000 && c.is_alphabetic() {
+            Class::Wordy
+        } else {
+            Class::Hard
+        };
+    }
+    if is_letter(g) && !is_hard_letter(c) {
+        return Class::Wordy;
+    }
+    Class::Hard
+}
+
+/// Letters priced one by one rather than as words: astral, CJK, Hangul syllables, and the
+/// ideographic iteration marks that continue the Han run they follow.
+fn is_hard_letter(c: char) -> bool {
+    let o = c as u32;
+    o >= 0x10000
+        || (0x4E00..=0x9FFF).contains(&o)
+        || (0x3400..=0x4DBF).contains(&o)
+        || (0xF900..=0xFAFF).contains(&o)
+        || (0xAC00..=0xD7A3).contains(&o)
+        || matches!(
+            o,
+            0x3005 | 0x3006 | 0x3031 | 0x3032 | 0x3033 | 0x3034 | 0x3035 | 0x303B | 0x303C
+        )
+}
+
+/// A BMP mark that is not Alphabetic (variation selectors aside) closes a word run.
+fn is_separator_mark(c: char) -> bool {
+    (c as u32) < 0x10000
+        && is_mark(get_general_category(c))
+        && !is_selector(c)
+        && !c.is_alphabetic()
+}
+
+/// A Syriac vowel point or superscript alaph, which acts as a letter where no base holds it.
+fn is_syriac_vowel(c: char) -> bool {
+    c == '\u{0711}' || ('\u{0730}'..='\u{073F}').contains(&c)
+}
+
+/// A combining mark asked about where nothing before it can be its base.
+fn is_stray_mark(c: char) -> bool {
+    !is_syriac_vowel(c) && canonical_combining_class(c) != 0 && !is_separator_mark(c)
+}
+
+/// Punctuation, symbols, format characters and separator marks: what may take border markers.
+/// Ideographic punctuation stays with its ideographs; astral characters (emoji) never qualify.
+fn marks_like_punct(c: char) -> bool {
+    let c = unescape_literal_marker(c);
+    if c as u32 >= 0x10000 {
+        return false;
+    }
+    if is_separator_mark(c) {
+        return true;
+    }
+    let g = get_general_category(c);
+    let ideographic_punct = ('\u{3001}'..='\u{303F}').contains(&c)
+        && (is_punctuation(g) || IDEOGRAPHIC_SYMBOLS.contains(c));
+    (is_punctuation(g) || is_symbol(g) || matches!(g, Gc::Format | Gc::Unassigned))
+        && !ideographic_punct
+}
+
+/// Non-ASCII digits (and every other number below U+10000) take border markers.
+fn is_border_digit(c: char) -> bool {
+    let g = get_general_category(c);
+    (g == Gc::OtherNumber || (g == Gc::DecimalNumber && !c.is_ascii())) && (c as u32) < 0x10000
+}
+
+/// A run of one number category (Nd or No) throughout.
+fn is_digit_run(body: &str) -> bool {
+    let mut chars = body.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let g = get_general_category(first);
+    matches!(g, Gc::DecimalNumber | Gc::OtherNumber) && chars.all(|c| get_general_category(c) == g)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HardKind {
+    Punct,
+    Number,
+    Letter,
+}
+
+/// A hard run splits where the pretokenizer's alternative changes: letters | numbers | the rest.
+fn hard_kind(c: char) -> HardKind {
+    if marks_like_punct(c) {
+        HardKind::Punct
+    } else if is_border_digit(c) {
+        HardKind::Number
+    } else {
+        HardKind::Letter
+    }
+}
+
+fn first_char(s: &str) -> Option<char> {
+    s.chars().next()
+}
+
+fn last_char(s: &str) -> Option<char> {
+    s.chars().next_back()
+}
+
+fn hard_bow(body: &str) -> bool {
+    first_char(body).is_some_and(|c| is_selector(c) || marks_like_punct(c))
+}
+
+fn hard_eow(body: &str) -> bool {
+    last_char(body).is_some_and(|c| is_selector(c) || marks_like_punct(c))
+}
+
+fn digit_bow(body: &str) -> bool {
+    is_digit_run(body) && first_char(body).is_some_and(is_border_digit)
+}
+
+fn digit_eow(body: &str) -> bool {
+    is_digit_run(body) && last_char(body).is_some_and(is_border_digit)
+}
+
+/// One maximal run of a class (hard runs further split by kind).
+#[derive(Clone, Copy, Debug)]
+struct Run<'a> {
+    class: Class,
+    body: &'a str,
+}
+
+impl Run<'_> {
+    /// Writes a boundary marker of its own on its right edge (so an apostrophe after it cannot
+    /// be a contraction seam).
+    fn takes_right_border(self) -> bool {
+        self.class == Class::Punct
+            || hard_eow(self.body)
+            || (matches!(self.class, Class::Digit | Class::Hard) && digit_eow(self.body))
+    }
+
+    /// A lone `'` that opens the word after it (`'First`, `x 'REXX`).
+    fn opens_word(self, next: Option<Run<'_>>) -> bool {
+        self.body == "'"
+            && next.is_some_and(|n| matches!(n.class, Class::Wordy | Class::StrayMark))
+    }
+}
+
+/// The runs of a text, found lazily.
+struct Runs<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for Runs<'a> {
+    type Item = Run<'a>;
+
+    fn next(&mut self) -> Option<Run<'a>> {
+        let rest = &self.text[self.at..];
+        let mut chars = rest.char_indices();
+        let (_, first) = chars.next()?;
+        let mut class = classify(first);
+        if class == Class::Wordy && is_stray_mark(first) {
+            class = Class::StrayMark; // nothing in front of it can be its base
+        }
+        let kind = (class == Class::Hard).then(|| hard_kind(first));
+        let mut end = rest.len();
+        for (i, c) in chars {
+            let k = classify(c);
+            let extends = match class {
+                // Consecutive unattached marks are one run; a letter starts a word.
+                Class::StrayMark => k == Class::Wordy && is_stray_mark(c),
+                // A variation selector rides its base's sub-run.
+                Class::Hard => k == Class::Hard && (is_selector(c) || Some(hard_kind(c)) == kind),
+                _ => k == class,
+            };
+            if !extends {
+                end = i;
+                break;
+            }
+        }
+        self.at += end;
+        Some(Run {
+            class,
+            body: &rest[..end],
+        })
+    }
+}
+
+/// How a letter run's case is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Case {
+    Literal,
+    /// ⟨shift⟩ + the run lowered: a title-case word.
+    Shift,
+    /// ⟨caps⟩ + the run lowered: an all-caps word of at least `allcaps_min` letters (v3).
+    Caps,
+}
+
+/// `c` lowered as the models lower it, one codepoint at a time (so no final-sigma rule).
+fn lower(c: char, mut out: impl FnMut(char)) {
+    if c == UNCASED {
+        out(c)
+    } else if let Some(pair) = new_case_pair(c) {
+        out(pair)
+    } else {
+        c.to_lowercase().for_each(out)
+    }
+}
+
+fn lowers_to_itself(c: char) -> bool {
+    if c == UNCASED {
+        return true;
+    }
+    if new_case_pair(c).is_some() {
+        return false;
+    }
+    let mut lowered = c.to_lowercase();
+    lowered.next() == Some(c) && lowered.next().is_none()
+}
+
+/// A capital is one that lowers to something else (`ℂ` is Lu with no lowercase: caseless).
+fn is_upper(c: char) -> bool {
+    c != UNCASED && (new_case_pair(c).is_some() || (c.is_uppercase() && !lowers_to_itself(c)))
+}
+
+fn is_lower(c: char) -> bool {
+    matches!(c, '\u{1C8A}' | '\u{0264}') || c.is_lowercase()
+}
+
+/// Which case marker a letter run takes. Only a whole span is marked: all caps (v3, at least
+/// `allcaps_min` long) or title case; `GaN`, `WiFi`, `QQ` stay literal.
+fn mark_case(span: &str, allcaps_min: Option<usize>, head_mark: bool) -> Case {
+    // A word opened by an unattached mark has that mark as its head: no marker can apply.
+    if head_mark || span.contains('ẞ') {
+        return Case::Literal;
+    }
+    let mut chars = span.chars();
+    let Some(first) = chars.next() else {
+        return Case::Literal;
+    };
+    if span.contains('İ') {
+        // İ is transparent to the title-case test and stays literal in the lowered body; it
+        // blocks only at the head.
+        let tail_upper = chars.any(|c| c != 'İ' && is_upper(c));
+        return if is_upper(first) && first != 'İ' && !tail_upper {
+            Case::Shift
+        } else {
+            Case::Literal
+        };
+    }
+    if let Some(min) = allcaps_min {
+        let mut len = 0;
+        let mut cased = false;
+        let mut all_upper = true;
+        let mut caseless_letter = false;
+        for c in span.chars() {
+            len += 1;
+            let (up, low) = (is_upper(c), is_lower(c));
+            cased |= up || low;
+            all_upper &= up || !low;
+            // A letter or mark that is neither upper nor lower blocks ⟨caps⟩ (`ヲBUTTヲ`).
+            let g = get_general_category(c);
+            caseless_letter |= (is_new_cased(c) || is_letter(g) || is_mark(g)) && !low && !up;
+        }
+        if len >= min && cased && all_upper && !caseless_letter {
+            return Case::Caps;
+        }
+    }
+    if lowers_to_itself(first) {
+        return Case::Literal;
+    }
+    if is_upper(first) && !span.chars().skip(1).any(is_upper) {
+        return Case::Shift;
+    }
+    Case::Literal
+}
+
+/// The family switches the stream reads.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StreamRules {
+    /// Shortest all-caps run that takes ⟨caps⟩; `None`: the family has no ⟨caps⟩ (v4.7).
+    pub allcaps_min: Option<usize>,
+}
+
+/// Pushes the marked stream of `text` (normalized, trailing newlines removed) into `sink`.
+/// `raw_head_space`: the raw text began with a space, which the frame's ⟨bow⟩ absorbs.
+pub(super) fn write(text: &str, raw_head_space: bool, rules: StreamRules, sink: &mut impl Sink) {
+    let mut text = text;
+    // A single leading space is the frame's ⟨bow⟩ (' a' costs what 'a' costs); two or more are a
+    // whitespace token. A space normalization made or exposed is not absorbed.
+    if raw_head_space && text.starts_with(' ') && !text[1..].starts_with(' ') {
+        text = &text[1..];
+    }
+    let mut runs = Runs { text, at: 0 }.peekable();
+    let Some(first) = runs.next() else {
+        // Content that normalizes away still pays for the frame's ⟨bow⟩.
+        sink.push(BOW);
+        return;
+    };
+    // The frame ends in ⟨bow⟩. A first run that writes its own takes it over; anything else
+    // gets it written here, except a word-opening apostrophe, which is handed a space instead.
+    let head_quote = first.opens_word(runs.peek().copied());
+    let has_own_bow = !head_quote
+        && (matches!(first.class, Class::Wordy | Class::Punct | Class::StrayMark)
+            || hard_bow(first.body)
+            || (matches!(first.class, Class::Digit | Class::Hard) && digit_bow(first.body))
+            || (first.class == Class::Space && first.body.starts_with(' ')));
+    if !has_own_bow {
+        sink.push(if head_quote { ' ' } else { BOW });
+    }
+
+    let mut window = Window {
+        before2: None,
+        before: None,
+        run: first,
+        after: runs.peek().copied(),
+    };
+    loop {
+        window.write(rules, sink);
+        let Some(next) = runs.next() else { break };
+        window = Window {
+            before2: window.before,
+            before: Some(window.run),
+            run: next,
+            after: runs.peek().copied(),
+        };
+    }
+}
+
+/// A run with the neighbours its markers depend on.
+struct Window<'a> {
+    before2: Option<Run<'a>>,
+    before: Option<Run<'a>>,
+    run: Run<'a>,
+    after: Option<Run<'a>>,
+}
+
+impl Window<'_> {
+    /// Does the run's left side touch a space? The message start counts (the frame ends in
+    /// ⟨bow⟩, a space); only a real U+0020 next to the run does.
+    fn space_before(&self) -> bool {
+        match self.before {
+            None => true,
+            Some(r) => r.class == Class::Space && r.body.ends_with(' '),
+        }
+    }
+
+    /// A right-hand marker is written for a seam space only, never before two spaces.
+    fn space_after(&self) -> bool {
+        self.after.is_some_and(|r| {
+            r.class == Class::Space && r.body.starts_with(' ') && !r.body.starts_with("  ")
+        })
+    }
+
+    /// `it's`: a lone apostrophe before a contraction suffix is the suffix's ⟨bow⟩, unless the
+    /// run before the apostrophe writes a right border of its own.
+    fn contraction_seam(&self) -> bool {
+        CONTRACTION_SUFFIXES.contains(&self.run.body)
+            && self
+                .before
+                .is_some_and(|b| b.class == Class::Punct && b.body == "'")
+            && !self.before2.is_some_and(Run::takes_right_border)
+    }
+
+    fn write(&self, rules: StreamRules, sink: &mut impl Sink) {
+        let Run { class, body } = self.run;
+        match class {
+            Class::Wordy => {
+                // A word opened by an unattached mark continues that mark's word.
+                let fused = self.before.is_some_and(|b| b.class == Class::StrayMark);
+                let case = mark_case(body, rules.allcaps_min, fused);
+                match case {
+                    Case::Shift => sink.push(SHIFT),
+                    Case::Caps => sink.push(CAPS),
+                    Case::Literal => {}
+                }
+                if !fused && !self.contraction_seam() {
+                    sink.push(BOW);
+                }
+                match case {
+                    Case::Literal => body.chars().for_each(|c| sink.push(c)),
+                    // Shift keeps İ literal (the only case in which a lowered run may hold one).
+                    Case::Shift => body.chars().for_each(|c| {
+                        if c == 'İ' {
+                            sink.push(c)
+                        } else {
+                            lower(c, |l| sink.push(l))
+                        }
+                    }),
+                    // Per-codepoint lowering never yields final sigma, as the ⟨caps⟩ body wants.
+                    Case::Caps => body.chars().for_each(|c| lower(c, |l| sink.push(l))),
+                }
+                sink.push(EOW);
+            }
+            Class::StrayMark => {
+                // A word of its own: ⟨bow⟩ always, ⟨eow⟩ unless a letter continues it.
+                sink.push(BOW);
+                body.chars().for_each(|c| sink.push(c));
+                if !self.after.is_some_and(|a| a.class == Class::Wordy) {
+                    sink.push(EOW);
+                }
+            }
+            _ if class == Class::Punct || hard_bow(body) || hard_eow(body) => {
+                // Marked only on a side that borders a space; the vocabulary decides whether a
+                // piece swallows the marker.
+                let punct = class == Class::Punct;
+                if self.space_before()
+                    && !self.run.opens_word(self.after)
+                    && (punct || hard_bow(body))
+                {
+                    sink.push(BOW);
+                }
+                body.chars().for_each(|c| sink.push(c));
+                if self.space_after() && (punct || hard_eow(body)) {
+                    sink.push(EOW);
+                }
+            }
+            Class::Digit | Class::Hard if is_digit_run(body) => {
+                // Border markers as punctuation takes them, decided by the border digit.
+                if digit_bow(body) && self.space_before() {
+                    sink.push(BOW);
+                }
+                body.chars().for_each(|c| sink.push(c));
+                if digit_eow(body) && self.space_after() {
+                    sink.push(EOW);
+                }
+            }
+            // Hard letter scripts and whitespace: no markers.
+            _ => body.chars().for_each(|c| sink.push(c)),
+        }
+    }
+}
+
+/// The seam law: `⟨eow⟩ ␠ [case markers] ⟨bow⟩` loses its space, which the two markers stand for.
+pub(super) struct Seam<'s, S: Sink> {
+    inner: &'s mut S,
+    state: SeamState,
+}
+
+#[derive(Clone, Copy)]
+enum SeamState {
+    Plain,
+    /// The last codepoint was ⟨eow⟩.
+    AfterEow,
+    /// ⟨eow⟩ ␠ seen, then these case markers (a word takes at most one).
+    Held { markers: [char; 2], len: usize },
+}
+
+impl<'s, S: Sink> Seam<'s, S> {
+    pub(super) fn new(inner: &'s mut S) -> Self {
+        Seam {
+            inner,
+            state: SeamState::Plain,
+        }
+    }
+
+    /// Releases a held space that no ⟨bow⟩ followed.
+    pub(super) fn finish(&mut self) {
+        if let SeamState::Held { markers, len } = self.state {
+            self.inner.push(' ');
+            markers[..len].iter().for_each(|&m| self.inner.push(m));
+        }
+        self.state = SeamState::Plain;
+    }
+}
+
+impl<S: Sink> Sink for Seam<'_, S> {
+    fn push(&mut self, c: char) {
+        match self.state {
+            SeamState::AfterEow if c == ' ' => {
+                self.state = SeamState::Held {
+                    markers: [' '; 2],
+                    len: 0,
+                };
+                return;
+            }
+            SeamState::Held {
+                mut markers,
+                mut len,
+            } => {
+                if (c == SHIFT || c == CAPS) && len < markers.len() {
+                    markers[len] = c;
+                    len += 1;
+                    self.state = SeamState::Held { markers, len };
+                    return;
+                }
+                if c == BOW {
+                    markers[..len].iter().for_each(|&m| self.inner.push(m));
+                    self.inner.push(BOW);
+                    self.state = SeamState::Plain;
+                    return;
+                }
+                self.finish();
+            }
+            _ => {}
+        }
+        self.inner.push(c);
+        self.state = if c == EOW {
+            SeamState::AfterEow
+        } else {
+            SeamState::Plain
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Sink for String {
+        fn push(&mut self, c: char) {
+            String::push(self, c)
+        }
+    }
+
+    /// The stream in ctok's public notation, for readable expectations.
+    fn stream(text: &str, allcaps_min: Option<usize>) -> String {
+        let mut out = String::new();
+        let mut seam = Seam::new(&mut out);
+        write(text, text.starts_with(' '), StreamRules { allcaps_min }, &mut seam);
+        seam.finish();
+        out.replace(BOW, "⟨bow⟩")
+            .replace(EOW, "⟨eow⟩")
+            .replace(SHIFT, "⟨shift⟩")
+            .replace(CAPS, "⟨caps⟩")
+    }
+
+    #[test]
+    fn words_seams_and_punctuation() {
+        // ctok's README example.
+        assert_eq!(
+            stream("hello, world", Some(4)),
+            "⟨bow⟩hello⟨eow⟩,⟨eow⟩⟨bow⟩world⟨eow⟩"
+        );
+        assert_eq!(stream("a! b", Some(4)), "⟨bow⟩a⟨eow⟩!⟨eow⟩⟨bow⟩b⟨eow⟩");
+        assert_eq!(stream("a!b", Some(4)), "⟨bow⟩a⟨eow⟩!⟨bow⟩b⟨eow⟩");
+        // Two spaces are no seam.
+        assert_eq!(stream("a  b", Some(4)), "⟨bow⟩a⟨eow⟩  ⟨bow⟩b⟨eow⟩");
+    }
+
+    #[test]
+    fn case_markers_by_family() {
+        assert_eq!(
+            stream("NASA likes Tokens", Some(4)),
+            "⟨caps⟩⟨bow⟩nasa⟨eow⟩⟨bow⟩likes⟨eow⟩⟨shift⟩⟨bow⟩tokens⟨eow⟩"
+        );
+        // v4.7 has no ⟨caps⟩; short all-caps and inner capitals stay literal.
+        assert_eq!(stream("NASA", None), "⟨bow⟩NASA⟨eow⟩");
+        assert_eq!(stream("WiFi QQ", Some(4)), "⟨bow⟩WiFi⟨eow⟩⟨bow⟩QQ⟨eow⟩");
+    }
+
+    #[test]
+    fn contractions_and_heads() {
+        assert_eq!(stream("it's", Some(4)), "⟨bow⟩it⟨eow⟩'s⟨eow⟩");
+        // A single leading space is the frame's; a digit head gets the frame's ⟨bow⟩ written.
+        assert_eq!(stream(" a", Some(4)), "⟨bow⟩a⟨eow⟩");
+        assert_eq!(stream("42", Some(4)), "⟨bow⟩42");
+        assert_eq!(stream("", Some(4)), "⟨bow⟩");
+    }
+}
