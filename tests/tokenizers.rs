@@ -76,3 +76,38 @@ fn heuristic_error_against_claude_is_reported_honestly() {
         "pretty JSON records: the heuristic undercounts: {heuristic} vs {claude}"
     );
 }
+
+/// Seeded adversarial strings with ctok's counts, written by scripts/ctok-differential.py (which
+/// needs ctok, so .ci/run runs it and then this test by name). Fails loudly when the file is
+/// missing rather than passing on nothing.
+#[test]
+#[ignore = "needs target/ctok-differential.json from scripts/ctok-differential.py (.ci/run)"]
+fn differential_against_ctok_on_adversarial_strings() {
+    let path = common::repo("target/ctok-differential.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run scripts/ctok-differential.py first",
+            path.display()
+        )
+    });
+    let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(cases.len() >= 1000, "a real sample, not {}", cases.len());
+    let mut bad = Vec::new();
+    for case in &cases {
+        let input = case["text"].as_str().unwrap();
+        for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
+            let got = t.counter().count(input) as u64;
+            let want = case[t.name()].as_u64().unwrap();
+            if got != want {
+                bad.push(format!("{t} {input:?}: mcpguard {got}, ctok {want}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ:\n{}",
+        bad.len(),
+        cases.len() * 2,
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
