@@ -125,13 +125,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_families_load_and_count_ctoks_readme_examples() {
+    fn both_families_load_and_count_like_ctok() {
         let v3 = Claude::load(Family::V3).unwrap();
         let v47 = Claude::load(Family::V4_7).unwrap();
-        // ctok README: "hello, world" is content 3 on v3 and 4 on v4.8 (v4.7's vocabulary).
-        assert_eq!(v3.count("hello, world"), 3);
-        assert_eq!(v47.count("hello, world"), 4);
-        assert_eq!(v3.count(""), 0);
-        assert_eq!(v47.count(""), 0);
+        // ctok 1.3.0: token_count(text, family) - token_count("", family).
+        for (text, want_v3, want_v47) in [
+            ("hello, world", 2, 3),
+            ("it's", 1, 1),
+            ("NASA likes Tokens", 3, 8),
+            (" a", 0, 0),
+            ("42", 1, 1),
+            ("\n\n\n", 0, 0),
+            ("", 0, 0),
+        ] {
+            assert_eq!(v3.count(text), want_v3, "v3 {text:?}");
+            assert_eq!(v47.count(text), want_v47, "v4.7 {text:?}");
+        }
     }
 }

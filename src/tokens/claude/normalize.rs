@@ -46,13 +46,50 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
         return normalize_ascii(text);
     }
     let mut out = String::with_capacity(text.len());
-    // NUL reads as a space; the strip runs on NFC's output.
-    let mut chars = text
-        .nfc()
+    // NFC only where it can change something. ASCII never composes with what follows it and
+    // nothing composes into an ASCII character, so a text splits, exactly, before the ASCII
+    // character that precedes each non-ASCII stretch: mostly-ASCII JSON with a few accented
+    // names skips the normalizer almost entirely.
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(offset) = bytes[at..].iter().position(|b| !b.is_ascii()) else {
+            out.push_str(&normalize_ascii(&text[at..]));
+            break;
+        };
+        // The ASCII run, less its last character, which may be the base of a combining mark.
+        let split = (at + offset).saturating_sub(1).max(at);
+        out.push_str(&normalize_ascii(&text[at..split]));
+        // The non-ASCII stretch runs until an ASCII character that another ASCII one follows
+        // (stripped controls excepted: the Thai fold joins across them).
+        let plain = |b: &u8| b.is_ascii() && !is_stripped_control(char::from(*b));
+        let mut end = at + offset;
+        while end < bytes.len() && !(plain(&bytes[end]) && bytes.get(end + 1).is_none_or(plain)) {
+            end += 1;
+        }
+        let stretch = &text[split..end];
+        if unicode_normalization::is_nfc_quick(stretch.chars()) == unicode_normalization::IsNormalized::Yes {
+            push_folded(&mut out, stretch.chars(), fold_quotes);
+        } else {
+            push_folded(&mut out, stretch.nfc(), fold_quotes);
+        }
+        at = end;
+    }
+    Cow::Owned(out)
+}
+
+/// Everything after NFC, in order: controls stripped and NUL read as a space, Thai SARA AM
+/// composed, private use stripped, quotes (v3) and spaces folded, literal markers escaped.
+fn push_folded(out: &mut String, nfc: impl Iterator<Item = char>, fold_quotes: bool) {
+    let mut chars = nfc
         .filter(|&c| !is_stripped_control(c))
         .map(|c| if c == '\0' { ' ' } else { c })
         .peekable();
     while let Some(mut c) = chars.next() {
+        if c.is_ascii() {
+            out.push(c);
+            continue;
+        }
         // Claude composes a decomposed SARA AM (NFC leaves it: it is a compatibility form).
         if c == THAI_NIKHAHIT && chars.peek() == Some(&THAI_SARA_AA) {
             chars.next();
@@ -75,7 +112,6 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
         }
         out.push(c);
     }
-    Cow::Owned(out)
 }
 
 /// ASCII is NFC already; only the controls need work, and most texts have none.
@@ -112,6 +148,7 @@ mod tests {
         // Thai SARA AM is composed, also across a stripped control, not across private use.
         assert_eq!(normalize("\u{e4d}\u{e32}", true), "\u{e33}");
         assert_eq!(normalize("\u{e4d}\u{1}\u{e32}", true), "\u{e33}");
+        assert_eq!(normalize("x\u{e4d}\u{1}\u{1}\u{e32}y", true), "x\u{e33}y");
         assert_eq!(normalize("\u{e4d}\u{e000}\u{e32}", true), "\u{e4d}\u{e32}");
         // Quotes fold for v3 only; U+201E never; U+3000 stays.
         assert_eq!(normalize("\u{201c}x\u{2019}", true), "\"x'");

@@ -210,12 +210,16 @@ fn is_syriac_vowel(c: char) -> bool {
 
 /// A combining mark asked about where nothing before it can be its base.
 fn is_stray_mark(c: char) -> bool {
-    !is_syriac_vowel(c) && canonical_combining_class(c) != 0 && !is_separator_mark(c)
+    !c.is_ascii()
+        && !is_syriac_vowel(c) && canonical_combining_class(c) != 0 && !is_separator_mark(c)
 }
 
 /// Punctuation, symbols, format characters and separator marks: what may take border markers.
 /// Ideographic punctuation stays with its ideographs; astral characters (emoji) never qualify.
 fn marks_like_punct(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_punctuation(); // P and S; the rest of ASCII is letters, digits, Cc, Zs
+    }
     let c = unescape_literal_marker(c);
     if c as u32 >= 0x10000 {
         return false;
@@ -232,12 +236,18 @@ fn marks_like_punct(c: char) -> bool {
 
 /// Non-ASCII digits (and every other number below U+10000) take border markers.
 fn is_border_digit(c: char) -> bool {
+    if c.is_ascii() {
+        return false;
+    }
     let g = get_general_category(c);
     (g == Gc::OtherNumber || (g == Gc::DecimalNumber && !c.is_ascii())) && (c as u32) < 0x10000
 }
 
 /// A run of one number category (Nd or No) throughout.
 fn is_digit_run(body: &str) -> bool {
+    if body.is_ascii() {
+        return !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit());
+    }
     let mut chars = body.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -397,7 +407,13 @@ fn is_lower(c: char) -> bool {
 /// `allcaps_min` long) or title case; `GaN`, `WiFi`, `QQ` stay literal.
 fn mark_case(span: &str, allcaps_min: Option<usize>, head_mark: bool) -> Case {
     // A word opened by an unattached mark has that mark as its head: no marker can apply.
-    if head_mark || span.contains('ẞ') {
+    if head_mark {
+        return Case::Literal;
+    }
+    if span.is_ascii() {
+        return mark_ascii_case(span.as_bytes(), allcaps_min);
+    }
+    if span.contains('ẞ') {
         return Case::Literal;
     }
     let mut chars = span.chars();
@@ -439,6 +455,21 @@ fn mark_case(span: &str, allcaps_min: Option<usize>, head_mark: bool) -> Case {
         return Case::Shift;
     }
     Case::Literal
+}
+
+/// [`mark_case`] for ASCII letters, where every letter is cased and lowers to one letter.
+fn mark_ascii_case(span: &[u8], allcaps_min: Option<usize>) -> Case {
+    let Some((&first, tail)) = span.split_first() else {
+        return Case::Literal;
+    };
+    let all_upper = span.iter().all(u8::is_ascii_uppercase);
+    if all_upper && allcaps_min.is_some_and(|min| span.len() >= min) {
+        Case::Caps
+    } else if first.is_ascii_uppercase() && !tail.iter().any(u8::is_ascii_uppercase) {
+        Case::Shift
+    } else {
+        Case::Literal
+    }
 }
 
 /// The family switches the stream reads.
@@ -521,7 +552,8 @@ impl Window<'_> {
     /// `it's`: a lone apostrophe before a contraction suffix is the suffix's ⟨bow⟩, unless the
     /// run before the apostrophe writes a right border of its own.
     fn contraction_seam(&self) -> bool {
-        CONTRACTION_SUFFIXES.contains(&self.run.body)
+        self.run.body.len() <= 2
+            && CONTRACTION_SUFFIXES.contains(&self.run.body)
             && self
                 .before
                 .is_some_and(|b| b.class == Class::Punct && b.body == "'")
@@ -545,6 +577,9 @@ impl Window<'_> {
                 }
                 match case {
                     Case::Literal => body.chars().for_each(|c| sink.push(c)),
+                    Case::Shift | Case::Caps if body.is_ascii() => body
+                        .bytes()
+                        .for_each(|b| sink.push(char::from(b.to_ascii_lowercase()))),
                     // Shift keeps İ literal (the only case in which a lowered run may hold one).
                     Case::Shift => body.chars().for_each(|c| {
                         if c == 'İ' {

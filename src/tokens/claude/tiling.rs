@@ -21,13 +21,32 @@ pub(super) const WINDOW: usize = 256;
 
 const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, Default)]
+/// An edge's target with the target's terminal flag in the top bit, so a walk step reads one
+/// array: "is there a piece ending here" comes with the edge.
+const TERMINAL: u32 = 1 << 31;
+
+/// A node's children are `edges[first..first + len]`, sorted by label. A node with many
+/// children (a word end has thousands of last letters) also has a direct table of its ASCII
+/// children at `ascii_tables[ascii * 128..]`: one load instead of a mispredicted binary search.
+#[derive(Clone, Copy, Debug)]
 struct Node {
-    /// Children are `labels[first..first + len]`, sorted, with `targets` beside them.
     first: u32,
     len: u32,
-    terminal: bool,
+    ascii: u32,
 }
+
+impl Default for Node {
+    fn default() -> Self {
+        Node {
+            first: 0,
+            len: 0,
+            ascii: NONE,
+        }
+    }
+}
+
+/// Children above which a node gets a direct ASCII table.
+const LINEAR_CHILDREN: usize = 8;
 
 /// A run of one character, and the period its cost settles into.
 #[derive(Clone, Copy, Debug)]
@@ -39,9 +58,11 @@ struct RunShortcut {
 /// The vocabulary as the tiler reads it.
 pub(super) struct Vocabulary {
     nodes: Vec<Node>,
-    labels: Vec<char>,
-    targets: Vec<u32>,
-    /// The root's children for every BMP codepoint, for the one lookup every position makes.
+    /// (label, target | TERMINAL): every node's children, contiguous.
+    edges: Vec<(char, u32)>,
+    ascii_tables: Vec<u32>,
+    /// The root's edge target for every BMP codepoint (NONE where there is none): the one
+    /// lookup every position makes.
     root_bmp: Box<[u32]>,
     /// Byte prefixes of the UTF-8 floor, packed as `len << 24 | bytes`, sorted.
     byte_prefixes: Vec<u32>,
@@ -66,8 +87,8 @@ impl Vocabulary {
 
         let mut vocab = Vocabulary {
             nodes: vec![Node::default()],
-            labels: Vec::new(),
-            targets: Vec::new(),
+            edges: Vec::new(),
+            ascii_tables: Vec::new(),
             root_bmp: vec![NONE; 0x10000].into_boxed_slice(),
             byte_prefixes: Vec::new(),
             shortest_shortcut: shortcuts.values().map(|s| s.after).min().unwrap_or(usize::MAX),
@@ -75,9 +96,9 @@ impl Vocabulary {
         };
         vocab.fill(0, &pieces, 0);
         let root = vocab.nodes[0];
-        for i in root.first as usize..(root.first + root.len) as usize {
-            if let Ok(bmp) = u16::try_from(vocab.labels[i] as u32) {
-                vocab.root_bmp[usize::from(bmp)] = vocab.targets[i];
+        for &(label, target) in &vocab.edges[root.first as usize..(root.first + root.len) as usize] {
+            if let Ok(bmp) = u16::try_from(label as u32) {
+                vocab.root_bmp[usize::from(bmp)] = target;
             }
         }
         for prefix in byte_prefixes {
@@ -90,58 +111,71 @@ impl Vocabulary {
         Ok(vocab)
     }
 
-    /// Gives `node` the children found at `depth` of `group` (sorted, sharing `depth` labels).
+    /// Gives `node` the children found at `depth` of `group` (sorted, sharing `depth` labels,
+    /// none of them ending at `depth`).
     fn fill(&mut self, node: usize, group: &[Vec<char>], depth: usize) {
-        let mut rest = group;
-        if rest.first().is_some_and(|p| p.len() == depth) {
-            self.nodes[node].terminal = true;
-            rest = &rest[1..];
-        }
-        // Each child's range of `rest`, by the label at `depth`.
+        // Each child's range of `group`, by the label at `depth`.
         let mut ranges = Vec::new();
         let mut start = 0;
-        for i in 1..=rest.len() {
-            if i == rest.len() || rest[i][depth] != rest[start][depth] {
-                ranges.push((rest[start][depth], start, i));
+        for i in 1..=group.len() {
+            if i == group.len() || group[i][depth] != group[start][depth] {
+                ranges.push((group[start][depth], start, i));
                 start = i;
             }
         }
-        let first = self.labels.len();
-        for &(label, _, _) in &ranges {
-            self.labels.push(label);
-            self.targets.push(self.nodes.len() as u32);
+        let first = self.edges.len();
+        for &(label, lo, _) in &ranges {
+            // Sorted, so a piece that ends at the child comes first in its range.
+            let terminal = if group[lo].len() == depth + 1 { TERMINAL } else { 0 };
+            self.edges.push((label, self.nodes.len() as u32 | terminal));
             self.nodes.push(Node::default());
         }
-        self.nodes[node].first = first as u32;
-        self.nodes[node].len = ranges.len() as u32;
-        for (k, &(_, lo, hi)) in ranges.iter().enumerate() {
-            let child = self.targets[first + k] as usize;
-            self.fill(child, &rest[lo..hi], depth + 1);
-        }
-    }
-
-    #[inline]
-    fn root_child(&self, c: char) -> Option<usize> {
-        match u16::try_from(c as u32) {
-            Ok(bmp) => {
-                let t = self.root_bmp[usize::from(bmp)];
-                (t != NONE).then_some(t as usize)
+        let mut ascii = NONE;
+        if ranges.len() > LINEAR_CHILDREN {
+            ascii = (self.ascii_tables.len() / 128) as u32;
+            self.ascii_tables.extend([NONE; 128]);
+            let table = &mut self.ascii_tables[ascii as usize * 128..];
+            for &(label, target) in &self.edges[first..] {
+                if label.is_ascii() {
+                    table[label as usize] = target;
+                }
             }
-            Err(_) => self.child(0, c),
+        }
+        self.nodes[node] = Node {
+            first: first as u32,
+            len: ranges.len() as u32,
+            ascii,
+        };
+        for (k, &(_, lo, hi)) in ranges.iter().enumerate() {
+            let child = (self.edges[first + k].1 & !TERMINAL) as usize;
+            let lo = if group[lo].len() == depth + 1 { lo + 1 } else { lo };
+            self.fill(child, &group[lo..hi], depth + 1);
         }
     }
 
+    /// The root's edge for `c`: target | TERMINAL, or NONE.
     #[inline]
-    fn child(&self, node: usize, c: char) -> Option<usize> {
-        let Node { first, len, .. } = self.nodes[node];
-        let (first, len) = (first as usize, len as usize);
-        let labels = &self.labels[first..first + len];
-        let at = if len <= 8 {
-            labels.iter().position(|&l| l == c)?
+    fn root_edge(&self, c: char) -> u32 {
+        match u16::try_from(c as u32) {
+            Ok(bmp) => self.root_bmp[usize::from(bmp)],
+            Err(_) => self.edge(0, c),
+        }
+    }
+
+    /// `node`'s edge for `c`: target | TERMINAL, or NONE.
+    #[inline]
+    fn edge(&self, node: usize, c: char) -> u32 {
+        let Node { first, len, ascii } = self.nodes[node];
+        if ascii != NONE && c.is_ascii() {
+            return self.ascii_tables[ascii as usize * 128 + c as usize];
+        }
+        let edges = &self.edges[first as usize..(first + len) as usize];
+        let found = if edges.len() <= LINEAR_CHILDREN {
+            edges.iter().find(|e| e.0 == c)
         } else {
-            labels.binary_search(&c).ok()?
+            edges.binary_search_by(|e| e.0.cmp(&c)).ok().map(|i| &edges[i])
         };
-        Some(self.targets[first + at] as usize)
+        found.map_or(NONE, |e| e.1)
     }
 
     /// What a codepoint no piece covers costs: its UTF-8 bytes, each a token, except where a
@@ -241,23 +275,26 @@ impl Sink for Tiler<'_> {
         }
 
         let before = self.best[(end - 1) % WINDOW];
-        let node = vocab.root_child(c);
-        let mut best = match node {
-            Some(n) if vocab.nodes[n].terminal => before + 1,
-            _ => before + vocab.byte_floor(c),
+        let edge = vocab.root_edge(c);
+        let mut best = if edge != NONE && edge & TERMINAL != 0 {
+            before + 1
+        } else {
+            before + vocab.byte_floor(c)
         };
-        if let Some(mut node) = node {
+        if edge != NONE {
             // Walk back through the pieces that end here; the trie is shallower than the ring.
+            let mut node = (edge & !TERMINAL) as usize;
             let mut start = end - 1;
             while start > 0 {
                 start -= 1;
-                match vocab.child(node, self.chars[start % WINDOW]) {
-                    None => break,
-                    Some(next) => node = next,
+                let edge = vocab.edge(node, self.chars[start % WINDOW]);
+                if edge == NONE {
+                    break;
                 }
-                if vocab.nodes[node].terminal {
+                if edge & TERMINAL != 0 {
                     best = best.min(self.best[start % WINDOW] + 1);
                 }
+                node = (edge & !TERMINAL) as usize;
             }
         }
         self.best[end % WINDOW] = best;
