@@ -1,254 +1,301 @@
-//! `claude-fast`: an estimate of the `claude` count from character classes, in one pass.
+//! `claude-fast`: an estimate of the `claude` count from byte classes, at GB/s.
 //!
-//! The text is read as runs: alphanumeric runs (words, numbers, identifiers, and the long
-//! random-looking runs of base64 and hex), punctuation, spaces, newlines, and non-ASCII text by
-//! script. Each run adds to a handful of features, and the estimate is a weighted sum of them
-//! with weights fitted to `claude` on realistic texts (`cargo run --release --example
-//! fit_claude_fast` refits them and prints the accuracy). The weights of base64, hex and
-//! non-Latin scripts are set from the highest ratio measured, not the mean, so that those texts
-//! are never under-estimated by much: the verdicts that matter go through `auto`, which counts
-//! exactly near a limit, but a fast count should still lean high.
+//! Every byte gets a class (lowercase, uppercase, digit, punctuation, quote, space, tab,
+//! newline, a UTF-8 lead byte by length and block, a continuation byte, a control), and every
+//! feature the estimate reads is a count of (previous class, class) pairs: letters, word starts,
+//! `camelCase` humps, letter-digit switches (what makes base64 and hex expensive), punctuation
+//! runs, indentation, non-ASCII characters by script. So the pass over the text only builds a
+//! 16 x 16 histogram of pairs, and the estimate is that histogram times a weight table derived
+//! from the feature weights.
+//!
+//! The weights are fitted to `claude` on realistic texts with a relative-error least squares
+//! (`cargo run --release --example fit_claude_fast` refits them and prints the accuracy per
+//! content type). Base64, hex and non-Latin scripts then get their weights raised until none of
+//! the measured texts of those kinds is under-estimated by more than the margin the README
+//! states: a fast count leans high, and `auto` counts exactly wherever a verdict is close.
 
 use super::TokenCounter;
 
-/// What the estimate reads from a text.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Features {
-    /// Letter runs in ordinary words and identifiers.
-    pub words: u32,
-    /// Letters in them.
-    pub letters: u32,
-    /// Lower-to-upper steps inside a word (`camelCase`): each tends to start a token.
-    pub humps: u32,
-    /// Digit runs, and digits (pieces hold up to three).
-    pub numbers: u32,
-    pub digits: u32,
-    /// ASCII punctuation, and runs of it.
-    pub punct: u32,
-    pub punct_runs: u32,
-    /// Runs of two or more spaces or tabs (indentation), and newline runs.
-    pub indents: u32,
-    pub newlines: u32,
-    /// Characters in long random-looking runs: base64-like, and hex.
-    pub base64: u32,
-    pub hex: u32,
-    /// Non-ASCII characters by UTF-8 length and script.
-    pub two_byte: u32,
-    pub cjk: u32,
-    pub hangul: u32,
-    pub other_bmp: u32,
-    pub astral: u32,
+const OTHER: u8 = 0; // ASCII controls
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+const PUNCT: u8 = 4;
+const QUOTE: u8 = 5;
+const SPACE: u8 = 6;
+const TAB: u8 = 7;
+const NEWLINE: u8 = 8;
+const CONTINUATION: u8 = 9;
+/// Lead bytes by block. Two bytes: U+0080..U+02AF Latin-1 and Latin extended (C2..CA).
+const LATIN: u8 = 10;
+/// U+02B0..U+036F: modifier letters and combining diacritics (CA..CD, with CA's upper half).
+const COMBINING: u8 = 11;
+/// U+0370..U+03FF: Greek (CD..CF).
+const GREEK: u8 = 12;
+/// U+0530..U+07FF: Armenian, Hebrew, Arabic, Syriac, Thaana, NKo (D4..DF).
+const RTL: u8 = 13;
+/// Three bytes. U+0800..U+0FFF: Indic scripts, Thai, Lao, Tibetan (E0).
+const INDIC: u8 = 14;
+/// U+1000..U+1FFF: Myanmar, Georgian, Hangul jamo, Ethiopic, Latin extended additional (E1).
+const E1: u8 = 15;
+/// U+2000..U+2FFF: general punctuation, currency, arrows, math, box drawing, dingbats (E2).
+const SYMBOLS: u8 = 16;
+/// U+3000..U+9FFF: CJK punctuation, kana, ideographs (E3..E9).
+const CJK: u8 = 17;
+/// U+A000..U+D7FF: mostly Hangul syllables (EA..ED).
+const HANGUL: u8 = 18;
+/// U+E000..U+FFFF: private use, compatibility forms, fullwidth forms, specials (EE..EF).
+const PRIVATE: u8 = 19;
+/// Four bytes: emoji and the other astral planes.
+const ASTRAL: u8 = 20;
+/// U+0400..U+04FF: Cyrillic (D0..D3).
+const CYRILLIC: u8 = 21;
+
+const CLASSES: usize = 32;
+
+const CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = match b {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'"' => QUOTE,
+            b' ' => SPACE,
+            b'\t' => TAB,
+            b'\n' | b'\r' => NEWLINE,
+            0x80..=0xBF => CONTINUATION,
+            0xC0..=0xC9 => LATIN,
+            0xCA..=0xCD => COMBINING,
+            0xCE..=0xCF => GREEK,
+            0xD0..=0xD3 => CYRILLIC,
+            0xD4..=0xDF => RTL,
+            0xE0 => INDIC,
+            0xE1 => E1,
+            0xE2 => SYMBOLS,
+            0xE3..=0xE9 => CJK,
+            0xEA..=0xED => HANGUL,
+            0xEE..=0xEF => PRIVATE,
+            0xF0..=0xFF => ASTRAL,
+            _ if b.is_ascii_punctuation() => PUNCT,
+            _ => OTHER,
+        };
+        i += 1;
+    }
+    t
+};
+
+const fn is_letter(c: u8) -> bool {
+    c == LOWER || c == UPPER
 }
 
-impl Features {
-    pub const NAMES: [&'static str; 16] = [
-        "words",
-        "letters",
-        "humps",
-        "numbers",
-        "digits",
-        "punct",
-        "punct_runs",
-        "indents",
-        "newlines",
-        "base64",
-        "hex",
-        "two_byte",
-        "cjk",
-        "hangul",
-        "other_bmp",
-        "astral",
-    ];
+const fn is_blank(c: u8) -> bool {
+    c == SPACE || c == TAB
+}
 
-    pub fn values(&self) -> [f64; 16] {
-        [
-            self.words,
-            self.letters,
-            self.humps,
-            self.numbers,
-            self.digits,
-            self.punct,
-            self.punct_runs,
-            self.indents,
-            self.newlines,
-            self.base64,
-            self.hex,
-            self.two_byte,
-            self.cjk,
-            self.hangul,
-            self.other_bmp,
-            self.astral,
-        ]
-        .map(f64::from)
+/// A class that continues a word: ASCII letters and every non-ASCII byte.
+const fn in_word(c: u8) -> bool {
+    is_letter(c) || c >= CONTINUATION
+}
+
+/// How many features the estimate reads.
+pub const N: usize = 31;
+
+/// What the estimate reads, in weight order.
+pub const FEATURES: [&str; N] = [
+    "lower",
+    "upper",
+    "word_starts",
+    "humps",
+    "digits",
+    "number_starts",
+    "letter_digit_switches",
+    "punct",
+    "punct_runs",
+    "quotes",
+    "blank_after_blank",
+    "indents",
+    "newline_runs",
+    "controls",
+    "latin",
+    "latin_in_ascii_word",
+    "combining",
+    "greek",
+    "greek_word_starts",
+    "cyrillic",
+    "cyrillic_word_starts",
+    "rtl",
+    "rtl_word_starts",
+    "indic",
+    "e1",
+    "symbols",
+    "cjk",
+    "hangul",
+    "hangul_word_starts",
+    "private",
+    "astral",
+];
+
+/// The features a (previous class, class) pair counts towards.
+const fn pair_features(prev: u8, c: u8) -> [bool; N] {
+    let mut f = [false; N];
+    f[0] = c == LOWER;
+    f[1] = c == UPPER;
+    f[2] = is_letter(c) && !in_word(prev);
+    f[3] = prev == LOWER && c == UPPER;
+    f[4] = c == DIGIT;
+    f[5] = c == DIGIT && prev != DIGIT;
+    f[6] = (is_letter(prev) && c == DIGIT) || (prev == DIGIT && is_letter(c));
+    f[7] = c == PUNCT;
+    f[8] = c == PUNCT && prev != PUNCT;
+    f[9] = c == QUOTE;
+    f[10] = is_blank(prev) && is_blank(c);
+    f[11] = prev == NEWLINE && is_blank(c);
+    f[12] = c == NEWLINE && prev != NEWLINE;
+    f[13] = c == OTHER;
+    f[14] = c == LATIN;
+    f[15] = (c == LATIN && is_letter(prev)) || (prev == CONTINUATION && is_letter(c));
+    f[16] = c == COMBINING;
+    f[17] = c == GREEK;
+    f[18] = c == GREEK && prev != CONTINUATION;
+    f[19] = c == CYRILLIC;
+    f[20] = c == CYRILLIC && prev != CONTINUATION;
+    f[21] = c == RTL;
+    f[22] = c == RTL && prev != CONTINUATION;
+    f[23] = c == INDIC;
+    f[24] = c == E1;
+    f[25] = c == SYMBOLS;
+    f[26] = c == CJK;
+    f[27] = c == HANGUL;
+    f[28] = c == HANGUL && prev != CONTINUATION;
+    f[29] = c == PRIVATE;
+    f[30] = c == ASTRAL;
+    f
+}
+
+/// The fitted weights, in [`FEATURES`] order.
+pub const WEIGHTS: [f64; N] = [
+    0.3260,  // lower
+    0.8371,  // upper
+    0.5501,  // word_starts
+    0.8829,  // humps
+    0.0989,  // digits
+    2.0156,  // number_starts
+    -0.2212, // letter_digit_switches
+    0.4806,  // punct
+    0.1470,  // punct_runs
+    0.3408,  // quotes
+    0.1572,  // blank_after_blank
+    0.8616,  // indents
+    0.5756,  // newline_runs
+    0.1632,  // controls
+    0.5912,  // latin
+    0.6250,  // latin_in_ascii_word
+    1.3014,  // combining
+    0.9231,  // greek
+    0.1408,  // greek_word_starts
+    0.4521,  // cyrillic
+    0.3132,  // cyrillic_word_starts
+    0.6963,  // rtl
+    1.1653,  // rtl_word_starts
+    1.1042,  // indic
+    0.9701,  // e1
+    0.8329,  // symbols
+    1.1210,  // cjk
+    1.1727,  // hangul
+    0.4064,  // hangul_word_starts
+    0.3012,  // private
+    2.1329,  // astral
+];
+
+/// The weight of each pair: the sum of the weights of the features it counts towards.
+const fn pair_weights(weights: &[f64; N]) -> [f64; CLASSES * CLASSES] {
+    let mut table = [0.0; CLASSES * CLASSES];
+    let mut i = 0;
+    while i < CLASSES * CLASSES {
+        let f = pair_features((i / CLASSES) as u8, (i % CLASSES) as u8);
+        let mut k = 0;
+        while k < N {
+            if f[k] {
+                table[i] += weights[k];
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+}
+
+const PAIR_WEIGHTS: [f64; CLASSES * CLASSES] = pair_weights(&WEIGHTS);
+
+/// How often each (previous class, class) pair occurs; the text's start reads as a newline.
+#[derive(Clone)]
+pub struct Pairs([u32; CLASSES * CLASSES]);
+
+impl Pairs {
+    /// One pass. Four histograms take turns so that a run of one pair (a long word) does not
+    /// wait on its own previous increment.
+    pub fn of(bytes: &[u8]) -> Pairs {
+        let mut lanes = [[0u32; CLASSES * CLASSES]; 4];
+        let mut prev = usize::from(NEWLINE);
+        let mut chunks = bytes.chunks_exact(4);
+        for chunk in &mut chunks {
+            for (lane, &b) in lanes.iter_mut().zip(chunk) {
+                let c = usize::from(CLASS[usize::from(b)]);
+                lane[prev * CLASSES + c] += 1;
+                prev = c;
+            }
+        }
+        for &b in chunks.remainder() {
+            let c = usize::from(CLASS[usize::from(b)]);
+            lanes[0][prev * CLASSES + c] += 1;
+            prev = c;
+        }
+        let mut total = lanes[0];
+        for lane in &lanes[1..] {
+            total.iter_mut().zip(lane).for_each(|(t, &n)| *t += n);
+        }
+        Pairs(total)
+    }
+
+    /// The feature counts, in [`FEATURES`] order.
+    pub fn features(&self) -> [f64; N] {
+        let mut out = [0.0; N];
+        for prev in 0..CLASSES as u8 {
+            for c in 0..CLASSES as u8 {
+                let n = f64::from(self.0[usize::from(prev) * CLASSES + usize::from(c)]);
+                let f = pair_features(prev, c);
+                (0..N).filter(|&k| f[k]).for_each(|k| out[k] += n);
+            }
+        }
+        out
+    }
+
+    /// The estimate under `weights` (the fitted ones are [`WEIGHTS`]), rounded up.
+    pub fn estimate(&self, weights: &[f64; N]) -> usize {
+        let table = if *weights == WEIGHTS {
+            PAIR_WEIGHTS
+        } else {
+            pair_weights(weights)
+        };
+        let sum: f64 = self
+            .0
+            .iter()
+            .zip(table)
+            .map(|(&n, w)| f64::from(n) * w)
+            .sum();
+        sum.max(0.0).ceil() as usize
     }
 }
-
-/// The fitted weights, in [`Features::NAMES`] order (see the module doc for how to refit).
-pub const WEIGHTS: [f64; 16] = [
-    1.0, 0.05, 0.8, 0.7, 0.25, 0.6, 0.3, 1.0, 1.0, 0.75, 0.6, 0.5, 0.9, 1.0, 1.0, 2.5,
-];
 
 /// The estimator.
 pub struct ClaudeFast;
 
 impl TokenCounter for ClaudeFast {
     fn count(&self, text: &str) -> usize {
-        estimate(&features(text.as_bytes()))
-    }
-}
-
-/// The weighted sum, rounded up.
-pub fn estimate(f: &Features) -> usize {
-    let sum: f64 = f.values().iter().zip(WEIGHTS).map(|(v, w)| v * w).sum();
-    sum.ceil() as usize
-}
-
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
-const DIGIT: u8 = 3;
-const PUNCT: u8 = 4;
-const BLANK: u8 = 5; // space or tab
-const NEWLINE: u8 = 6;
-const HIGH: u8 = 7; // a non-ASCII byte
-const OTHER: u8 = 0; // controls
-
-const CLASS: [u8; 256] = {
-    let mut t = [OTHER; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = if c.is_ascii_lowercase() {
-            LOWER
-        } else if c.is_ascii_uppercase() {
-            UPPER
-        } else if c.is_ascii_digit() {
-            DIGIT
-        } else if c.is_ascii_punctuation() {
-            PUNCT
-        } else if c == b' ' || c == b'\t' {
-            BLANK
-        } else if c == b'\n' || c == b'\r' {
-            NEWLINE
-        } else if c >= 0x80 {
-            HIGH
-        } else {
-            OTHER
-        };
-        b += 1;
-    }
-    t
-};
-
-fn is_alnum(class: u8) -> bool {
-    matches!(class, LOWER | UPPER | DIGIT)
-}
-
-/// A run of letters and digits this long, mixing both, reads as encoded data, not words.
-const RANDOM_RUN: usize = 16;
-
-/// Reads the features of `bytes` (UTF-8) in one pass.
-pub fn features(bytes: &[u8]) -> Features {
-    let mut f = Features::default();
-    let n = bytes.len();
-    let mut i = 0;
-    while i < n {
-        let class = CLASS[usize::from(bytes[i])];
-        let start = i;
-        i += 1;
-        match class {
-            LOWER | UPPER | DIGIT => {
-                while i < n && is_alnum(CLASS[usize::from(bytes[i])]) {
-                    i += 1;
-                }
-                alnum_run(&bytes[start..i], &mut f);
-            }
-            PUNCT => {
-                while i < n && CLASS[usize::from(bytes[i])] == PUNCT {
-                    i += 1;
-                }
-                f.punct += (i - start) as u32;
-                f.punct_runs += 1;
-            }
-            BLANK => {
-                while i < n && CLASS[usize::from(bytes[i])] == BLANK {
-                    i += 1;
-                }
-                f.indents += u32::from(i - start >= 2);
-            }
-            NEWLINE => {
-                while i < n && CLASS[usize::from(bytes[i])] == NEWLINE {
-                    i += 1;
-                }
-                f.newlines += 1;
-            }
-            HIGH => {
-                // One codepoint: its lead byte says its length, and for three bytes, its block.
-                let lead = bytes[start];
-                let len = match lead {
-                    0xF0.. => 4,
-                    0xE0.. => 3,
-                    _ => 2,
-                };
-                i = (start + len).min(n);
-                match len {
-                    2 => f.two_byte += 1,
-                    4 => f.astral += 1,
-                    _ => match lead {
-                        // U+3000..U+9FFF: CJK symbols, kana, CJK unified ideographs.
-                        0xE3..=0xE9 => f.cjk += 1,
-                        // U+A000..U+D7FF: mostly Hangul syllables.
-                        0xEA..=0xED => f.hangul += 1,
-                        _ => f.other_bmp += 1,
-                    },
-                }
-            }
-            _ => {}
-        }
-    }
-    f
-}
-
-/// One run of ASCII letters and digits: words and numbers, or encoded data.
-fn alnum_run(run: &[u8], f: &mut Features) {
-    let (mut digits, mut letters, mut hex_letters) = (0usize, 0usize, 0usize);
-    for &b in run {
-        match b {
-            b'0'..=b'9' => digits += 1,
-            b'a'..=b'f' | b'A'..=b'F' => {
-                letters += 1;
-                hex_letters += 1
-            }
-            _ => letters += 1,
-        }
-    }
-    let mixed = digits > 0 && letters > 0;
-    if mixed && hex_letters == letters && run.len() >= 8 {
-        f.hex += run.len() as u32;
-        return;
-    }
-    if mixed && run.len() >= RANDOM_RUN {
-        f.base64 += run.len() as u32;
-        return;
-    }
-    // Words, numbers and the humps between them.
-    let mut prev = OTHER;
-    for &b in run {
-        let class = CLASS[usize::from(b)];
-        match class {
-            DIGIT => {
-                f.digits += 1;
-                f.numbers += u32::from(prev != DIGIT);
-            }
-            _ => {
-                f.letters += 1;
-                if prev != LOWER && prev != UPPER {
-                    f.words += 1;
-                } else if prev == LOWER && class == UPPER {
-                    f.humps += 1;
-                }
-            }
-        }
-        prev = class;
+        Pairs::of(text.as_bytes()).estimate(&WEIGHTS)
     }
 }
 
@@ -256,19 +303,58 @@ fn alnum_run(run: &[u8], f: &mut Features) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn runs_become_features() {
-        let f = features(b"parseJSON 42  x\n\n{\"a\":1}");
-        assert_eq!((f.words, f.humps, f.numbers), (3, 1, 2));
-        assert_eq!((f.indents, f.newlines, f.punct_runs), (1, 1, 3));
-        let f = features(b"9f86d081884c7d65 iVBORw0KGgoAAAANSUhEUg");
-        assert_eq!((f.hex, f.base64, f.words), (16, 22, 0));
-        let f = features("日本語 한국어 😀 é".as_bytes());
-        assert_eq!((f.cjk, f.hangul, f.astral, f.two_byte), (3, 3, 1, 1));
+    fn features(text: &str) -> [f64; N] {
+        Pairs::of(text.as_bytes()).features()
+    }
+
+    fn feature(text: &str, name: &str) -> f64 {
+        features(text)[FEATURES.iter().position(|&n| n == name).unwrap()]
     }
 
     #[test]
-    fn empty_is_zero() {
-        assert_eq!(ClaudeFast.count(""), 0);
+    fn pairs_become_features() {
+        let t = "parseJSON 42  x\n\n  {\"a\":1}";
+        assert_eq!(feature(t, "word_starts"), 3.0);
+        assert_eq!(feature(t, "humps"), 1.0);
+        assert_eq!(feature(t, "number_starts"), 2.0);
+        assert_eq!(feature(t, "blank_after_blank"), 2.0);
+        assert_eq!(feature(t, "indents"), 1.0);
+        assert_eq!(feature(t, "newline_runs"), 1.0);
+        assert_eq!(feature(t, "quotes"), 2.0);
+        assert_eq!(feature("a1b2c3", "letter_digit_switches"), 5.0);
+        let t = "日本語 한국어 😀 é Жж";
+        assert_eq!(
+            [
+                "cjk",
+                "hangul",
+                "astral",
+                "latin",
+                "cyrillic",
+                "cyrillic_word_starts"
+            ]
+            .map(|name| feature(t, name)),
+            [3.0, 3.0, 1.0, 1.0, 2.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn the_pair_table_is_the_feature_weights() {
+        let text = "Some text, with 3 numbers: 1, 22 and 333; and \"quotes\".\n  日本 😀";
+        let pairs = Pairs::of(text.as_bytes());
+        let direct: f64 = pairs
+            .features()
+            .iter()
+            .zip(WEIGHTS)
+            .map(|(f, w)| f * w)
+            .sum();
+        assert_eq!(pairs.estimate(&WEIGHTS), direct.ceil() as usize);
+    }
+
+    #[test]
+    fn lanes_add_up_whatever_the_length() {
+        for text in ["", "a", "ab", "abc", "abcd", "abcde", "hello, world\n"] {
+            let pairs = Pairs::of(text.as_bytes());
+            assert_eq!(pairs.0.iter().sum::<u32>() as usize, text.len(), "{text:?}");
+        }
     }
 }
