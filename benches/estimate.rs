@@ -45,12 +45,14 @@ fn options(tokenizer: Tokenizer, top: usize) -> Options {
         hard_cap: 12000,
         media_tokens: 1600,
         clients: mcpguard::contract::default_clients(),
+        limits: Vec::new(),
     }
 }
 
 /// The text of a JSON tool result: 500 bookings, pretty-printed as list tools return them.
 fn json_tool_text() -> String {
-    std::fs::read_to_string("tests/fixtures/bookings-500.json").expect("run from the repository root")
+    std::fs::read_to_string("tests/fixtures/bookings-500.json")
+        .expect("run from the repository root")
 }
 
 fn counters(c: &mut Criterion) {
@@ -78,7 +80,11 @@ fn counters(c: &mut Criterion) {
         });
     }
     g.throughput(Throughput::Bytes(json.len() as u64));
-    for t in [Tokenizer::Claude, Tokenizer::ClaudeV3, Tokenizer::ClaudeFast] {
+    for t in [
+        Tokenizer::Claude,
+        Tokenizer::ClaudeV3,
+        Tokenizer::ClaudeFast,
+    ] {
         g.bench_function(format!("{t}/json-tool-text-{}KB", json.len() / 1000), |b| {
             b.iter(|| t.counter().count(black_box(&json)))
         });

@@ -122,7 +122,7 @@ _mcpguard() {
                     return 0
                     ;;
                 --tokenizer)
-                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude claude-v3 claude-fast claude-legacy heuristic o200k cl100k" -- "${cur}"))
                     return 0
                     ;;
                 --baseline)
@@ -240,7 +240,7 @@ _mcpguard() {
                     return 0
                     ;;
                 --tokenizer)
-                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude claude-v3 claude-fast claude-legacy heuristic o200k cl100k" -- "${cur}"))
                     return 0
                     ;;
                 --secret-file)
@@ -316,7 +316,7 @@ _mcpguard() {
             fi
             case "${prev}" in
                 --tokenizer)
-                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude claude-v3 claude-fast claude-legacy heuristic o200k cl100k" -- "${cur}"))
                     return 0
                     ;;
                 --top)
@@ -548,7 +548,7 @@ _mcpguard() {
                     return 0
                     ;;
                 --tokenizer)
-                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude claude-v3 claude-fast claude-legacy heuristic o200k cl100k" -- "${cur}"))
                     return 0
                     ;;
                 --format)
@@ -598,7 +598,7 @@ _mcpguard() {
                     return 0
                     ;;
                 --tokenizer)
-                    COMPREPLY=($(compgen -W "heuristic claude o200k cl100k" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude claude-v3 claude-fast claude-legacy heuristic o200k cl100k" -- "${cur}"))
                     return 0
                     ;;
                 --output-schema)

@@ -52,8 +52,12 @@ info\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l client -d 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config\'s `clients`' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l contract -d 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)' -r -F
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer`' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
-claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l tokenizer -d 'Token counter. Default: the config\'s `tokenizer` (auto: exact claude counts near a limit)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
+claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
+claude-v3\t'Claude 3 through Opus 4.6: ctok 1.3.0\'s reconstruction of that tokenizer'
+claude-fast\t'A one-pass estimate of claude from character classes (GB/s; leans high)'
+claude-legacy\t'The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts current models; kept for comparison'
+heuristic\t'Seed R001: floor(chars/4) + 20%. What the seed\'s servers budget with'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l baseline -d 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale' -r -F
@@ -81,8 +85,12 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l update-basel
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l probe -d 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token estimator. Default: the config\'s `tokenizer` (heuristic)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
-claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token counter. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
+claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
+claude-v3\t'Claude 3 through Opus 4.6: ctok 1.3.0\'s reconstruction of that tokenizer'
+claude-fast\t'A one-pass estimate of claude from character classes (GB/s; leans high)'
+claude-legacy\t'The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts current models; kept for comparison'
+heuristic\t'Seed R001: floor(chars/4) + 20%. What the seed\'s servers budget with'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l top -d 'How many JSON paths to list under "where the tokens go" (0 for none)' -r
@@ -94,7 +102,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l config -d
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l compare -d 'Count with every estimator, side by side, with the heuristic\'s error against claude'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l compare -d 'Count with every counter, side by side, each with its error against claude'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l path -d 'JSON pointer of the list (inside a tool result\'s JSON text), e.g. /data/items' -r
@@ -103,8 +111,12 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l cursor -d
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l order-by -d 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l filter -d 'Keep only items whose KEY equals VALUE (repeatable; all must match)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l budget -d 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l tokenizer -d 'Estimator for --budget. Default: the config\'s tokenizer' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
-claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l tokenizer -d 'Token counter for --budget. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
+claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
+claude-v3\t'Claude 3 through Opus 4.6: ctok 1.3.0\'s reconstruction of that tokenizer'
+claude-fast\t'A one-pass estimate of claude from character classes (GB/s; leans high)'
+claude-legacy\t'The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts current models; kept for comparison'
+heuristic\t'Seed R001: floor(chars/4) + 20%. What the seed\'s servers budget with'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l format -d 'json: one page; jsonl: one page per line (the format of --all)' -r -f -a "json\t''
@@ -121,8 +133,12 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -s V -l vers
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l fields -d 'Fields to keep per record: dotted paths (id,status,price.total), a section (priceBreakdown, returned in full), or `all`. Default: the config\'s projection map for the record type, else the identifying and primary fields' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l budget -d 'Tokens the output may cost. Default: the config\'s tokenBudgetThreshold (4000)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l tool -d 'The tool the response came from: its `endpoints:` entry in the config sets the limits and the fields' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l tokenizer -d 'Token estimator for the budget. Default: the config\'s tokenizer' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
-claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l tokenizer -d 'Token counter for the budget. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
+claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
+claude-v3\t'Claude 3 through Opus 4.6: ctok 1.3.0\'s reconstruction of that tokenizer'
+claude-fast\t'A one-pass estimate of claude from character classes (GB/s; leans high)'
+claude-legacy\t'The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts current models; kept for comparison'
+heuristic\t'Seed R001: floor(chars/4) + 20%. What the seed\'s servers budget with'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand summarize" -l output-schema -d 'The tool\'s outputSchema (or its tools/list entry): structuredContent is kept, valid against it' -r -F
@@ -164,8 +180,12 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l lines -d 'Ju
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l format -d 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager' -r -f -a "json\t''
 jsonl\t''
 text\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l tokenizer -d 'Estimator for --max-tokens. Default: the config\'s tokenizer (the heuristic is fastest)' -r -f -a "heuristic\t'Seed R001: floor(chars/4) + 20% margin. Fastest; the seed\'s servers budget with it'
-claude\t'Legacy Claude BPE from @anthropic-ai/tokenizer; approximates Claude 3+ models'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l tokenizer -d 'Token counter for --max-tokens. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
+claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
+claude-v3\t'Claude 3 through Opus 4.6: ctok 1.3.0\'s reconstruction of that tokenizer'
+claude-fast\t'A one-pass estimate of claude from character classes (GB/s; leans high)'
+claude-legacy\t'The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts current models; kept for comparison'
+heuristic\t'Seed R001: floor(chars/4) + 20%. What the seed\'s servers budget with'
 o200k\t'OpenAI o200k_base (GPT-4o, GPT-4.1, GPT-5)'
 cl100k\t'OpenAI cl100k_base (GPT-4, GPT-3.5)'"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F

@@ -235,37 +235,91 @@ pub fn find_rule(key: &str) -> Option<&'static Rule> {
 }
 
 /// What a client does with large tool output. Every number is optional: a client that has no
-/// such limit leaves it out. `source` says where the number comes from, so users can check it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// such limit leaves it out. `source` (and `clientVersion`) say where the numbers come from, so
+/// users can check them and override them under `clients:` in their config.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientProfile {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warn_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
+    /// How the client decides that a result is over `maxTokens`: a cheap estimate first, the
+    /// model's tokenizer only in between (Claude Code). Without it the count is compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<QuickEstimate>,
+    /// What the model gets from a result over `maxTokens` (default `refuse`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_max_tokens: Option<OverMax>,
+    /// Results whose text is longer than this many characters are written to a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spill_chars: Option<u64>,
+    /// ... and the model gets the first this many characters of it (else only a pointer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_chars: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_lines: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_description_bytes: Option<u64>,
+    /// The model receives `structuredContent` instead of the text blocks when a result has
+    /// both; embedded binary resources and resource links become one line each.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured_content_first: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_version: Option<String>,
     #[serde(default)]
     pub source: String,
 }
 
-/// The clients mcpguard knows out of the box (DESIGN.md section 3).
+/// A client's first, cheap look at a result's size: `chars / charsPerToken` plus
+/// `imageTokens` per image. At most `keepAtMost` x maxTokens it keeps the result without
+/// counting; above `tooLargeAbove` x maxTokens it is too large without counting; in between it
+/// counts with the model's tokenizer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuickEstimate {
+    pub chars_per_token: u64,
+    pub image_tokens: u64,
+    pub keep_at_most: f64,
+    pub too_large_above: f64,
+}
+
+/// What a client does with a result over its `maxTokens`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverMax {
+    /// Rejected.
+    #[default]
+    Refuse,
+    /// Written to a file; the model receives a notice naming it and nothing of the data.
+    FileOnly,
+    /// Cut to `maxTokens x charsPerToken` characters, plus a notice.
+    Truncate,
+}
+
+/// The clients mcpguard knows out of the box (DESIGN.md section 3). The same numbers, with
+/// their sources, are in contracts/invariants.yaml; a test keeps the two equal.
 pub fn default_clients() -> BTreeMap<String, ClientProfile> {
     let mut clients = BTreeMap::new();
     clients.insert(
         "claude-code".to_owned(),
         ClientProfile {
-            warn_tokens: Some(10_000),
             max_tokens: Some(25_000),
+            estimate: Some(QuickEstimate {
+                chars_per_token: 4,
+                image_tokens: 1_600,
+                keep_at_most: 0.5,
+                too_large_above: 4.0,
+            }),
+            over_max_tokens: Some(OverMax::FileOnly),
             spill_chars: Some(50_000),
+            preview_chars: Some(2_000),
             max_description_bytes: Some(2_048),
-            source: "Claude Code docs, MCP output limits (MAX_MCP_OUTPUT_TOKENS, default 25000)"
+            structured_content_first: true,
+            client_version: Some("2.1.328".into()),
+            source: "measured by driving Claude Code 2.1.328 (npm @anthropic-ai/claude-code) offline against a local stand-in for its API; MAX_MCP_OUTPUT_TOKENS defaults to 25000; ENABLE_MCP_LARGE_OUTPUT_FILES=0 turns file-only into truncate"
                 .into(),
             ..ClientProfile::default()
         },
@@ -292,7 +346,7 @@ pub fn default_clients() -> BTreeMap<String, ClientProfile> {
 
 /// What a client does with one response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum ClientVerdict {
     /// Taken as it is.
     Ok,
@@ -300,8 +354,14 @@ pub enum ClientVerdict {
     Warn,
     /// Written to a file; the model gets a pointer to it.
     Spill,
+    /// Written to a file; the model gets the first `previewChars` of it.
+    Preview,
     /// Truncated: the model sees only the start.
     Cut,
+    /// Over `maxTokens` and cut to fit, with a notice.
+    Truncated,
+    /// Over `maxTokens`: the model gets a notice naming a file, and nothing of the data.
+    FileOnly,
     /// Rejected.
     Refuse,
 }
@@ -312,31 +372,83 @@ impl fmt::Display for ClientVerdict {
             ClientVerdict::Ok => "ok",
             ClientVerdict::Warn => "warn",
             ClientVerdict::Spill => "spill",
+            ClientVerdict::Preview => "preview",
             ClientVerdict::Cut => "cut",
+            ClientVerdict::Truncated => "truncated",
+            ClientVerdict::FileOnly => "file-only",
             ClientVerdict::Refuse => "refuse",
         })
     }
 }
 
-/// What one response looks like to a client.
+/// What one response looks like to a client, measured on what that client shows the model.
 #[derive(Clone, Copy, Debug)]
 pub struct ResponseSize {
+    /// The run's own count (its `--tokenizer`).
     pub tokens: u64,
     pub chars: u64,
+    /// Characters as JavaScript counts them (UTF-16 code units): what a JS client compares.
+    pub utf16: u64,
     pub bytes: u64,
     pub lines: u64,
+    /// Images and audio blocks.
+    pub media: u64,
 }
 
 impl ClientProfile {
-    /// The most severe thing this client does with a response of this size.
-    pub fn verdict(&self, size: ResponseSize) -> ClientVerdict {
+    /// The token counts this client's verdicts turn on.
+    pub fn token_limits(&self) -> impl Iterator<Item = u64> + '_ {
+        let thresholds = self.max_tokens.zip(self.estimate.as_ref()).map(|(max, e)| {
+            [
+                (max as f64 * e.keep_at_most) as u64,
+                (max as f64 * e.too_large_above) as u64,
+            ]
+        });
+        [self.warn_tokens, self.max_tokens]
+            .into_iter()
+            .flatten()
+            .chain(thresholds.into_iter().flatten())
+    }
+
+    /// The most severe thing this client does with a response of this size. `exact` counts
+    /// what the client shows the model with Claude's tokenizer; it is called only where the
+    /// client itself would count.
+    pub fn verdict(&self, size: ResponseSize, exact: impl FnOnce() -> u64) -> ClientVerdict {
         let over = |limit: Option<u64>, value: u64| limit.is_some_and(|l| value > l);
-        if over(self.max_tokens, size.tokens) {
-            ClientVerdict::Refuse
+        let over_max = match (self.max_tokens, &self.estimate) {
+            (Some(max), Some(e)) => {
+                let quick =
+                    size.utf16.div_ceil(e.chars_per_token.max(1)) + size.media * e.image_tokens;
+                if quick as f64 <= max as f64 * e.keep_at_most {
+                    false
+                } else if quick as f64 > max as f64 * e.too_large_above {
+                    true
+                } else {
+                    exact() > max
+                }
+            }
+            (max, None) => over(max, size.tokens),
+            (None, Some(_)) => false,
+        };
+        let chars = if self.estimate.is_some() {
+            size.utf16
+        } else {
+            size.chars
+        };
+        if over_max {
+            match self.over_max_tokens.unwrap_or_default() {
+                OverMax::Refuse => ClientVerdict::Refuse,
+                OverMax::FileOnly => ClientVerdict::FileOnly,
+                OverMax::Truncate => ClientVerdict::Truncated,
+            }
         } else if over(self.cut_bytes, size.bytes) || over(self.cut_lines, size.lines) {
             ClientVerdict::Cut
-        } else if over(self.spill_chars, size.chars) {
-            ClientVerdict::Spill
+        } else if over(self.spill_chars, chars) {
+            if self.preview_chars.is_some() {
+                ClientVerdict::Preview
+            } else {
+                ClientVerdict::Spill
+            }
         } else if over(self.warn_tokens, size.tokens) {
             ClientVerdict::Warn
         } else {
@@ -361,17 +473,59 @@ mod tests {
     }
 
     #[test]
-    fn claude_code_verdicts() {
+    fn claude_code_verdicts_follow_the_client() {
         let cc = &default_clients()["claude-code"];
-        let size = |tokens| ResponseSize {
-            tokens,
-            chars: tokens * 3,
-            bytes: tokens * 3,
+        let text = |utf16: u64| ResponseSize {
+            tokens: 0,
+            chars: utf16,
+            utf16,
+            bytes: utf16,
             lines: 1,
+            media: 0,
         };
-        assert_eq!(cc.verdict(size(9_000)), ClientVerdict::Ok);
-        assert_eq!(cc.verdict(size(10_001)), ClientVerdict::Warn);
-        assert_eq!(cc.verdict(size(20_000)), ClientVerdict::Spill);
-        assert_eq!(cc.verdict(size(25_001)), ClientVerdict::Refuse);
+        let never = || -> u64 { panic!("the client does not count here") };
+        // Up to half the limit by chars/4: kept without counting.
+        assert_eq!(cc.verdict(text(50_000), never), ClientVerdict::Ok);
+        // Kept, but over 50,000 characters: a 2,000-character preview (50,000 kept, 50,001 not).
+        assert_eq!(cc.verdict(text(50_001), || 20_000), ClientVerdict::Preview);
+        // In between, the exact count decides.
+        assert_eq!(cc.verdict(text(60_000), || 25_000), ClientVerdict::Preview);
+        assert_eq!(cc.verdict(text(60_000), || 25_001), ClientVerdict::FileOnly);
+        // Over four times the limit: too large without counting.
+        assert_eq!(cc.verdict(text(400_004), never), ClientVerdict::FileOnly);
+        // Images count 1,600 each in the estimate.
+        let images = ResponseSize {
+            media: 7,
+            ..text(0)
+        };
+        assert_eq!(cc.verdict(images, never), ClientVerdict::Ok);
+        let images = ResponseSize {
+            media: 9,
+            ..text(0)
+        };
+        assert_eq!(cc.verdict(images, || 14_400), ClientVerdict::Ok);
+        // With ENABLE_MCP_LARGE_OUTPUT_FILES=0 the result is cut instead.
+        let truncating = ClientProfile {
+            over_max_tokens: Some(OverMax::Truncate),
+            ..cc.clone()
+        };
+        assert_eq!(
+            truncating.verdict(text(400_004), never),
+            ClientVerdict::Truncated
+        );
+    }
+
+    #[test]
+    fn generic_profiles_compare_their_numbers() {
+        let copilot = &default_clients()["copilot-cli"];
+        let size = ResponseSize {
+            tokens: 10,
+            chars: 20_000,
+            utf16: 20_000,
+            bytes: 20_000,
+            lines: 1,
+            media: 0,
+        };
+        assert_eq!(copilot.verdict(size, || unreachable!()), ClientVerdict::Cut);
     }
 }

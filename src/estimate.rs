@@ -15,7 +15,7 @@ use crate::tokens::Tokenizer;
 #[derive(Clone, Debug)]
 pub struct Options {
     pub tokenizer: Tokenizer,
-    /// Count with every estimator too.
+    /// Count with every counter too.
     pub compare: bool,
     /// How many paths to list under "where the tokens go" (0: none, and the walk is skipped).
     pub top: usize,
@@ -24,6 +24,20 @@ pub struct Options {
     pub media_tokens: u64,
     /// Clients to judge against, by name.
     pub clients: BTreeMap<String, ClientProfile>,
+    /// Further token limits a verdict rests on (`--max-tokens`, the catalog's): with `auto`, a
+    /// count near any of them is made exactly.
+    pub limits: Vec<u64>,
+}
+
+impl Options {
+    /// Every token limit a verdict on this document rests on: budget, hard cap, the clients'
+    /// limits and thresholds, and the caller's own.
+    pub fn verdict_limits(&self) -> Vec<u64> {
+        let mut limits = vec![self.threshold, self.hard_cap];
+        limits.extend(self.clients.values().flat_map(ClientProfile::token_limits));
+        limits.extend(&self.limits);
+        limits
+    }
 }
 
 /// Tokens against the budget (seed 002, TokenBudget).
@@ -54,7 +68,7 @@ impl Budget {
     }
 }
 
-/// One estimator's count, for `--compare`.
+/// One counter's count, for `--compare`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Comparison {
@@ -76,6 +90,9 @@ pub struct DocumentEstimate {
     pub visible_bytes: u64,
     pub visible_lines: u64,
     pub tokenizer: &'static str,
+    /// The counter the count comes from: with `auto`, `claude` (exact, near a limit) or
+    /// `claude-fast`.
+    pub counted_with: &'static str,
     pub tokens: u64,
     pub budget: Budget,
     pub clients: BTreeMap<String, ClientVerdict>,
@@ -129,15 +146,91 @@ fn visible<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
     v
 }
 
-fn count(v: &Visible<'_>, tokenizer: Tokenizer, media_tokens: u64) -> u64 {
-    let counter = tokenizer.counter();
-    let text: u64 = v.texts.iter().map(|t| counter.count(t) as u64).sum();
-    text + v.media * media_tokens
+fn count(
+    v: &Visible<'_>,
+    tokenizer: Tokenizer,
+    media_tokens: u64,
+    limits: &[u64],
+) -> (u64, Tokenizer) {
+    tokenizer.count_for_verdict(
+        v.texts.iter().map(|t| t.as_ref()),
+        v.media * media_tokens,
+        limits,
+    )
 }
 
-/// The tokens of what the model sees in a document taken apart.
-pub fn tokens(anatomy: &document::Anatomy<'_>, tokenizer: Tokenizer, media_tokens: u64) -> u64 {
-    count(&visible(anatomy), tokenizer, media_tokens)
+/// The tokens of what the model sees in a document taken apart, counted for a verdict against
+/// `limits` (with `auto`, exactly near one of them).
+pub fn tokens(
+    anatomy: &document::Anatomy<'_>,
+    tokenizer: Tokenizer,
+    media_tokens: u64,
+    limits: &[u64],
+) -> u64 {
+    count(&visible(anatomy), tokenizer, media_tokens, limits).0
+}
+
+impl Visible<'_> {
+    fn size(&self, tokens: u64) -> ResponseSize {
+        ResponseSize {
+            tokens,
+            chars: self.texts.iter().map(|t| t.chars().count() as u64).sum(),
+            utf16: self
+                .texts
+                .iter()
+                .map(|t| t.encode_utf16().count() as u64)
+                .sum(),
+            bytes: self.texts.iter().map(|t| t.len() as u64).sum(),
+            lines: self.texts.iter().map(|t| t.lines().count() as u64).sum(),
+            media: self.media,
+        }
+    }
+}
+
+/// What a client that puts `structuredContent` first shows the model (Claude Code): the
+/// structured content instead of the text blocks when a result has both, images as they are,
+/// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
+/// wording is the client's; mcpguard writes lines of the same kind and length.
+fn client_view<'a>(anatomy: &document::Anatomy<'a>, profile: &ClientProfile) -> Visible<'a> {
+    if !profile.structured_content_first {
+        return visible(anatomy);
+    }
+    let structured = anatomy
+        .parts
+        .iter()
+        .find(|p| p.pointer.ends_with("/structuredContent"));
+    let mut v = Visible {
+        texts: Vec::new(),
+        media: 0,
+    };
+    for part in &anatomy.parts {
+        match &part.content {
+            PartContent::Media { mime, .. } if part.pointer.ends_with("/blob") => v
+                .texts
+                .push(format!("[Binary content ({mime}) saved to a file]").into()),
+            PartContent::Media { .. } => v.media += 1,
+            PartContent::Json(value) if structured.is_some_and(|s| s.pointer == part.pointer) => {
+                v.texts.push(value.to_string().into())
+            }
+            _ if structured.is_some() => {} // the text blocks give way to structuredContent
+            PartContent::Json(value)
+                if value.get("type").and_then(serde_json::Value::as_str)
+                    == Some("resource_link") =>
+            {
+                let field = |k: &str| {
+                    value
+                        .get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("")
+                };
+                v.texts
+                    .push(format!("[Resource link: {} ({})]", field("name"), field("uri")).into());
+            }
+            PartContent::Text { text, .. } | PartContent::Raw(text) => v.texts.push((*text).into()),
+            PartContent::Json(value) => v.texts.push(value.to_string().into()),
+        }
+    }
+    v
 }
 
 /// Estimates one document.
@@ -161,38 +254,56 @@ pub fn estimate_anatomy(
         .iter()
         .map(|t| t.lines().count() as u64)
         .sum::<u64>();
-    let tokens = count(&seen, opts.tokenizer, opts.media_tokens);
+    let (tokens, counted_with) = count(
+        &seen,
+        opts.tokenizer,
+        opts.media_tokens,
+        &opts.verdict_limits(),
+    );
 
-    let size = ResponseSize {
-        tokens,
-        chars: visible_chars,
-        bytes: visible_bytes,
-        lines: visible_lines,
-    };
     let clients = opts
         .clients
         .iter()
-        .map(|(name, profile)| (name.clone(), profile.verdict(size)))
+        .map(|(name, profile)| {
+            let view = client_view(anatomy, profile);
+            let size = if profile.structured_content_first {
+                view.size(tokens)
+            } else {
+                ResponseSize {
+                    tokens,
+                    chars: visible_chars,
+                    utf16: seen
+                        .texts
+                        .iter()
+                        .map(|t| t.encode_utf16().count() as u64)
+                        .sum(),
+                    bytes: visible_bytes,
+                    lines: visible_lines,
+                    media: seen.media,
+                }
+            };
+            let image_tokens = profile
+                .estimate
+                .as_ref()
+                .map_or(opts.media_tokens, |e| e.image_tokens);
+            let exact = || count(&view, Tokenizer::Claude, image_tokens, &[]).0;
+            (name.clone(), profile.verdict(size, exact))
+        })
         .collect();
 
     let compare = if opts.compare {
-        let counts: Vec<(Tokenizer, u64)> = Tokenizer::ALL
+        let counts: Vec<(Tokenizer, u64)> = Tokenizer::COMPARED
             .iter()
             .map(|&t| {
-                (
-                    t,
-                    if t == opts.tokenizer {
-                        tokens
-                    } else {
-                        count(&seen, t, opts.media_tokens)
-                    },
-                )
+                let n = if t == counted_with {
+                    tokens
+                } else {
+                    count(&seen, t, opts.media_tokens, &[]).0
+                };
+                (t, n)
             })
             .collect();
-        let claude = counts
-            .iter()
-            .find(|(t, _)| *t == Tokenizer::Claude)
-            .map_or(0, |(_, n)| *n);
+        let claude = counts[0].1; // COMPARED starts with claude, the reference
         counts
             .into_iter()
             .map(|(t, n)| Comparison {
@@ -221,6 +332,7 @@ pub fn estimate_anatomy(
         visible_bytes,
         visible_lines,
         tokenizer: opts.tokenizer.name(),
+        counted_with: counted_with.name(),
         tokens,
         budget: Budget::new(tokens, opts.threshold, opts.hard_cap),
         clients,
@@ -243,6 +355,7 @@ mod tests {
             hard_cap: 12000,
             media_tokens: 1600,
             clients: crate::contract::default_clients(),
+            limits: Vec::new(),
         }
     }
 

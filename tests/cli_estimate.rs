@@ -84,7 +84,7 @@ fn heuristic_equals_the_seed_reference() {
             .trim()
             .parse()
             .unwrap();
-        let report = json_report(&[name, "--top", "0"]);
+        let report = json_report(&[name, "--top", "0", "--tokenizer", "heuristic"]);
         assert_eq!(
             report["documents"][0]["tokens"].as_u64(),
             Some(expected),
@@ -121,7 +121,8 @@ fn budget_and_client_verdicts() {
     assert_eq!(doc["budget"]["summaryMode"], true);
     assert_eq!(doc["budget"]["overHardCap"], true);
     assert_eq!(doc["budget"]["remaining"], 0);
-    assert_eq!(doc["clients"]["claude-code"], "refuse");
+    // Claude Code writes a result this far over MAX_MCP_OUTPUT_TOKENS to a file, unread.
+    assert_eq!(doc["clients"]["claude-code"], "file-only");
     assert_eq!(doc["clients"]["copilot-cli"], "cut");
 
     let report = json_report(&[
@@ -170,7 +171,7 @@ fn max_tokens_is_a_ci_gate() {
     assert_eq!(code(&over), 1, "{}", transcript(&over));
     let stderr = String::from_utf8_lossy(&over.stderr);
     assert!(
-        stderr.contains("fail-inv001-bookings-60kb.json: 18,070 tokens, over --max-tokens 10,000"),
+        stderr.contains("fail-inv001-bookings-60kb.json: 26,373 tokens, over --max-tokens 10,000"),
         "{stderr}"
     );
     assert_eq!(
@@ -247,20 +248,39 @@ fn jsonl_transcript_is_one_document_per_line() {
 
 #[test]
 fn every_tokenizer_runs_from_the_command_line() {
-    let counts: Value = serde_json::from_str(
+    let bpe: Value = serde_json::from_str(
         &fs::read_to_string(repo("tests/fixtures/token-counts.json")).unwrap(),
     )
     .unwrap();
-    // Plain JSON: the model sees the file's text, so the CLI count is the package's count.
+    let ctok: Value =
+        serde_json::from_str(&fs::read_to_string(repo("tests/fixtures/ctok-counts.json")).unwrap())
+            .unwrap();
+    // Plain JSON: the model sees the file's text, so the CLI count is the reference's count.
     let name = "contracts/examples/fail-inv001-bookings-60kb.json";
-    for tokenizer in ["claude", "o200k", "cl100k"] {
+    for (tokenizer, expected) in [
+        ("claude", &ctok["counts"][name]["claude"]),
+        ("claude-v3", &ctok["counts"][name]["claude-v3"]),
+        ("claude-legacy", &bpe[name]["claude-legacy"]),
+        ("o200k", &bpe[name]["o200k"]),
+        ("cl100k", &bpe[name]["cl100k"]),
+    ] {
         let report = json_report(&[name, "--top", "0", "--tokenizer", tokenizer]);
         assert_eq!(report["tokenizer"], tokenizer);
-        assert_eq!(
-            report["documents"][0]["tokens"], counts[name][tokenizer],
-            "{tokenizer}"
-        );
+        assert_eq!(report["documents"][0]["countedWith"], tokenizer);
+        assert_eq!(report["documents"][0]["tokens"], *expected, "{tokenizer}");
     }
+    // auto near a limit is the exact claude count, and says so; far from every limit it is
+    // claude-fast's estimate.
+    let report = json_report(&[name, "--top", "0"]);
+    assert_eq!(report["tokenizer"], "auto");
+    assert_eq!(report["documents"][0]["countedWith"], "claude");
+    assert_eq!(
+        report["documents"][0]["tokens"],
+        ctok["counts"][name]["claude"]
+    );
+    let small = "contracts/examples/pass-time-get-current-time.json";
+    let report = json_report(&[small, "--top", "0"]);
+    assert_eq!(report["documents"][0]["countedWith"], "claude-fast");
 }
 
 #[test]
@@ -407,5 +427,95 @@ fn closed_stdout_is_not_an_error() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The claude-code profile judges what Claude Code itself shows the model, the way it decides:
+/// structuredContent instead of the text blocks, a 2,000-character preview past 50,000
+/// characters (50,000 kept, 50,001 not), the file notice alone past MAX_MCP_OUTPUT_TOKENS.
+#[test]
+fn claude_code_verdicts_follow_the_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = |content: Value, structured: Option<Value>| {
+        let mut r = serde_json::json!({"content": content});
+        if let Some(s) = structured {
+            r["structuredContent"] = s;
+        }
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": r}).to_string()
+    };
+    let text = |t: String| serde_json::json!([{"type": "text", "text": t}]);
+    let prose = |chars: usize| "word ".repeat(chars / 5 + 1)[..chars].to_owned();
+    let big_json = format!(
+        "[{}]",
+        vec!["{\"id\":\"b-1\",\"status\":\"confirmed\"}"; 2_000].join(",")
+    );
+    let cases = [
+        (
+            "exactly-50000.json",
+            result(text(prose(50_000)), None),
+            "ok",
+        ),
+        (
+            "over-50000.json",
+            result(text(prose(50_001)), None),
+            "preview",
+        ),
+        // The text blocks give way to a small structuredContent.
+        (
+            "structured.json",
+            result(
+                text(big_json.clone()),
+                Some(serde_json::json!({"count": 2000})),
+            ),
+            "ok",
+        ),
+        (
+            "unstructured.json",
+            result(text(big_json), None),
+            "file-only",
+        ),
+        (
+            "far-over.json",
+            result(text(prose(400_004)), None),
+            "file-only",
+        ),
+    ];
+    for (name, body, _) in &cases {
+        fs::write(dir.path().join(name), body).unwrap();
+    }
+    let args: Vec<String> = cases
+        .iter()
+        .map(|(name, _, _)| dir.path().join(name).display().to_string())
+        .chain(["--top", "0", "--client", "claude-code"].map(String::from))
+        .collect();
+    let report = json_report(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    for (doc, (name, _, verdict)) in report["documents"].as_array().unwrap().iter().zip(&cases) {
+        assert_eq!(doc["clients"]["claude-code"], *verdict, "{name}");
+    }
+
+    // ENABLE_MCP_LARGE_OUTPUT_FILES=0: over the limit is cut instead, set in the config.
+    fs::write(
+        dir.path().join("mcpguard.yaml"),
+        "clients:\n  claude-code:\n    overMaxTokens: truncate\n",
+    )
+    .unwrap();
+    let out = mcpguard()
+        .current_dir(dir.path())
+        .args([
+            "estimate",
+            "far-over.json",
+            "--top",
+            "0",
+            "--client",
+            "claude-code",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["documents"][0]["clients"]["claude-code"],
+        "truncated"
     );
 }

@@ -86,7 +86,7 @@ fn usage_errors_exit_2() {
     assert_eq!(code(&out), 2);
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("possible values: heuristic, claude, o200k, cl100k")
+            .contains("possible values: auto, claude, claude-v3, claude-fast, claude-legacy, heuristic, o200k, cl100k")
     );
     let out = mcpguard()
         .args(["estimate", "-", "--client", "cursor"])

@@ -21,7 +21,9 @@ fn mismatches(counts: &serde_json::Map<String, Value>, tokenizers: &[Tokenizer])
             let got = tokenizer.counter().count(&text) as u64;
             let want = expected[tokenizer.name()].as_u64().unwrap();
             if got != want {
-                out.push(format!("{file} {tokenizer}: mcpguard {got}, reference {want}"));
+                out.push(format!(
+                    "{file} {tokenizer}: mcpguard {got}, reference {want}"
+                ));
             }
         }
     }
@@ -34,7 +36,12 @@ fn claude_families_match_ctok_count_for_count() {
     let counts = doc["counts"].as_object().unwrap();
     assert!(counts.len() >= 40, "at least forty realistic documents");
     let bad = mismatches(counts, &[Tokenizer::Claude, Tokenizer::ClaudeV3]);
-    assert!(bad.is_empty(), "{} of {}: {bad:#?}", bad.len(), counts.len() * 2);
+    assert!(
+        bad.is_empty(),
+        "{} of {}: {bad:#?}",
+        bad.len(),
+        counts.len() * 2
+    );
 }
 
 #[test]

@@ -179,6 +179,7 @@ impl Context {
             hard_cap: self.config.hard_cap,
             media_tokens: self.config.media_tokens,
             clients: self.clients.clone(),
+            limits: vec![self.config.limits.max_catalog_tokens],
         }
     }
 }

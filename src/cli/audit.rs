@@ -80,7 +80,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub contract: Option<PathBuf>,
 
-    /// Token estimator. Default: the config's `tokenizer`.
+    /// Token counter. Default: the config's `tokenizer` (auto: exact claude counts near a limit).
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 

@@ -71,7 +71,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ChunkFormat::Json)]
     pub format: ChunkFormat,
 
-    /// Estimator for --max-tokens. Default: the config's tokenizer (the heuristic is fastest).
+    /// Token counter for --max-tokens. Default: the config's `tokenizer` (auto).
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 

@@ -18,9 +18,13 @@ Wire bytes are the message as sent. What the model sees is measured apart: the t
 blocks, structuredContent, images and audio at a fixed cost (mediaTokens), the result itself for
 other messages, and for plain JSON the text as it stands.
 
-Tokenizers: heuristic is the seed's rule (floor(chars/4) + 20%); claude is the legacy Claude
-tokenizer from @anthropic-ai/tokenizer and only approximates Claude 3+ models; o200k and cl100k
-are OpenAI's encodings. All run offline.
+Tokenizers (all offline): auto, the default, estimates with claude-fast and counts exactly with
+claude wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a
+client's limits, --max-tokens); the table marks exact counts. claude (Opus 4.7 and later) and
+claude-v3 (Claude 3 to Opus 4.6) reproduce ctok 1.3.0's reconstruction of Claude's tokenizers
+(not an official tokenizer; ctok measured it against count_tokens). claude-legacy is the
+pre-Claude 3 BPE of @anthropic-ai/tokenizer, heuristic the seed's floor(chars/4) + 20%, o200k and
+cl100k OpenAI's encodings. --compare shows them all with their error against claude.
 
 Examples:
   mcpguard estimate contracts/examples
@@ -36,11 +40,11 @@ pub struct Args {
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<String>,
 
-    /// Token estimator. Default: the config's `tokenizer` (heuristic).
+    /// Token counter. Default: the config's `tokenizer` (auto).
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 
-    /// Count with every estimator, side by side, with the heuristic's error against claude.
+    /// Count with every counter, side by side, each with its error against claude.
     #[arg(long)]
     pub compare: bool,
 
@@ -85,6 +89,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         hard_cap: c.hard_cap,
         media_tokens: c.media_tokens,
         clients,
+        limits: args.max_tokens.into_iter().collect(),
     };
 
     let sources = super::sources(&args.inputs, c)?;
@@ -174,13 +179,22 @@ fn write_table(
     ];
     header.extend(opts.clients.keys().map(String::as_str));
     let mut table = mcpguard::human::table(&header, &[2, 3, 4, 5, 6]);
+    let auto = opts.tokenizer == Tokenizer::Auto;
     for e in estimates {
+        // auto says which count a row shows: exact near a limit, estimated elsewhere.
+        let tokens = if auto && e.counted_with == Tokenizer::Claude.name() {
+            format!("{} exact", thousands(e.tokens))
+        } else if auto {
+            format!("~{}", thousands(e.tokens))
+        } else {
+            thousands(e.tokens)
+        };
         let mut row = vec![
             e.name.clone(),
             e.kind.to_owned(),
             thousands(e.wire_bytes),
             thousands(e.visible_chars),
-            thousands(e.tokens),
+            tokens,
             percent(e.budget.used),
             thousands(e.budget.remaining),
             if e.budget.over_hard_cap { "over" } else { "ok" }.to_owned(),
@@ -209,6 +223,12 @@ fn write_table(
         thousands(opts.threshold),
         thousands(opts.hard_cap)
     )?;
+    if auto {
+        writeln!(
+            out,
+            "tokens: ~ estimated with claude-fast; exact: counted with claude (Opus 4.7+), because the estimate was near a limit"
+        )?;
+    }
 
     if opts.top > 0 {
         writeln!(out, "\nwhere the tokens go (top {} paths):", opts.top)?;
@@ -243,45 +263,44 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
     if estimates.is_empty() {
         return Ok(());
     }
-    let mut header = vec!["document".to_owned()];
-    header.extend(Tokenizer::ALL.iter().map(|t| t.name().to_owned()));
-    header.push("heuristic vs claude".to_owned());
-    let mut table = mcpguard::human::table(
-        &header.iter().map(String::as_str).collect::<Vec<_>>(),
-        &[1, 2, 3, 4, 5],
-    );
-    let mut sums = [0u64; 4];
+    // One column per counter; every one but claude with its error against claude.
+    let mut header = vec!["document"];
+    header.extend(Tokenizer::COMPARED.iter().map(|t| t.name()));
+    let numeric: Vec<usize> = (1..header.len()).collect();
+    let mut table = mcpguard::human::table(&header, &numeric);
+    let with_error = |tokens: u64, claude: u64, first: bool| {
+        if first || claude == 0 {
+            thousands(tokens)
+        } else {
+            let err = (tokens as f64 - claude as f64) * 100.0 / claude as f64;
+            format!("{} ({err:+.1}%)", thousands(tokens))
+        }
+    };
+    let mut sums = vec![0u64; Tokenizer::COMPARED.len()];
     for e in estimates {
+        let claude = e.compare.first().map_or(0, |c| c.tokens);
         let mut row = vec![e.name.clone()];
         for (i, c) in e.compare.iter().enumerate() {
             sums[i] += c.tokens;
-            row.push(thousands(c.tokens));
+            row.push(with_error(c.tokens, claude, i == 0));
         }
-        row.push(
-            e.compare
-                .first()
-                .and_then(|h| h.error_vs_claude)
-                .map_or_else(|| "-".to_owned(), |err| format!("{err:+.1}%")),
-        );
         table.add_row(row);
     }
     if estimates.len() > 1 {
         let mut row = vec![format!("total ({} documents)", estimates.len())];
-        row.extend(sums.iter().map(|s| thousands(*s)));
-        row.push(if sums[1] > 0 {
-            format!(
-                "{:+.1}%",
-                (sums[0] as f64 - sums[1] as f64) * 100.0 / sums[1] as f64
-            )
-        } else {
-            "-".to_owned()
-        });
+        row.extend(
+            sums.iter()
+                .enumerate()
+                .map(|(i, &s)| with_error(s, sums[0], i == 0)),
+        );
         table.add_row(row);
     }
     writeln!(out, "{table}")?;
     writeln!(
         out,
-        "claude is the legacy Claude tokenizer: an approximation for Claude 3+ models."
+        "claude (Opus 4.7+) and claude-v3 (Claude 3 to Opus 4.6) reproduce ctok 1.3.0's offline\n\
+         reconstruction of Claude's tokenizers; errors are against claude. claude-legacy is the\n\
+         pre-Claude 3 BPE of @anthropic-ai/tokenizer; heuristic is the seed's chars/4 + 20%."
     )?;
     Ok(())
 }

@@ -69,7 +69,7 @@ pub struct Args {
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<u64>,
 
-    /// Estimator for --budget. Default: the config's tokenizer.
+    /// Token counter for --budget. Default: the config's `tokenizer` (auto).
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 

@@ -78,7 +78,7 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,
 
-    /// Token estimator for the budget. Default: the config's tokenizer.
+    /// Token counter for the budget. Default: the config's `tokenizer` (auto).
     #[arg(long, value_enum, value_name = "NAME")]
     pub tokenizer: Option<TokenizerArg>,
 

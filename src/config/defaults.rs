@@ -126,6 +126,7 @@ pub fn default_yaml() -> String {
             ("warnTokens", p.warn_tokens),
             ("maxTokens", p.max_tokens),
             ("spillChars", p.spill_chars),
+            ("previewChars", p.preview_chars),
             ("cutBytes", p.cut_bytes),
             ("cutLines", p.cut_lines),
             ("maxDescriptionBytes", p.max_description_bytes),
@@ -134,6 +135,25 @@ pub fn default_yaml() -> String {
             if let Some(v) = value {
                 out.push_str(&format!("    {key}: {v}\n"));
             }
+        }
+        if let Some(e) = &p.estimate {
+            out.push_str(&format!(
+                "    estimate: {{charsPerToken: {}, imageTokens: {}, keepAtMost: {}, tooLargeAbove: {}}}\n",
+                e.chars_per_token, e.image_tokens, e.keep_at_most, e.too_large_above
+            ));
+        }
+        if let Some(over) = p.over_max_tokens {
+            let name = serde_json::to_value(over).unwrap_or_default();
+            out.push_str(&format!(
+                "    overMaxTokens: {}\n",
+                name.as_str().unwrap_or("refuse")
+            ));
+        }
+        if p.structured_content_first {
+            out.push_str("    structuredContentFirst: true\n");
+        }
+        if let Some(v) = &p.client_version {
+            out.push_str(&format!("    clientVersion: \"{v}\"\n"));
         }
         out.push_str(&format!("    source: \"{}\"\n", p.source.replace('"', "'")));
     }

@@ -305,7 +305,7 @@ fn measure_input(
             })
             .sum()
     } else {
-        estimate::tokens(anatomy, opts.tokenizer, opts.media_tokens)
+        estimate::tokens(anatomy, opts.tokenizer, opts.media_tokens, &[opts.budget])
     };
     // A cut array was longer than maxArrayItems: not within the limits, nothing to check.
     // A list result (tools/list, ...) is judged like audit judges it: by its size; the depth

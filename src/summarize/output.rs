@@ -44,7 +44,8 @@ impl Candidate {
             let value = wrap(self.contract.clone(), self.structured.clone(), u);
             self.text = serde_json::to_string(&value).unwrap_or_default();
             let anatomy = document::anatomy(&value, &self.text);
-            let tokens = estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens);
+            let tokens =
+                estimate::tokens(&anatomy, opts.tokenizer, opts.media_tokens, &[opts.budget]);
             let bytes = self.text.len() as u64;
             let within = shape_within(&anatomy, None, &opts.limits);
             let settled = self.size == Size { bytes, tokens };

@@ -93,4 +93,3 @@ pub(super) fn claude_core() -> Result<CoreBPE, String> {
     }
     CoreBPE::new(encoder, data.special_tokens, &data.pat_str).map_err(|e| e.to_string())
 }
-

@@ -23,7 +23,8 @@ fn is_stripped_control(c: char) -> bool {
 fn is_folded_space(c: char) -> bool {
     matches!(
         c,
-        '\u{A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}'
+        '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}'
     )
 }
 
@@ -68,7 +69,9 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
             end += 1;
         }
         let stretch = &text[split..end];
-        if unicode_normalization::is_nfc_quick(stretch.chars()) == unicode_normalization::IsNormalized::Yes {
+        if unicode_normalization::is_nfc_quick(stretch.chars())
+            == unicode_normalization::IsNormalized::Yes
+        {
             push_folded(&mut out, stretch.chars(), fold_quotes);
         } else {
             push_folded(&mut out, stretch.nfc(), fold_quotes);

@@ -152,7 +152,10 @@ fn classify(c: char) -> Class {
     ) {
         return Class::Space;
     }
-    if SYMBOL_LETTERS.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)) {
+    if SYMBOL_LETTERS
+        .iter()
+        .any(|&(lo, hi)| (lo..=hi).contains(&c))
+    {
         return Class::Wordy;
     }
     if g == Gc::DecimalNumber
@@ -211,7 +214,9 @@ fn is_syriac_vowel(c: char) -> bool {
 /// A combining mark asked about where nothing before it can be its base.
 fn is_stray_mark(c: char) -> bool {
     !c.is_ascii()
-        && !is_syriac_vowel(c) && canonical_combining_class(c) != 0 && !is_separator_mark(c)
+        && !is_syriac_vowel(c)
+        && canonical_combining_class(c) != 0
+        && !is_separator_mark(c)
 }
 
 /// Punctuation, symbols, format characters and separator marks: what may take border markers.
@@ -316,8 +321,7 @@ impl Run<'_> {
 
     /// A lone `'` that opens the word after it (`'First`, `x 'REXX`).
     fn opens_word(self, next: Option<Run<'_>>) -> bool {
-        self.body == "'"
-            && next.is_some_and(|n| matches!(n.class, Class::Wordy | Class::StrayMark))
+        self.body == "'" && next.is_some_and(|n| matches!(n.class, Class::Wordy | Class::StrayMark))
     }
 }
 
@@ -644,7 +648,10 @@ enum SeamState {
     /// The last codepoint was ⟨eow⟩.
     AfterEow,
     /// ⟨eow⟩ ␠ seen, then these case markers (a word takes at most one).
-    Held { markers: [char; 2], len: usize },
+    Held {
+        markers: [char; 2],
+        len: usize,
+    },
 }
 
 impl<'s, S: Sink> Seam<'s, S> {
@@ -718,7 +725,12 @@ mod tests {
     fn stream(text: &str, allcaps_min: Option<usize>) -> String {
         let mut out = String::new();
         let mut seam = Seam::new(&mut out);
-        write(text, text.starts_with(' '), StreamRules { allcaps_min }, &mut seam);
+        write(
+            text,
+            text.starts_with(' '),
+            StreamRules { allcaps_min },
+            &mut seam,
+        );
         seam.finish();
         out.replace(BOW, "⟨bow⟩")
             .replace(EOW, "⟨eow⟩")

@@ -73,9 +73,15 @@ pub(super) struct Vocabulary {
 
 impl Vocabulary {
     /// Builds the trie over `pieces` (each a codepoint sequence) and the byte floor.
-    pub(super) fn new(mut pieces: Vec<Vec<char>>, byte_prefixes: &[Vec<u8>]) -> Result<Self, String> {
+    pub(super) fn new(
+        mut pieces: Vec<Vec<char>>,
+        byte_prefixes: &[Vec<u8>],
+    ) -> Result<Self, String> {
         if let Some(long) = pieces.iter().find(|p| p.len() >= WINDOW) {
-            return Err(format!("a piece of {} codepoints (the tiler keeps {WINDOW})", long.len()));
+            return Err(format!(
+                "a piece of {} codepoints (the tiler keeps {WINDOW})",
+                long.len()
+            ));
         }
         if pieces.iter().any(Vec::is_empty) {
             return Err("an empty piece".into());
@@ -91,12 +97,17 @@ impl Vocabulary {
             ascii_tables: Vec::new(),
             root_bmp: vec![NONE; 0x10000].into_boxed_slice(),
             byte_prefixes: Vec::new(),
-            shortest_shortcut: shortcuts.values().map(|s| s.after).min().unwrap_or(usize::MAX),
+            shortest_shortcut: shortcuts
+                .values()
+                .map(|s| s.after)
+                .min()
+                .unwrap_or(usize::MAX),
             shortcuts,
         };
         vocab.fill(0, &pieces, 0);
         let root = vocab.nodes[0];
-        for &(label, target) in &vocab.edges[root.first as usize..(root.first + root.len) as usize] {
+        for &(label, target) in &vocab.edges[root.first as usize..(root.first + root.len) as usize]
+        {
             if let Ok(bmp) = u16::try_from(label as u32) {
                 vocab.root_bmp[usize::from(bmp)] = target;
             }
@@ -126,7 +137,11 @@ impl Vocabulary {
         let first = self.edges.len();
         for &(label, lo, _) in &ranges {
             // Sorted, so a piece that ends at the child comes first in its range.
-            let terminal = if group[lo].len() == depth + 1 { TERMINAL } else { 0 };
+            let terminal = if group[lo].len() == depth + 1 {
+                TERMINAL
+            } else {
+                0
+            };
             self.edges.push((label, self.nodes.len() as u32 | terminal));
             self.nodes.push(Node::default());
         }
@@ -148,7 +163,11 @@ impl Vocabulary {
         };
         for (k, &(_, lo, hi)) in ranges.iter().enumerate() {
             let child = (self.edges[first + k].1 & !TERMINAL) as usize;
-            let lo = if group[lo].len() == depth + 1 { lo + 1 } else { lo };
+            let lo = if group[lo].len() == depth + 1 {
+                lo + 1
+            } else {
+                lo
+            };
             self.fill(child, &group[lo..hi], depth + 1);
         }
     }
@@ -173,7 +192,10 @@ impl Vocabulary {
         let found = if edges.len() <= LINEAR_CHILDREN {
             edges.iter().find(|e| e.0 == c)
         } else {
-            edges.binary_search_by(|e| e.0.cmp(&c)).ok().map(|i| &edges[i])
+            edges
+                .binary_search_by(|e| e.0.cmp(&c))
+                .ok()
+                .map(|i| &edges[i])
         };
         found.map_or(NONE, |e| e.1)
     }
@@ -188,7 +210,11 @@ impl Vocabulary {
         for end in 1..=bytes.len() {
             best[end] = best[end - 1] + 1;
             for start in end.saturating_sub(3)..end.saturating_sub(1) {
-                if self.byte_prefixes.binary_search(&pack(&bytes[start..end])).is_ok() {
+                if self
+                    .byte_prefixes
+                    .binary_search(&pack(&bytes[start..end]))
+                    .is_ok()
+                {
                     best[end] = best[end].min(best[start] + 1);
                 }
             }
@@ -218,7 +244,13 @@ fn run_shortcuts(pieces: &[Vec<char>]) -> FxHashMap<char, RunShortcut> {
             // The swap argument needs the one-character piece (cost 1) among the coins.
             (longest >= 2 && ls.contains(&1)).then(|| {
                 let sum: usize = ls.iter().sum();
-                (c, RunShortcut { after: max_len + longest * sum, period: longest })
+                (
+                    c,
+                    RunShortcut {
+                        after: max_len + longest * sum,
+                        period: longest,
+                    },
+                )
             })
         })
         .collect()
@@ -321,7 +353,10 @@ mod tests {
 
     #[test]
     fn minimum_cost_over_pieces_and_bytes() {
-        let v = vocab(&["a", "b", "ab", "abc", "bcd", "\n", "\n\n\n"], &[b"\xe4\xb8"]);
+        let v = vocab(
+            &["a", "b", "ab", "abc", "bcd", "\n", "\n\n\n"],
+            &[b"\xe4\xb8"],
+        );
         assert_eq!(tile(&v, ""), 0);
         assert_eq!(tile(&v, "abcd"), 2); // a + bcd
         assert_eq!(tile(&v, "abd"), 2);
@@ -336,8 +371,17 @@ mod tests {
         let v = vocab(&["\n", "\n\n", "\n\n\n\n\n", "x"], &[]);
         let shortcut = v.shortcuts[&'\n'];
         assert_eq!(shortcut.period, 5);
-        for n in [1, 7, shortcut.after - 1, shortcut.after, shortcut.after + 13, 5000] {
-            let text: String = std::iter::once('x').chain(std::iter::repeat_n('\n', n)).collect();
+        for n in [
+            1,
+            7,
+            shortcut.after - 1,
+            shortcut.after,
+            shortcut.after + 13,
+            5000,
+        ] {
+            let text: String = std::iter::once('x')
+                .chain(std::iter::repeat_n('\n', n))
+                .collect();
             // Greedy is optimal for coins 1, 2, 5.
             let expect = 1 + (n / 5 + (n % 5) / 2 + (n % 5) % 2) as u32;
             assert_eq!(tile(&v, &text), expect, "n={n}");
