@@ -396,18 +396,12 @@ pub struct ResponseSize {
 }
 
 impl ClientProfile {
-    /// The token counts this client's verdicts turn on.
+    /// The limits this client compares the run's own count with. A client with its own
+    /// `estimate` judges `maxTokens` by that estimate and an exact count of its own (see
+    /// [`ClientProfile::verdict`]), so only its warning threshold is the run's business.
     pub fn token_limits(&self) -> impl Iterator<Item = u64> + '_ {
-        let thresholds = self.max_tokens.zip(self.estimate.as_ref()).map(|(max, e)| {
-            [
-                (max as f64 * e.keep_at_most) as u64,
-                (max as f64 * e.too_large_above) as u64,
-            ]
-        });
-        [self.warn_tokens, self.max_tokens]
-            .into_iter()
-            .flatten()
-            .chain(thresholds.into_iter().flatten())
+        let max = self.max_tokens.filter(|_| self.estimate.is_none());
+        [self.warn_tokens, max].into_iter().flatten()
     }
 
     /// The most severe thing this client does with a response of this size. `exact` counts

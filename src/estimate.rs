@@ -286,7 +286,14 @@ pub fn estimate_anatomy(
                 .estimate
                 .as_ref()
                 .map_or(opts.media_tokens, |e| e.image_tokens);
-            let exact = || count(&view, Tokenizer::Claude, image_tokens, &[]).0;
+            // The run's own exact count serves when the client sees the same thing.
+            let known = (counted_with == Tokenizer::Claude
+                && image_tokens == opts.media_tokens
+                && view.media == seen.media
+                && view.texts == seen.texts)
+                .then_some(tokens);
+            let exact =
+                || known.unwrap_or_else(|| count(&view, Tokenizer::Claude, image_tokens, &[]).0);
             (name.clone(), profile.verdict(size, exact))
         })
         .collect();

@@ -201,9 +201,70 @@ pub fn for_each_line_batch(
     }
 }
 
+/// Parses JSON as serde_json does, except that a lone UTF-16 surrogate escape (`"\ud800"`, which
+/// JSON's grammar allows, Python's json reads, and servers that slice UTF-16 strings emit)
+/// reads as U+FFFD, as Claude's tokenizer reads it. Valid input never takes the second pass.
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    match serde_json::from_str(text) {
+        Err(err) if err.is_syntax() && text.contains("\\u") => {
+            match replace_lone_surrogates(text) {
+                Some(repaired) => serde_json::from_str(&repaired).map_err(|_| err),
+                None => Err(err),
+            }
+        }
+        result => result,
+    }
+}
+
+/// `text` with every lone surrogate escape inside a string replaced by `\uFFFD`; `None` when
+/// there is none. One pass; escapes outside strings and valid pairs are left alone.
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    fn escape_at(b: &[u8], i: usize) -> Option<u16> {
+        let hex = b.get(i..i + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    }
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let (mut i, mut in_string, mut changed) = (0, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                if let Some(unit) = escape_at(b, i) {
+                    let high = (0xD800..0xDC00).contains(&unit);
+                    let paired = high
+                        && escape_at(b, i + 6).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+                    if paired {
+                        out.extend_from_slice(&b[i..i + 12]);
+                        i += 12;
+                    } else {
+                        let lone = (0xD800..0xE000).contains(&unit);
+                        out.extend_from_slice(if lone { b"\\uFFFD" } else { &b[i..i + 6] });
+                        changed |= lone;
+                        i += 6;
+                    }
+                    continue;
+                }
+                // Any other escape: the backslash and the character it escapes.
+                out.extend_from_slice(&b[i..(i + 2).min(b.len())]);
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    // Only ASCII escapes were rewritten, so the bytes are still UTF-8.
+    changed.then(|| String::from_utf8(out).ok()).flatten()
+}
+
 /// Parses one JSONL line read by [`for_each_line_batch`].
 pub fn parse_line(file: &str, number: usize, text: String) -> Result<Document, InputError> {
-    match serde_json::from_str::<Value>(&text) {
+    match parse_json::<Value>(&text) {
         Ok(value) => Ok(Document {
             name: format!("{file}:{number}"),
             file: file.to_owned(),
@@ -389,7 +450,7 @@ fn parse_bytes(
     if jsonl {
         return parse_lines(name, &text, visit);
     }
-    match serde_json::from_str::<Value>(&text) {
+    match parse_json::<Value>(&text) {
         Ok(value) => visit(Ok(Document {
             name: name.to_owned(),
             file: name.to_owned(),
@@ -410,7 +471,7 @@ fn parse_bytes(
 fn first_line_parses(text: &str) -> bool {
     text.lines()
         .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| serde_json::from_str::<serde::de::IgnoredAny>(l).is_ok())
+        .is_some_and(|l| parse_json::<serde::de::IgnoredAny>(l).is_ok())
 }
 
 fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
@@ -419,7 +480,7 @@ fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, I
             continue;
         }
         let line_name = format!("{name}:{}", index + 1);
-        match serde_json::from_str::<Value>(line) {
+        match parse_json::<Value>(line) {
             Ok(value) => visit(Ok(Document {
                 name: line_name,
                 file: name.to_owned(),
@@ -533,6 +594,16 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_read_as_replacement_characters() {
+        let doc = one(r#"{"t": "a\ud800b \udfff c \ud83d\ude00 \\ud800"}"#).unwrap();
+        assert_eq!(doc.value["t"], "a\u{fffd}b \u{fffd} c \u{1f600} \\ud800");
+        // The wire text is kept as sent.
+        assert!(doc.text.contains(r"\ud800b"));
+        // Other broken escapes still fail, at their position.
+        assert!(one(r#"{"t": "\uZZZZ"}"#).is_err());
     }
 
     #[test]

@@ -118,3 +118,71 @@ fn differential_against_ctok_on_adversarial_strings() {
         bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// `auto` is exact where it matters: on every corpus text (the token fixtures, the contract's
+/// examples, the multilingual fit texts) and for limits on both sides of its count, from 0.55x
+/// to 1.8x, its verdict (over or not) is the exact count's verdict.
+#[test]
+fn auto_verdicts_equal_the_exact_verdicts_near_every_limit() {
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for dir in ["tests/fixtures/tokens", "contracts/examples"] {
+        for entry in std::fs::read_dir(common::repo(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.len() <= 300_000 {
+                texts.push((path.display().to_string(), text));
+            }
+        }
+    }
+    let jsonl =
+        std::fs::read_to_string(common::repo("tests/fixtures/claude-fast-texts.jsonl")).unwrap();
+    for (i, line) in jsonl.lines().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        texts.push((
+            format!("claude-fast-texts.jsonl:{}", i + 1),
+            v["text"].as_str().unwrap().to_owned(),
+        ));
+    }
+    assert!(texts.len() > 250, "{} texts", texts.len());
+
+    let mut wrong = Vec::new();
+    for (name, text) in &texts {
+        let exact = Tokenizer::Claude.counter().count(text) as u64;
+        for factor in [
+            0.55, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25, 1.5, 1.8,
+        ] {
+            let limit = ((exact as f64 * factor).round() as u64).max(1);
+            let (auto, _) =
+                Tokenizer::Auto.count_for_verdict([text.as_str()].into_iter(), 0, &[limit]);
+            if (auto > limit) != (exact > limit) {
+                wrong.push(format!("{name}: limit {limit}, auto {auto}, exact {exact}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Hostile text is counted, by both families, without a panic (linear time and flat memory
+/// are shown by scripts/bench-tokens.sh).
+#[test]
+fn hostile_text_is_counted() {
+    let cases = [
+        "x".repeat(1_000_000),
+        "\u{1F600}".repeat(100_000),
+        format!("a{}", "\u{301}".repeat(100_000)),
+        "a\0b\0".repeat(10_000),
+        "\n".repeat(200_000),
+        ".".repeat(100_000) + &"\n".repeat(100_000),
+        "\u{FDD0}\u{FDD1}\u{FDD3}\u{FDD4}\u{E000}\u{F8FF}".repeat(1_000),
+    ];
+    for text in &cases {
+        for t in [
+            Tokenizer::Claude,
+            Tokenizer::ClaudeV3,
+            Tokenizer::ClaudeFast,
+        ] {
+            let n = t.counter().count(text);
+            assert!(n > 0 || text.trim_end_matches('\n').is_empty(), "{t}: {n}");
+        }
+    }
+}

@@ -103,6 +103,8 @@ pub struct DocumentReport {
     pub wire_bytes: u64,
     pub visible_chars: u64,
     pub tokens: u64,
+    /// The counter the count comes from (with `auto`: `claude` near a limit, else `claude-fast`).
+    pub counted_with: &'static str,
     pub depth: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_array: Option<Extent>,
@@ -246,6 +248,7 @@ pub fn audit_document(
         wire_bytes: est.wire_bytes,
         visible_chars: est.visible_chars,
         tokens: est.tokens,
+        counted_with: est.counted_with,
         depth: profile.shape.depth,
         item_count: profile
             .shape

@@ -52,6 +52,11 @@ pub enum Tokenizer {
 /// estimate further than 45% from a limit is on the same side of it as the exact count.
 pub const AUTO_EXACT_BAND: f64 = 0.45;
 
+/// And how many tokens either side of a limit always get the exact count: a relative band is
+/// meaningless for a text of a few tokens (the frame absorbs trailing newlines, say), and
+/// counting such a text exactly costs nothing.
+pub const AUTO_EXACT_SLACK: u64 = 32;
+
 impl Tokenizer {
     pub const ALL: [Tokenizer; 8] = [
         Tokenizer::Auto,
@@ -138,7 +143,8 @@ impl Tokenizer {
     pub fn needs_exact(self, estimate: u64, limits: &[u64]) -> bool {
         self == Tokenizer::Auto
             && limits.iter().any(|&limit| {
-                (estimate as f64 - limit as f64).abs() <= AUTO_EXACT_BAND * limit.max(1) as f64
+                (estimate as f64 - limit as f64).abs()
+                    <= AUTO_EXACT_BAND * limit as f64 + AUTO_EXACT_SLACK as f64
             })
     }
 
@@ -265,6 +271,7 @@ mod tests {
         assert!(auto.needs_exact(3_900, &[4_000]));
         assert!(auto.needs_exact(5_700, &[4_000]));
         assert!(!auto.needs_exact(6_000, &[4_000]));
+        assert!(auto.needs_exact(14, &[8]));
         assert!(!auto.needs_exact(1_000, &[4_000, 12_000]));
         assert!(!auto.needs_exact(40_000, &[4_000, 12_000]));
         assert!(!Tokenizer::Heuristic.needs_exact(4_000, &[4_000]));

@@ -51,7 +51,12 @@ impl Emitter for Table {
                     d.name.clone(),
                     d.tool.clone(),
                     n(d.wire_bytes),
-                    n(d.tokens),
+                    // An estimate shows as one; an exact count as it is.
+                    if d.counted_with == "claude-fast" {
+                        format!("~{}", n(d.tokens))
+                    } else {
+                        n(d.tokens)
+                    },
                     d.depth.to_string(),
                     d.longest_array
                         .as_ref()
