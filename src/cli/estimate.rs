@@ -136,14 +136,18 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         render::error(&anyhow::anyhow!("{err}"));
     }
     if let Some(max) = args.max_tokens {
-        for name in &over {
-            let tokens = estimates
-                .iter()
-                .find(|e| e.name == *name)
-                .map_or(0, |e| e.tokens);
+        for e in estimates.iter().filter(|e| e.tokens > max) {
+            // auto counted exactly wherever the estimate was near the limit; far over it, the
+            // estimate shows as one.
+            let about = if e.counted_with == Tokenizer::ClaudeFast.name() {
+                "~"
+            } else {
+                ""
+            };
             eprintln!(
-                "mcpguard: {name}: {} tokens, over --max-tokens {}",
-                thousands(tokens),
+                "mcpguard: {}: {about}{} tokens, over --max-tokens {}",
+                e.name,
+                thousands(e.tokens),
                 thousands(max)
             );
         }
