@@ -177,37 +177,37 @@ const fn pair_features(prev: u8, c: u8) -> [bool; N] {
 
 /// The fitted weights, in [`FEATURES`] order.
 pub const WEIGHTS: [f64; N] = [
-    0.3260,  // lower
-    0.8371,  // upper
-    0.5501,  // word_starts
-    0.8829,  // humps
-    0.0989,  // digits
-    2.0156,  // number_starts
-    -0.2212, // letter_digit_switches
-    0.4806,  // punct
-    0.1470,  // punct_runs
-    0.3408,  // quotes
-    0.1572,  // blank_after_blank
-    0.8616,  // indents
-    0.5756,  // newline_runs
-    0.1632,  // controls
-    0.5912,  // latin
-    0.6250,  // latin_in_ascii_word
-    1.3014,  // combining
+    0.3268,  // lower
+    0.8380,  // upper
+    0.5460,  // word_starts
+    0.8805,  // humps
+    0.0997,  // digits
+    2.0160,  // number_starts
+    -0.2204, // letter_digit_switches
+    0.4839,  // punct
+    0.1427,  // punct_runs
+    0.3400,  // quotes
+    0.1575,  // blank_after_blank
+    0.8624,  // indents
+    0.5745,  // newline_runs
+    0.1623,  // controls
+    0.5914,  // latin
+    0.6249,  // latin_in_ascii_word
+    1.3023,  // combining
     0.9231,  // greek
-    0.1408,  // greek_word_starts
+    0.1410,  // greek_word_starts
     0.4521,  // cyrillic
-    0.3132,  // cyrillic_word_starts
-    0.6963,  // rtl
-    1.1653,  // rtl_word_starts
+    0.3135,  // cyrillic_word_starts
+    0.6962,  // rtl
+    1.1659,  // rtl_word_starts
     1.1042,  // indic
-    0.9701,  // e1
-    0.8329,  // symbols
+    0.9702,  // e1
+    0.8348,  // symbols
     1.1210,  // cjk
     1.1727,  // hangul
-    0.4064,  // hangul_word_starts
-    0.3012,  // private
-    2.1329,  // astral
+    0.4065,  // hangul_word_starts
+    0.3010,  // private
+    2.1326,  // astral
 ];
 
 /// The weight of each pair: the sum of the weights of the features it counts towards.
