@@ -519,3 +519,40 @@ fn claude_code_verdicts_follow_the_client() {
         "truncated"
     );
 }
+
+/// `estimate --compare` on a tool result: claude and claude-v3 are ctok's counts of the text
+/// the model sees, from the command line.
+#[test]
+fn compare_on_a_tool_result_shows_ctoks_counts() {
+    let ctok: Value =
+        serde_json::from_str(&fs::read_to_string(repo("tests/fixtures/ctok-counts.json")).unwrap())
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for fixture in [
+        "prose-ja.txt",
+        "diff-git.diff",
+        "json-pretty.json",
+        "log-java-stacktrace.log",
+    ] {
+        let key = format!("tests/fixtures/tokens/{fixture}");
+        let text = fs::read_to_string(repo(&key)).unwrap();
+        let message = serde_json::json!({
+            "jsonrpc": "2.0", "id": 7,
+            "result": {"content": [{"type": "text", "text": text}], "isError": false}
+        });
+        let path = dir.path().join(format!("{fixture}.json"));
+        fs::write(&path, message.to_string()).unwrap();
+        let report = json_report(&[path.to_str().unwrap(), "--compare", "--top", "0"]);
+        let compare = &report["documents"][0]["compare"];
+        assert_eq!(compare[0]["tokenizer"], "claude");
+        assert_eq!(
+            compare[0]["tokens"], ctok["counts"][&key]["claude"],
+            "{fixture}"
+        );
+        assert_eq!(compare[1]["tokenizer"], "claude-v3");
+        assert_eq!(
+            compare[1]["tokens"], ctok["counts"][&key]["claude-v3"],
+            "{fixture}"
+        );
+    }
+}
