@@ -113,7 +113,9 @@ fn texts() -> Vec<(&'static str, String)> {
         for line in jsonl.lines() {
             let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object a line");
             let source = v["source"].as_str().unwrap_or("");
-            let cjk = ["ja_JP", "zh_CN", "zh_TW", "ko_KR"].iter().any(|l| source.contains(l));
+            let cjk = ["ja_JP", "zh_CN", "zh_TW", "ko_KR"]
+                .iter()
+                .any(|l| source.contains(l));
             let kind = match v["kind"].as_str().unwrap_or("") {
                 "non-Latin prose" | "non-Latin names" if cjk => "faker CJK",
                 "prose" => "faker prose",
@@ -187,7 +189,14 @@ fn least_squares(rows: &[[f64; N]], targets: &[f64], weights: &[f64]) -> [f64; N
 const UNDER_COST: f64 = 2.0;
 
 /// The kinds the estimate must not under-estimate by more than 10%, and what doing so costs.
-const PROTECTED: [&str; 6] = ["base64", "hex", "non-Latin prose", "faker non-Latin", "CJK", "faker CJK"];
+const PROTECTED: [&str; 6] = [
+    "base64",
+    "hex",
+    "non-Latin prose",
+    "faker non-Latin",
+    "CJK",
+    "faker CJK",
+];
 const PROTECTED_UNDER_COST: f64 = 40.0;
 
 fn fit(samples: &[Sample]) -> [f64; N] {

@@ -5,7 +5,9 @@ Real text where the repository or the shared corpus has it (MCP tool results cap
 published servers, this project's own code, a git diff, a changelog), hand-written prose in a
 dozen languages (the opening of the Universal Declaration of Human Rights and everyday sentences),
 and generated data of the shapes tools return (hex digests, UUIDs, base64, logs with stack
-traces). Deterministic: run it again and nothing changes.
+traces). Code is copied into `.txt` files: it is data here. The copies are a snapshot: run it
+again after those sources changed and the documents change with them (then re-run
+scripts/ctok-reference.py).
 
     python3 scripts/make-token-fixtures.py [path/to/shared/corpus]
 """
@@ -196,13 +198,13 @@ def main() -> None:
     files: dict[str, str] = {}
     files.update(PROSE)
     files.update(MIXED)
-    files["code-go.go"] = GO_CODE
+    files["code-go.go.txt"] = GO_CODE
     files["log-java-stacktrace.log"] = JAVA_LOG
     files["log-python-traceback.log"] = PY_LOG
-    files["code-rust.rs"] = (ROOT / "src" / "pyjson.rs").read_text(encoding="utf-8")
-    files["code-python.py"] = (ROOT / "scripts" / "make-examples.py").read_text(encoding="utf-8")
-    files["code-javascript.js"] = (ROOT / "scripts" / "token-reference.js").read_text(encoding="utf-8")
-    files["code-shell.sh"] = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    files["code-rust.rs.txt"] = (ROOT / "src" / "pyjson.rs").read_text(encoding="utf-8")
+    files["code-python.py.txt"] = (ROOT / "scripts" / "make-examples.py").read_text(encoding="utf-8")
+    files["code-javascript.js.txt"] = (ROOT / "scripts" / "token-reference.js").read_text(encoding="utf-8")
+    files["code-shell.sh.txt"] = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
     # Real MCP traffic from the shared corpus: whole messages and the text the model sees.
     files["mcp-tools-list.json"] = (CORPUS / "everything__tools_list.json").read_text(encoding="utf-8")
