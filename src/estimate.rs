@@ -191,10 +191,7 @@ impl Visible<'_> {
 /// structured content instead of the text blocks when a result has both, images as they are,
 /// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
 /// wording is the client's; mcpguard writes lines of the same kind and length.
-fn client_view<'a>(anatomy: &document::Anatomy<'a>, profile: &ClientProfile) -> Visible<'a> {
-    if !profile.structured_content_first {
-        return visible(anatomy);
-    }
+fn client_view<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
     let structured = anatomy
         .parts
         .iter()
@@ -261,26 +258,30 @@ pub fn estimate_anatomy(
         &opts.verdict_limits(),
     );
 
+    let generic = ResponseSize {
+        tokens,
+        chars: visible_chars,
+        utf16: seen
+            .texts
+            .iter()
+            .map(|t| t.encode_utf16().count() as u64)
+            .sum(),
+        bytes: visible_bytes,
+        lines: visible_lines,
+        media: seen.media,
+    };
     let clients = opts
         .clients
         .iter()
         .map(|(name, profile)| {
-            let view = client_view(anatomy, profile);
-            let size = if profile.structured_content_first {
-                view.size(tokens)
-            } else {
-                ResponseSize {
-                    tokens,
-                    chars: visible_chars,
-                    utf16: seen
-                        .texts
-                        .iter()
-                        .map(|t| t.encode_utf16().count() as u64)
-                        .sum(),
-                    bytes: visible_bytes,
-                    lines: visible_lines,
-                    media: seen.media,
-                }
+            // A client that puts structuredContent first builds its own view; the others see
+            // what the run measured.
+            let own = profile
+                .structured_content_first
+                .then(|| client_view(anatomy));
+            let (view, size) = match &own {
+                Some(view) => (view, view.size(tokens)),
+                None => (&seen, generic),
             };
             let image_tokens = profile
                 .estimate
@@ -293,7 +294,7 @@ pub fn estimate_anatomy(
                 && view.texts == seen.texts)
                 .then_some(tokens);
             let exact =
-                || known.unwrap_or_else(|| count(&view, Tokenizer::Claude, image_tokens, &[]).0);
+                || known.unwrap_or_else(|| count(view, Tokenizer::Claude, image_tokens, &[]).0);
             (name.clone(), profile.verdict(size, exact))
         })
         .collect();
