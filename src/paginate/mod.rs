@@ -344,7 +344,6 @@ impl<'l, 'd> Pager<'l, 'd> {
         issued_at: f64,
         secrets: &Secrets,
     ) -> Page {
-        let counter = tokenizer.counter();
         let available = self.limit.min(self.total().saturating_sub(offset));
         let fits = |n: usize| {
             let page = self.page(
@@ -357,7 +356,9 @@ impl<'l, 'd> Pager<'l, 'd> {
                     exceeded: false,
                 }),
             );
-            let cost = counter.count(&page.output.to_string()) as u64;
+            // Fits or not is a verdict: auto counts exactly near the budget.
+            let text = page.output.to_string();
+            let (cost, _) = tokenizer.count_for_verdict([text.as_str()].into_iter(), 0, &[tokens]);
             (cost <= tokens, page)
         };
         // Output grows with every item: binary search the largest count that fits.
