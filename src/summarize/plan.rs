@@ -196,12 +196,13 @@ impl<'u> Plan<'u> {
                     records.iter().filter_map(|r| r.as_object()).collect();
                 let projection = project::choose(&opts.fields, name, &maps, opts.projections);
                 plan.projection_source = projection.source.clone();
+                // Distinct fields over all records, in first-seen order; membership in a set
+                // (with the list alone a map of 20,000 keys was quadratic).
                 let mut all_fields: Vec<&String> = Vec::new();
-                for m in &maps {
-                    for k in m.keys() {
-                        if !all_fields.contains(&k) {
-                            all_fields.push(k);
-                        }
+                let mut known = std::collections::HashSet::new();
+                for k in maps.iter().flat_map(|m| m.keys()) {
+                    if known.insert(k) {
+                        all_fields.push(k);
                     }
                 }
                 plan.total_fields = all_fields.len();

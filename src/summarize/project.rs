@@ -216,10 +216,12 @@ pub fn rank(key: &str, value: &Value) -> Option<u8> {
 /// The ranking's choice over the records' fields (in the first record's order): every primary
 /// field up to [`RANKED_FIELDS`], topped up with the next most important to [`RANKED_MIN`].
 fn ranked(records: &[&Map<String, Value>]) -> Vec<String> {
+    // First-seen order in `seen`; membership in a set (a list made wide records quadratic).
     let mut seen: Vec<(&String, u8)> = Vec::new();
+    let mut known: std::collections::HashSet<&String> = std::collections::HashSet::new();
     for record in records {
         for (key, value) in record.iter() {
-            if seen.iter().any(|(k, _)| *k == key) {
+            if !known.insert(key) {
                 continue;
             }
             // Verbose fields rank last: they only fill a record that has little else.
