@@ -244,13 +244,6 @@ pub fn estimate_anatomy(
     opts: &Options,
 ) -> DocumentEstimate {
     let seen = visible(anatomy);
-    let visible_chars: u64 = seen.texts.iter().map(|t| t.chars().count() as u64).sum();
-    let visible_bytes: u64 = seen.texts.iter().map(|t| t.len() as u64).sum();
-    let visible_lines: u64 = seen
-        .texts
-        .iter()
-        .map(|t| t.lines().count() as u64)
-        .sum::<u64>();
     let (tokens, counted_with) = count(
         &seen,
         opts.tokenizer,
@@ -258,18 +251,7 @@ pub fn estimate_anatomy(
         &opts.verdict_limits(),
     );
 
-    let generic = ResponseSize {
-        tokens,
-        chars: visible_chars,
-        utf16: seen
-            .texts
-            .iter()
-            .map(|t| t.encode_utf16().count() as u64)
-            .sum(),
-        bytes: visible_bytes,
-        lines: visible_lines,
-        media: seen.media,
-    };
+    let generic = seen.size(tokens);
     let clients = opts
         .clients
         .iter()
@@ -336,9 +318,9 @@ pub fn estimate_anatomy(
         name: doc.name.clone(),
         kind: anatomy.kind.label(),
         wire_bytes: doc.text.len() as u64,
-        visible_chars,
-        visible_bytes,
-        visible_lines,
+        visible_chars: generic.chars,
+        visible_bytes: generic.bytes,
+        visible_lines: generic.lines,
         tokenizer: opts.tokenizer.name(),
         counted_with: counted_with.name(),
         tokens,

@@ -16,6 +16,16 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A token count as reports show it: `~12,345` when it is `claude-fast`'s estimate (what
+/// `auto` shows away from every limit), `12,345` when it was counted.
+pub fn token_count(tokens: u64, counted_with: &str) -> String {
+    if counted_with == "claude-fast" {
+        format!("~{}", thousands(tokens))
+    } else {
+        thousands(tokens)
+    }
+}
+
 /// A table in mcpguard's house style (light box borders, a header, no wrapping, no terminal
 /// width detection: the same on a TTY, in a pipe and in a snapshot), with the given columns
 /// right-aligned (numbers).

@@ -139,15 +139,10 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         for e in estimates.iter().filter(|e| e.tokens > max) {
             // auto counted exactly wherever the estimate was near the limit; far over it, the
             // estimate shows as one.
-            let about = if e.counted_with == Tokenizer::ClaudeFast.name() {
-                "~"
-            } else {
-                ""
-            };
             eprintln!(
-                "mcpguard: {}: {about}{} tokens, over --max-tokens {}",
+                "mcpguard: {}: {} tokens, over --max-tokens {}",
                 e.name,
-                thousands(e.tokens),
+                mcpguard::human::token_count(e.tokens, e.counted_with),
                 thousands(max)
             );
         }
@@ -186,12 +181,12 @@ fn write_table(
     let auto = opts.tokenizer == Tokenizer::Auto;
     for e in estimates {
         // auto says which count a row shows: exact near a limit, estimated elsewhere.
-        let tokens = if auto && e.counted_with == Tokenizer::Claude.name() {
-            format!("{} exact", thousands(e.tokens))
-        } else if auto {
-            format!("~{}", thousands(e.tokens))
-        } else {
+        let tokens = if !auto {
             thousands(e.tokens)
+        } else if e.counted_with == Tokenizer::Claude.name() {
+            format!("{} exact", thousands(e.tokens))
+        } else {
+            mcpguard::human::token_count(e.tokens, e.counted_with)
         };
         let mut row = vec![
             e.name.clone(),

@@ -148,11 +148,9 @@ impl Tokenizer {
             })
     }
 
-    /// The counter a verdict takes its count from, after [`Tokenizer::needs_exact`]: `claude`
-    /// for `auto` near a limit, `claude-fast` for `auto` elsewhere, else this counter.
-    pub fn resolved(self, exact: bool) -> Tokenizer {
+    /// The counter that counts first: `claude-fast` for `auto`, else this counter itself.
+    fn first_stage(self) -> Tokenizer {
         match self {
-            Tokenizer::Auto if exact => Tokenizer::Claude,
             Tokenizer::Auto => Tokenizer::ClaudeFast,
             t => t,
         }
@@ -174,11 +172,12 @@ impl Tokenizer {
                 .sum::<u64>()
                 + fixed
         };
-        let first = sum(self.resolved(false));
+        let stage = self.first_stage();
+        let first = sum(stage);
         if self.needs_exact(first, limits) {
             (sum(Tokenizer::Claude), Tokenizer::Claude)
         } else {
-            (first, self.resolved(false))
+            (first, stage)
         }
     }
 }

@@ -51,12 +51,7 @@ impl Emitter for Table {
                     d.name.clone(),
                     d.tool.clone(),
                     n(d.wire_bytes),
-                    // An estimate shows as one; an exact count as it is.
-                    if d.counted_with == "claude-fast" {
-                        format!("~{}", n(d.tokens))
-                    } else {
-                        n(d.tokens)
-                    },
+                    crate::human::token_count(d.tokens, d.counted_with),
                     d.depth.to_string(),
                     d.longest_array
                         .as_ref()

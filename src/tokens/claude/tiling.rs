@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use super::stream::{Sink, unescape_literal_marker};
 
 /// The ring the tiler keeps: longer than the longest piece (checked when the vocabulary loads).
-pub(super) const WINDOW: usize = 256;
+const WINDOW: usize = 256;
 
 const NONE: u32 = u32::MAX;
 
