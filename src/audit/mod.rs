@@ -316,8 +316,19 @@ pub struct ServerSummary {
     /// The command or URL (never a header or environment value).
     pub target: String,
     pub transport: &'static str,
+    /// The version every request used: 2026-07-28 (modern) or what initialize settled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// The versions the server advertised.
+    pub supported_versions: Vec<String>,
+    /// Whether it answers both eras (asked only under `--protocol auto`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dual_era: Option<bool>,
+    /// How the era was learned (`server/discover`, or why initialize was used).
+    pub era_detection: String,
+    /// The capabilities it declared, by name, and the extensions among them.
+    pub capabilities: Vec<String>,
+    pub extensions: Vec<String>,
     /// serverInfo's name and version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
@@ -365,7 +376,8 @@ impl ServerSummary {
                 .map(|ms| (ms * 1000.0).round() as u64)
                 .collect(),
         );
-        let server = session.server_info.as_ref().map(|i| {
+        let negotiated = &session.server;
+        let server = negotiated.server_info.as_ref().map(|i| {
             let name = i
                 .get("name")
                 .and_then(serde_json::Value::as_str)
@@ -379,7 +391,21 @@ impl ServerSummary {
             name: session.name.clone(),
             target: session.target.clone(),
             transport: session.transport,
-            protocol_version: session.protocol_version.clone(),
+            protocol_version: negotiated.version.clone(),
+            supported_versions: negotiated.supported.clone(),
+            dual_era: negotiated.dual_era,
+            era_detection: negotiated.detection.clone(),
+            capabilities: negotiated
+                .capabilities
+                .as_object()
+                .map(|c| c.keys().filter(|k| *k != "extensions").cloned().collect())
+                .unwrap_or_default(),
+            extensions: negotiated
+                .capabilities
+                .pointer("/extensions")
+                .and_then(serde_json::Value::as_object)
+                .map(|e| e.keys().cloned().collect())
+                .unwrap_or_default(),
             server,
             tool_count: tools.len(),
             tool_pages: session.tool_pages,

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use mcpguard::mcp::era::Protocol;
 use mcpguard::mcp::live::{self, Session};
 use mcpguard::mcp::{Limits, Target, config};
 
@@ -66,6 +67,13 @@ pub struct LiveArgs {
     /// Pages of one list followed at most.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub max_pages: usize,
+
+    /// The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless,
+    /// _meta on every request) to a server that answers it, else open a 2025-11-25 session
+    /// with initialize; under auto a modern server is also asked whether it is dual-era.
+    #[arg(long, value_name = "VERSION", default_value = "auto",
+          value_parser = clap::builder::PossibleValuesParser::new(Protocol::NAMES))]
+    pub protocol: String,
 
     /// The server's command, after `--` (instead of --server).
     #[arg(last = true, value_name = "CMD")]
@@ -157,6 +165,7 @@ impl LiveArgs {
             calls,
             probe: self.probe,
             max_pages: self.max_pages.max(1),
+            protocol: Protocol::parse(&self.protocol).unwrap_or_default(),
         };
         if let Some(dir) = &self.save {
             std::fs::create_dir_all(dir).with_context(|| {

@@ -1,23 +1,57 @@
-//! The Streamable HTTP transport (MCP 2025-11-25): every message is a POST to one endpoint
-//! with `Accept: application/json, text/event-stream`; the answer is either one JSON body or
-//! an SSE stream whose events carry the response and whatever the server sends before it.
-//! The `mcp-session-id` the server assigns at initialize and the negotiated
-//! `mcp-protocol-version` go on every later request; DELETE ends the session.
+//! The Streamable HTTP transport, in both eras: every message is a POST to one endpoint with
+//! `Accept: application/json, text/event-stream`; the answer is either one JSON body or an SSE
+//! stream whose events carry the response and whatever the server sends before it.
+//!
+//! - 2026-07-28: no session. Every POST carries `MCP-Protocol-Version`, `Mcp-Method` and, for
+//!   tools/call, prompts/get and resources/read, `Mcp-Name` (Base64-sentinel-encoded when not
+//!   plain ASCII). Streams are not resumable: a broken one is the client's to re-issue.
+//! - 2025-11-25: the `mcp-session-id` assigned at initialize and the negotiated
+//!   `mcp-protocol-version` go on every later request; a stream that ends before its answer
+//!   after an event with an id is resumed with GET and `Last-Event-ID`, after the `retry` the
+//!   server asked for, a bounded number of times and within the request's timeout; a request
+//!   the server sends on a stream is answered with a POST at once; DELETE ends the session.
 //!
 //! HTTP is ureq's (blocking, no async runtime in mcpguard); the body is read here, a block at a
 //! time, so the size cap holds for plain and streamed answers alike and the bytes kept are the
 //! bytes sent.
 
 use std::io::{BufRead, BufReader, Read};
+use std::time::{Duration, Instant};
 
-use super::{ClientError, Limits, Received, Transport, Waiting};
+use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting, era};
+
+/// Reconnections of one legacy request's stream, at most.
+const MAX_RESUMES: u32 = 5;
+/// The wait before a reconnection when the server named none (the SSE default is the
+/// client's choice).
+const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest `retry` honoured: a server asking for more still gets its answer read within
+/// --timeout.
+const MAX_RETRY: Duration = Duration::from_secs(10);
 
 pub(super) struct Http {
     url: String,
     headers: Vec<(String, String)>,
     agent: ureq::Agent,
+    /// The legacy session, once initialize assigned one.
     session: Option<String>,
-    protocol_version: Option<String>,
+    /// The version of the request in flight, for the answers to the server's requests.
+    version: Option<String>,
+}
+
+/// Where an SSE stream stands, across reconnections.
+#[derive(Default)]
+struct Resume {
+    /// The last event id seen (a priming event's, or a message's).
+    last_event_id: Option<String>,
+    /// The server's `retry`, in milliseconds.
+    retry: Option<Duration>,
+}
+
+/// How reading one stream ended without the answer.
+enum Ended {
+    /// The server closed it (or the connection broke), with what happened.
+    Closed(String),
 }
 
 impl Http {
@@ -32,18 +66,23 @@ impl Http {
             headers: headers.to_vec(),
             agent,
             session: None,
-            protocol_version: None,
+            version: None,
         }
     }
 
-    /// The session's headers on a request: the session id and protocol version once
-    /// initialize settled them, and the user's own.
-    fn session_headers<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
-        if let Some(s) = &self.session {
-            request = request.header("mcp-session-id", s);
+    /// The era's headers on a request, then the user's own.
+    fn with_headers<B>(
+        &self,
+        mut request: ureq::RequestBuilder<B>,
+        version: Option<&str>,
+    ) -> ureq::RequestBuilder<B> {
+        if let Some(v) = version {
+            request = request.header("MCP-Protocol-Version", v);
         }
-        if let Some(v) = &self.protocol_version {
-            request = request.header("mcp-protocol-version", v);
+        if let Some(s) = &self.session
+            && !version.is_some_and(era::is_modern)
+        {
+            request = request.header("mcp-session-id", s);
         }
         for (name, value) in &self.headers {
             request = request.header(name, value);
@@ -53,27 +92,57 @@ impl Http {
 
     fn post(
         &self,
-        method: &str,
-        text: &str,
-        limits: &Limits,
+        out: &Outgoing<'_>,
+        wait: Duration,
     ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
-        let request = self.session_headers(
-            self.agent
-                .post(&self.url)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream"),
-        );
-        let request = request.config().timeout_global(Some(limits.wait())).build();
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if out.modern() && out.id.is_some() {
+            request = request.header("Mcp-Method", out.method);
+            if let Some(name) = out.name {
+                request = request.header("Mcp-Name", era::header_value(name));
+            }
+        }
+        let request = self
+            .with_headers(request, out.version)
+            .config()
+            .timeout_global(Some(wait))
+            .build();
         request
-            .send(text)
-            .map_err(|e| self.transport_error(method, &e, limits))
+            .send(out.text)
+            .map_err(|e| self.transport_error(out.method, &e, wait))
     }
 
-    fn transport_error(&self, method: &str, e: &ureq::Error, limits: &Limits) -> ClientError {
+    /// GET with `Last-Event-ID`: the legacy way back into a stream the server closed.
+    fn resume(
+        &self,
+        method: &str,
+        last_event_id: &str,
+        wait: Duration,
+    ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
+        let request = self
+            .agent
+            .get(&self.url)
+            .header("Accept", "text/event-stream")
+            .header("Last-Event-ID", last_event_id);
+        let request = self
+            .with_headers(request, self.version.as_deref())
+            .config()
+            .timeout_global(Some(wait))
+            .build();
+        request
+            .call()
+            .map_err(|e| self.transport_error(method, &e, wait))
+    }
+
+    fn transport_error(&self, method: &str, e: &ureq::Error, wait: Duration) -> ClientError {
         match e {
             ureq::Error::Timeout(_) => ClientError::Timeout {
                 method: method.to_owned(),
-                secs: limits.request.as_secs_f64(),
+                secs: wait.as_secs_f64(),
             },
             other => ClientError::Http {
                 url: self.url.clone(),
@@ -96,7 +165,7 @@ impl Http {
         loop {
             let n = reader
                 .read(&mut block)
-                .map_err(|e| self.read_error(method, e, limits))?;
+                .map_err(|e| self.read_error(method, e, limits.request))?;
             if n == 0 {
                 break;
             }
@@ -108,13 +177,11 @@ impl Http {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    fn read_error(&self, method: &str, e: std::io::Error, limits: &Limits) -> ClientError {
-        if e.kind() == std::io::ErrorKind::TimedOut
-            || e.to_string().to_ascii_lowercase().contains("timeout")
-        {
+    fn read_error(&self, method: &str, e: std::io::Error, wait: Duration) -> ClientError {
+        if is_timeout(&e) {
             ClientError::Timeout {
                 method: method.to_owned(),
-                secs: limits.request.as_secs_f64(),
+                secs: wait.as_secs_f64(),
             }
         } else {
             ClientError::Http {
@@ -124,28 +191,30 @@ impl Http {
         }
     }
 
-    /// Reads an SSE stream until the event holding the response to `id`.
+    /// Reads an SSE stream until the event holding the answer, answering the server's
+    /// requests as they come; `Err(Ended)` inside `Ok` when the stream ends first.
     fn read_events(
         &self,
-        id: u64,
-        method: &str,
+        waiting: &mut Waiting<'_>,
+        resume: &mut Resume,
         body: &mut ureq::Body,
         limits: &Limits,
-    ) -> Result<Received, ClientError> {
+        wait: Duration,
+    ) -> Result<Result<Received, Ended>, ClientError> {
         let cap = limits.max_message_bytes;
         let reader = body.with_config().limit(u64::MAX).reader();
         let mut lines = BufReader::new(reader);
         let mut data = String::new();
-        let mut waiting = Waiting::new(id, method);
         let mut line = String::new();
         loop {
             line.clear();
-            let n = lines
-                .read_line(&mut line)
-                .map_err(|e| self.read_error(method, e, limits))?;
-            let end_of_event = n == 0 || line.trim_end_matches(['\r', '\n']).is_empty();
-            if !end_of_event {
-                let l = line.trim_end_matches(['\r', '\n']);
+            let n = match lines.read_line(&mut line) {
+                Ok(n) => n,
+                Err(e) if is_timeout(&e) => return Err(self.read_error(waiting.method, e, wait)),
+                Err(e) => return Ok(Err(Ended::Closed(format!("the connection broke: {e}")))),
+            };
+            let l = line.trim_end_matches(['\r', '\n']);
+            if n > 0 && !l.is_empty() {
                 if let Some(rest) = l.strip_prefix("data:") {
                     if !data.is_empty() {
                         data.push('\n');
@@ -154,35 +223,111 @@ impl Http {
                     if data.len() > cap {
                         return Err(ClientError::TooLarge { cap });
                     }
+                } else if let Some(id) = l.strip_prefix("id:") {
+                    resume.last_event_id = Some(id.strip_prefix(' ').unwrap_or(id).to_owned());
+                } else if let Some(ms) = l.strip_prefix("retry:")
+                    && let Ok(ms) = ms.trim().parse::<u64>()
+                {
+                    resume.retry = Some(Duration::from_millis(ms));
                 }
                 continue;
             }
-            if !data.is_empty()
-                && let Some(received) = waiting.offer(std::mem::take(&mut data))?
-            {
-                return Ok(received);
+            if !data.is_empty() {
+                match waiting.offer(std::mem::take(&mut data))? {
+                    Offer::Answered(received) => return Ok(Ok(received)),
+                    Offer::Reply(answer) => self.answer(waiting.method, &answer, limits)?,
+                    Offer::Kept => {}
+                }
             }
             if n == 0 {
-                return Err(ClientError::Http {
-                    url: self.url.clone(),
-                    cause: format!("the event stream ended without an answer to {method}"),
+                return Ok(Err(Ended::Closed("the server closed it".into())));
+            }
+        }
+    }
+
+    /// POSTs mcpguard's answer to a request the server sent on a stream (legacy only).
+    fn answer(&self, method: &str, text: &str, limits: &Limits) -> Result<(), ClientError> {
+        let out = Outgoing {
+            id: None,
+            method,
+            name: None,
+            version: self.version.as_deref(),
+            text,
+        };
+        let mut response = self.post(&out, limits.wait())?;
+        let _ = self.read_body(method, response.body_mut(), limits);
+        Ok(())
+    }
+
+    /// The answer to a request whose POST opened an event stream, following it through
+    /// reconnections on a legacy server.
+    fn read_stream(
+        &self,
+        out: &Outgoing<'_>,
+        body: &mut ureq::Body,
+        limits: &Limits,
+        until: Instant,
+    ) -> Result<Received, ClientError> {
+        let mut waiting = Waiting::new(out, !out.modern());
+        let mut resume = Resume::default();
+        let wait = until.saturating_duration_since(Instant::now());
+        let mut outcome = self.read_events(&mut waiting, &mut resume, body, limits, wait)?;
+        let mut resumes = 0;
+        loop {
+            let cause = match outcome {
+                Ok(received) => return Ok(received),
+                Err(Ended::Closed(cause)) => cause,
+            };
+            let cut = |cause: String| ClientError::StreamCut {
+                url: self.url.clone(),
+                method: out.method.to_owned(),
+                cause,
+            };
+            let Some(last_event_id) = resume.last_event_id.clone().filter(|_| !out.modern()) else {
+                return Err(cut(cause));
+            };
+            if resumes == MAX_RESUMES {
+                return Err(cut(format!(
+                    "{cause}, after {MAX_RESUMES} reconnections with Last-Event-ID that never delivered it"
+                )));
+            }
+            resumes += 1;
+            let pause = resume.retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+            let left = until.saturating_duration_since(Instant::now());
+            if left <= pause {
+                return Err(ClientError::Timeout {
+                    method: out.method.to_owned(),
+                    secs: limits.request.as_secs_f64(),
                 });
             }
+            std::thread::sleep(pause);
+            let wait = until.saturating_duration_since(Instant::now());
+            let mut response = self.resume(out.method, &last_event_id, wait)?;
+            let status = response.status().as_u16();
+            if !(200..300).contains(&status) {
+                return Err(cut(format!(
+                    "{cause}, and GET with Last-Event-ID {last_event_id:?} was answered with HTTP {status}"
+                )));
+            }
+            outcome =
+                self.read_events(&mut waiting, &mut resume, response.body_mut(), limits, wait)?;
         }
     }
 }
 
+fn is_timeout(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::TimedOut
+        || e.to_string().to_ascii_lowercase().contains("timeout")
+}
+
 impl Transport for Http {
-    fn request(
-        &mut self,
-        id: u64,
-        method: &str,
-        text: &str,
-        limits: &Limits,
-    ) -> Result<Received, ClientError> {
-        let mut response = self.post(method, text, limits)?;
+    fn request(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<Received, ClientError> {
+        self.version = out.version.map(str::to_owned);
+        let wait = limits.wait();
+        let until = Instant::now() + wait;
+        let mut response = self.post(out, wait)?;
         let status = response.status().as_u16();
-        if method == "initialize"
+        if out.method == "initialize"
             && let Some(session) = response
                 .headers()
                 .get("mcp-session-id")
@@ -197,11 +342,12 @@ impl Transport for Http {
             .is_some_and(|c| c.starts_with("text/event-stream"));
         let body = response.body_mut();
         if !(200..300).contains(&status) {
-            let text = self.read_body(method, body, limits).unwrap_or_default();
-            // A JSON-RPC error in a 4xx body is still an answer (e.g. -32602 for a bad cursor).
-            if let Ok(value) = super::parse(&text, method)
+            let text = self.read_body(out.method, body, limits).unwrap_or_default();
+            // A JSON-RPC error in a 4xx body is still an answer (-32602 for a bad cursor,
+            // UnsupportedProtocolVersion on 2026-07-28).
+            if let Ok(value) = super::parse(&text, out.method)
                 && value.get("error").is_some()
-                && value.get("id").and_then(serde_json::Value::as_u64) == Some(id)
+                && value.get("id").and_then(serde_json::Value::as_u64) == out.id
             {
                 return Ok(Received {
                     response: (text, value),
@@ -211,48 +357,49 @@ impl Transport for Http {
             return Err(ClientError::HttpStatus {
                 url: self.url.clone(),
                 status,
-                method: method.to_owned(),
-                body: text.chars().take(200).collect(),
+                method: out.method.to_owned(),
+                body: if text.is_empty() {
+                    "(no body)".into()
+                } else {
+                    text.chars().take(200).collect()
+                },
             });
         }
         if event_stream {
-            return self.read_events(id, method, body, limits);
+            return self.read_stream(out, body, limits, until);
         }
         // A plain JSON body is the answer, whatever it holds.
-        let text = self.read_body(method, body, limits)?;
-        let value = super::parse(&text, method)?;
+        let text = self.read_body(out.method, body, limits)?;
+        let value = super::parse(&text, out.method)?;
         Ok(Received {
             response: (text, value),
             others: Vec::new(),
         })
     }
 
-    fn send(&mut self, text: &str, limits: &Limits) -> Result<(), ClientError> {
-        let mut response = self.post("a notification", text, limits)?;
+    fn send(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<(), ClientError> {
+        let mut response = self.post(out, limits.wait())?;
         let status = response.status().as_u16();
         // 202 Accepted is the answer to a notification; drain anything else.
-        let _ = self.read_body("a notification", response.body_mut(), limits);
+        let _ = self.read_body(out.method, response.body_mut(), limits);
         if (200..300).contains(&status) {
             Ok(())
         } else {
             Err(ClientError::HttpStatus {
                 url: self.url.clone(),
                 status,
-                method: "a notification".into(),
+                method: out.method.to_owned(),
                 body: String::new(),
             })
         }
     }
 
-    fn initialized(&mut self, protocol_version: &str) {
-        self.protocol_version = Some(protocol_version.to_owned());
-    }
-
     fn close(&mut self) {
         // Once: the session is taken. 405 means the server does not let clients end
-        // sessions, which is allowed.
+        // sessions, which is allowed. A modern conversation has no session to end.
         if let Some(session) = self.session.take() {
-            let request = self.session_headers(self.agent.delete(&self.url));
+            let version = self.version.clone().filter(|v| !era::is_modern(v));
+            let request = self.with_headers(self.agent.delete(&self.url), version.as_deref());
             let _ = request.header("mcp-session-id", &session).call();
         }
     }

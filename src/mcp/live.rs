@@ -1,11 +1,15 @@
 //! What a live audit asks a server, in what order.
 //!
-//! After the handshake: every list the server offers (tools, resources, resource templates,
-//! prompts), following nextCursor to the end with a page cap and a memory of the cursors seen;
-//! one list request with a cursor the server never issued (it must answer error -32602); the
-//! tool calls of `--calls` with their expectations; and with `--probe`, each tool annotated
-//! `readOnlyHint` whose required arguments can be filled from its schema (defaults, enums,
-//! consts, examples), never any other tool.
+//! Once the era is settled (a `server/discover` probe or the `initialize` handshake): every
+//! list the server offers (tools, resources, resource templates, prompts), following
+//! nextCursor to the end with a page cap and a memory of the cursors seen; the first page of
+//! tools/list once more (an unchanged catalog must come back in the same order); one list
+//! request with a cursor the server never issued (it must answer error -32602); the tool calls
+//! of `--calls` with their expectations; with `--probe`, each tool annotated `readOnlyHint`
+//! whose required arguments can be filled from its schema (defaults, enums, consts, examples),
+//! never any other tool; and under `--protocol auto`, a modern server is finally asked to
+//! `initialize`, to learn whether it is dual-era. A call answered with `input_required` is
+//! reported, never answered and never taken for a final result.
 //!
 //! The result is the session's transcript, exactly as exchanged, plus what only a live session
 //! can tell (a cursor cycle longer than one page, a runaway list, a broken expectation). The
@@ -17,6 +21,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::era::{Era, Negotiated, Protocol};
 use super::{Client, ClientError, Limits, Target};
 use crate::contract::INVALID_CURSOR_PROBE;
 
@@ -54,6 +59,8 @@ pub struct Options {
     pub probe: bool,
     /// Pages of one list followed at most.
     pub max_pages: usize,
+    /// The era to speak, or auto.
+    pub protocol: Protocol,
 }
 
 /// Something only a live session shows, for the report as a finding on the whole run.
@@ -71,9 +78,8 @@ pub struct Session {
     pub name: String,
     pub target: String,
     pub transport: &'static str,
-    /// The initialize result's protocolVersion and serverInfo.
-    pub protocol_version: Option<String>,
-    pub server_info: Option<Value>,
+    /// The era, versions, capabilities and identity the server was found to have.
+    pub server: Negotiated,
     /// Every message, one JSON text per line.
     pub transcript: String,
     /// Request id -> milliseconds to the answer.
@@ -107,8 +113,7 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
         name: name.to_owned(),
         target: target.describe(),
         transport: target.transport(),
-        protocol_version: None,
-        server_info: None,
+        server: Negotiated::default(),
         transcript: String::new(),
         latencies: BTreeMap::new(),
         observations: Vec::new(),
@@ -120,12 +125,22 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
         elapsed_ms: 0.0,
         error: None,
     };
-    match Client::connect(target, limits) {
+    match Client::connect(target, limits, opts.protocol) {
         Ok(mut client) => {
             if let Err(e) = converse(&mut client, opts, &mut session) {
                 session.error = Some(e);
             }
             client.close();
+            session.server = client.server.clone();
+            if opts.protocol == Protocol::Auto && client.server.era == Some(Era::Modern) {
+                session.server.dual_era = answers_initialize(target, limits);
+            }
+            session.observations.extend(client.notes.iter().map(|n| Observation {
+                code: "MG030",
+                message: n.message.clone(),
+                help: "2026-07-28 response streams carry the answer and the request's own progress and logs, nothing else (basic/transports)".into(),
+                tool: None,
+            }));
             session.transcript = client.transcript();
             session.latencies = std::mem::take(&mut client.latencies);
             session.stderr = client.stderr();
@@ -137,13 +152,7 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
 }
 
 fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), ClientError> {
-    let init = client.server.clone().unwrap_or(Value::Null);
-    s.protocol_version = init
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    s.server_info = init.get("serverInfo").cloned();
-    let capabilities = init.get("capabilities").cloned().unwrap_or(Value::Null);
+    let capabilities = client.server.capabilities.clone();
 
     let mut tool_defs: Vec<Value> = Vec::new();
     let mut probed_list = None;
@@ -156,6 +165,8 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
         if method == "tools/list" {
             tool_defs = items;
             s.tool_pages = pages;
+            // The same first page again: its order must not change (MG024 on the answer).
+            client.request(method, json!({}))?;
         }
     }
     s.tools = tool_defs
@@ -181,7 +192,9 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
             json!({"name": spec.tool, "arguments": spec.arguments}),
         )?;
         s.calls += 1;
-        check_expectations(spec, &reply.text, &reply.value, s);
+        if !asked_for_input(&spec.tool, &reply.value, s) {
+            check_expectations(spec, &reply.text, &reply.value, s);
+        }
     }
 
     if opts.probe {
@@ -199,8 +212,10 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
             }
             match fill_arguments(tool.get("inputSchema").unwrap_or(&Value::Null)) {
                 Ok(arguments) => {
-                    client.request("tools/call", json!({"name": name, "arguments": arguments}))?;
+                    let reply = client
+                        .request("tools/call", json!({"name": name, "arguments": arguments}))?;
                     s.calls += 1;
+                    asked_for_input(name, &reply.value, s);
                 }
                 Err(missing) => s.skipped.push(format!(
                     "{name}: no default, enum, const or example for required `{missing}`"
@@ -209,6 +224,22 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Whether a modern server also opens a legacy session: `initialize` in a conversation of its
+/// own (a new process, or a new HTTP session that is then deleted), since a dual-era server
+/// may keep one process or session in the era it began with. `None` when it neither answered
+/// nor refused.
+fn answers_initialize(target: &Target, mut limits: Limits) -> Option<bool> {
+    limits.request = limits.request.min(super::PROBE_WAIT);
+    match Client::connect(target, limits, Protocol::Legacy) {
+        Ok(mut client) => {
+            client.close();
+            Some(true)
+        }
+        Err(ClientError::Rpc { .. } | ClientError::HttpStatus { .. }) => Some(false),
+        Err(_) => None,
+    }
 }
 
 /// Follows one list to its end; returns its items and the pages it took.
@@ -233,6 +264,9 @@ fn follow(
         let Some(result) = reply.value.get("result") else {
             break;
         };
+        if asked_for_input(method, &reply.value, s) {
+            break;
+        }
         if let Some(list) = result.get(member).and_then(Value::as_array) {
             items.extend(list.iter().cloned());
         }
@@ -274,6 +308,40 @@ fn follow(
         cursor = Some(next);
     }
     Ok((items, pages))
+}
+
+/// An `input_required` result (2026-07-28 multi round-trip requests): the server wants the
+/// client to gather input and retry. An audit never answers one, so it is reported (MG031) and
+/// the call has no final result to judge.
+fn asked_for_input(what: &str, reply: &Value, s: &mut Session) -> bool {
+    let Some(result) = reply.get("result") else {
+        return false;
+    };
+    if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return false;
+    }
+    let wants: Vec<String> = result
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .map(|r| {
+            r.iter()
+                .map(|(key, req)| {
+                    let method = req.get("method").and_then(Value::as_str).unwrap_or("?");
+                    format!("{key}: {method}")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    s.observations.push(Observation {
+        code: "MG031",
+        message: format!(
+            "{what} answered input_required ({}) instead of a result; mcpguard never answers for a user, so its final result was not audited",
+            if wants.is_empty() { "no inputRequests".to_owned() } else { wants.join(", ") }
+        ),
+        help: "give the call arguments that need no user input in --calls, or audit a captured transcript of the completed exchange".into(),
+        tool: Some(what.to_owned()).filter(|_| !what.contains('/')),
+    });
+    true
 }
 
 fn check_expectations(spec: &CallSpec, text: &str, value: &Value, s: &mut Session) {

@@ -5,13 +5,20 @@
 //! one that crosses the wire is kept, in order, as a JSONL transcript that `mcpguard audit`
 //! reads like any other.
 //!
+//! Both eras of the protocol ([`era`]): a 2026-07-28 server is spoken to statelessly, every
+//! request carrying its `_meta`; a 2025-11-25 server through the `initialize` handshake. Under
+//! `--protocol auto` a `server/discover` probe decides, once per server.
+//!
 //! Two transports: a child process speaking newline-delimited JSON-RPC on stdio
 //! ([`stdio`]), and Streamable HTTP ([`http`]: POST with both reply kinds, plain JSON and SSE,
-//! the session and protocol-version headers, DELETE at the end). Every wait has a deadline
-//! (per request and in total) and every message a size cap, so a server that hangs, dies,
-//! writes garbage or floods ends the session with an error that says which, never a hang.
+//! the era's headers, a legacy stream resumed with `Last-Event-ID`, DELETE at the end). Every
+//! wait has a deadline (per request and in total) and every message a size cap, so a server
+//! that hangs, dies, writes garbage or floods ends the session with an error that says which,
+//! never a hang. A request the server sends mid-call (elicitation, sampling, roots) is refused
+//! at once, so a server never waits on mcpguard.
 
 pub mod config;
+pub mod era;
 mod http;
 pub mod live;
 mod stdio;
@@ -21,8 +28,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// The protocol version mcpguard asks for; the server's answer is accepted as it is.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+use era::{Era, MODERN, Negotiated, Protocol};
+
+/// How long a `server/discover` probe waits under auto before taking the server for legacy
+/// (stdio: "does not respond within a reasonable timeout"), and the dual-era check waits for
+/// `initialize`. Never longer than --timeout.
+pub const PROBE_WAIT: Duration = Duration::from_secs(10);
 
 /// How to reach a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +134,14 @@ pub enum ClientError {
     },
     #[error("cannot write to the server: {0}")]
     Write(std::io::Error),
+    #[error("{url}: the response stream of {method} ended before its answer: {cause}")]
+    StreamCut {
+        url: String,
+        method: String,
+        cause: String,
+    },
+    #[error("{method}: {detail}")]
+    Protocol { method: String, detail: String },
 }
 
 /// An answer to a request: its exact text and its parsed value.
@@ -132,6 +151,17 @@ pub struct Reply {
     pub value: Value,
 }
 
+impl Reply {
+    /// The JSON-RPC error's code and message, if the answer is an error.
+    pub fn error(&self) -> Option<(i64, &str)> {
+        let e = self.value.get("error")?;
+        Some((
+            e.get("code").and_then(Value::as_i64).unwrap_or(0),
+            e.get("message").and_then(Value::as_str).unwrap_or(""),
+        ))
+    }
+}
+
 /// One message from the server: its exact text and its parsed value.
 type Incoming = (String, Value);
 
@@ -139,42 +169,102 @@ type Incoming = (String, Value);
 struct Received {
     /// The response.
     response: Incoming,
-    /// Notifications and server requests that came before it, in order.
+    /// What came before it, in order: the server's notifications and requests, and
+    /// mcpguard's answers to those requests.
     others: Vec<Incoming>,
+}
+
+/// A message to send, with what the transport needs to know of it.
+struct Outgoing<'a> {
+    /// The request id; `None` for a notification or an answer.
+    id: Option<u64>,
+    method: &'a str,
+    /// `params.name` or `params.uri`: HTTP's Mcp-Name on 2026-07-28.
+    name: Option<&'a str>,
+    /// The protocol version the message is sent under (HTTP's MCP-Protocol-Version); `None`
+    /// for `initialize`, which carries it in its body.
+    version: Option<&'a str>,
+    text: &'a str,
+}
+
+impl Outgoing<'_> {
+    fn modern(&self) -> bool {
+        self.version.is_some_and(era::is_modern)
+    }
+}
+
+/// What one message did to a request waiting for its answer.
+enum Offer {
+    /// It was the answer: everything received.
+    Answered(Received),
+    /// It was a request from the server: send this answer now, then keep waiting.
+    Reply(String),
+    /// A notification or another id's answer, kept: keep waiting.
+    Kept,
 }
 
 /// The messages that arrive while a request waits for its answer. Both transports hand
 /// every message here; each is parsed once (a message that is not JSON ends the wait), the
-/// answer ends the wait, the rest are kept in order.
+/// answer ends the wait, a request from the server is answered at once, the rest are kept in
+/// order.
 struct Waiting<'a> {
     id: u64,
     method: &'a str,
+    modern: bool,
+    answers: bool,
     others: Vec<Incoming>,
 }
 
 impl<'a> Waiting<'a> {
-    fn new(id: u64, method: &'a str) -> Waiting<'a> {
+    /// `answers`: whether the transport can answer the server's requests (Streamable HTTP on
+    /// 2026-07-28 may not send responses at all: such a request is kept, unanswered).
+    fn new(out: &Outgoing<'a>, answers: bool) -> Waiting<'a> {
         Waiting {
-            id,
-            method,
+            id: out.id.unwrap_or(0),
+            method: out.method,
+            modern: out.modern(),
+            answers,
             others: Vec::new(),
         }
     }
 
-    /// Takes one message; returns everything received once it is the answer.
-    fn offer(&mut self, text: String) -> Result<Option<Received>, ClientError> {
+    fn offer(&mut self, text: String) -> Result<Offer, ClientError> {
         let value = parse(&text, self.method)?;
-        let answers = value.get("method").is_none()
-            && value.get("id").and_then(Value::as_u64) == Some(self.id);
-        if !answers {
-            self.others.push((text, value));
-            return Ok(None);
+        let method = value.get("method").and_then(Value::as_str);
+        if method.is_none() && value.get("id").and_then(Value::as_u64) == Some(self.id) {
+            return Ok(Offer::Answered(Received {
+                response: (text, value),
+                others: std::mem::take(&mut self.others),
+            }));
         }
-        Ok(Some(Received {
-            response: (text, value),
-            others: std::mem::take(&mut self.others),
-        }))
+        let answer = match (method, value.get("id")) {
+            (Some(method), Some(id)) if self.answers => {
+                Some(answer_to_server(id, method, self.modern))
+            }
+            _ => None,
+        };
+        self.others.push((text, value));
+        Ok(match answer {
+            Some(answer) => {
+                let text = answer.to_string();
+                self.others.push((text.clone(), answer));
+                Offer::Reply(text)
+            }
+            None => Offer::Kept,
+        })
     }
+}
+
+/// mcpguard's answer to a request from the server: a legacy ping is answered; anything else
+/// (elicitation, sampling, roots, a modern ping) is refused, since mcpguard declares no client
+/// capabilities and an audit never answers for a user.
+fn answer_to_server(id: &Value, method: &str, modern: bool) -> Value {
+    if method == "ping" && !modern {
+        return json!({"jsonrpc": "2.0", "id": id, "result": {}});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!(
+        "mcpguard does not provide {method}: it is an audit, declares no client capabilities and never answers for a user"
+    )}})
 }
 
 /// A message from the server as JSON, or the error that names what was being waited for.
@@ -187,20 +277,13 @@ fn parse(text: &str, method: &str) -> Result<Value, ClientError> {
 
 /// A transport moves JSON texts; the client decides what they mean.
 trait Transport {
-    /// Sends a request and waits for the response with this id.
-    fn request(
-        &mut self,
-        id: u64,
-        method: &str,
-        text: &str,
-        limits: &Limits,
-    ) -> Result<Received, ClientError>;
-    /// Sends a notification or an answer to a server request.
-    fn send(&mut self, text: &str, limits: &Limits) -> Result<(), ClientError>;
-    /// Takes note of what initialize settled (HTTP needs the session and version headers).
-    fn initialized(&mut self, _protocol_version: &str) {}
-    /// Ends the session: closes stdin and waits for the process (killing it if it lingers),
-    /// or sends DELETE.
+    /// Sends a request and waits for the response with its id, answering the server's own
+    /// requests in the meantime.
+    fn request(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<Received, ClientError>;
+    /// Sends a notification.
+    fn send(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<(), ClientError>;
+    /// Ends the conversation: closes stdin and waits for the process (killing it if it
+    /// lingers), or ends a legacy HTTP session with DELETE.
     fn close(&mut self);
     /// What the server wrote to stderr (stdio), for the log.
     fn stderr(&self) -> String {
@@ -208,23 +291,37 @@ trait Transport {
     }
 }
 
-/// A session with one server.
+/// Something the server did that its era forbids, noticed while talking to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub message: String,
+}
+
+/// A conversation with one server, in one era.
 pub struct Client {
     transport: Box<dyn Transport>,
     next_id: u64,
     limits: Limits,
+    protocol: Protocol,
     /// Every message's exact text, in order: the transcript.
     pub messages: Vec<String>,
     /// Latency of each answered request, by id.
     pub latencies: BTreeMap<u64, f64>,
-    /// The initialize result.
-    pub server: Option<Value>,
+    /// The era, versions and identity the server was found to have.
+    pub server: Negotiated,
+    /// What the server did that its era forbids, in order.
+    pub notes: Vec<Note>,
 }
 
 impl Client {
-    /// Starts the server (or reaches it) and performs the handshake: initialize with
-    /// [`PROTOCOL_VERSION`], then notifications/initialized.
-    pub fn connect(target: &Target, limits: Limits) -> Result<Client, ClientError> {
+    /// Starts the server (or reaches it) and settles the era: `--protocol 2025-11-25` opens
+    /// with `initialize`; auto and 2026-07-28 probe with `server/discover` first, and auto
+    /// falls back to `initialize` on any answer that is not a modern one.
+    pub fn connect(
+        target: &Target,
+        limits: Limits,
+        protocol: Protocol,
+    ) -> Result<Client, ClientError> {
         let transport: Box<dyn Transport> = match target {
             Target::Stdio { command, env } => {
                 Box::new(stdio::Stdio::spawn(command, env, limits.max_message_bytes)?)
@@ -235,93 +332,282 @@ impl Client {
             transport,
             next_id: 0,
             limits,
+            protocol,
             messages: Vec::new(),
             latencies: BTreeMap::new(),
-            server: None,
+            server: Negotiated::default(),
+            notes: Vec::new(),
         };
-        let init = client.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "mcpguard", "version": env!("CARGO_PKG_VERSION")},
+        match protocol {
+            Protocol::Legacy => client.initialize(format!("--protocol {}", era::LEGACY))?,
+            Protocol::Auto | Protocol::Modern => client.discover()?,
+        }
+        Ok(client)
+    }
+
+    fn modern(&self) -> bool {
+        self.server.era == Some(Era::Modern)
+    }
+
+    /// The `server/discover` probe (stdio and HTTP alike: a DiscoverResult or a modern error
+    /// means modern; any other error, an HTTP 4xx without a modern error, or no answer in
+    /// time means legacy).
+    fn discover(&mut self) -> Result<(), ClientError> {
+        const METHOD: &str = "server/discover";
+        let auto = self.protocol == Protocol::Auto;
+        let mut limits = self.limits;
+        if auto {
+            limits.request = limits.request.min(PROBE_WAIT);
+        }
+        let params = era::with_request_meta(json!({}));
+        let legacy_because = match self.exchange(METHOD, params, Some(MODERN), &limits) {
+            Ok(reply) => {
+                if let Some(result) = reply.value.get("result") {
+                    let listed = era::advertised_versions(result.get("supportedVersions"))
+                        .filter(|l| !l.is_empty())
+                        .ok_or_else(|| ClientError::Protocol {
+                            method: METHOD.into(),
+                            detail: format!(
+                                "the DiscoverResult has no supportedVersions list (got {}); a 2026-07-28 server must list the versions it speaks",
+                                preview(result.get("supportedVersions"))
+                            ),
+                        })?;
+                    return self.adopt(result, listed, METHOD);
+                }
+                let (code, message) = reply.error().unwrap_or((0, ""));
+                if code == era::UNSUPPORTED_PROTOCOL_VERSION {
+                    let supported = reply.value.pointer("/error/data/supported");
+                    let listed = era::advertised_versions(supported).unwrap_or_default();
+                    return self.adopt(&Value::Null, listed, METHOD);
+                }
+                if era::MODERN_ERRORS.contains(&code) {
+                    return Err(ClientError::Rpc {
+                        method: METHOD.into(),
+                        code,
+                        message: message.to_owned(),
+                    });
+                }
+                format!("server/discover answered error {code} ({message})")
+            }
+            Err(ClientError::Timeout { secs, .. }) if auto => {
+                format!("server/discover had no answer within {secs:.1} s")
+            }
+            Err(ClientError::HttpStatus { status, .. }) if auto && (400..500).contains(&status) => {
+                format!("server/discover got HTTP {status} without a 2026-07-28 error")
+            }
+            Err(e) => return Err(e),
+        };
+        if !auto {
+            return Err(ClientError::Protocol {
+                method: METHOD.into(),
+                detail: format!(
+                    "the server does not speak {MODERN} ({legacy_because}); audit it with --protocol {} or auto",
+                    era::LEGACY
+                ),
+            });
+        }
+        self.server.dual_era = Some(false);
+        self.initialize(format!("initialize, since {legacy_because}"))
+    }
+
+    /// Takes the versions a modern server advertised: speaks 2026-07-28 when listed, opens a
+    /// legacy session when only legacy versions are, and gives up when none is known.
+    fn adopt(
+        &mut self,
+        result: &Value,
+        listed: Vec<String>,
+        method: &str,
+    ) -> Result<(), ClientError> {
+        match era::choose(&listed) {
+            Some((Era::Modern, version)) => {
+                self.server.era = Some(Era::Modern);
+                self.server.version = Some(version.to_owned());
+                self.server.capabilities =
+                    result.get("capabilities").cloned().unwrap_or(Value::Null);
+                self.server.server_info = result
+                    .pointer("/_meta")
+                    .and_then(|m| m.get(era::META_SERVER_INFO))
+                    .cloned();
+                self.server.detection = method.to_owned();
+                self.server.supported = listed;
+                Ok(())
+            }
+            Some((Era::Legacy, _)) if self.protocol == Protocol::Auto => {
+                let why = format!("initialize, since server/discover lists only {listed:?}");
+                self.initialize(why)?;
+                self.server.supported = listed;
+                Ok(())
+            }
+            _ => Err(ClientError::Protocol {
+                method: method.into(),
+                detail: format!(
+                    "the server lists {listed:?}, and mcpguard speaks {MODERN}{}",
+                    if self.protocol == Protocol::Auto {
+                        format!(" and {}", era::LEGACY_VERSIONS.join(", "))
+                    } else {
+                        format!(" (--protocol {MODERN})")
+                    }
+                ),
             }),
-        )?;
-        if let Some(error) = init.value.get("error") {
+        }
+    }
+
+    /// The legacy handshake: initialize with 2025-11-25, then notifications/initialized.
+    fn initialize(&mut self, detection: String) -> Result<(), ClientError> {
+        let params = json!({
+            "protocolVersion": era::LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "mcpguard", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let limits = self.limits;
+        let init = self.exchange("initialize", params, None, &limits)?;
+        if let Some((code, message)) = init.error() {
             return Err(ClientError::Rpc {
                 method: "initialize".into(),
-                code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                message: error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
+                code,
+                message: message.to_owned(),
             });
         }
         let result = init.value.get("result").cloned().unwrap_or(Value::Null);
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
-            .unwrap_or(PROTOCOL_VERSION)
+            .unwrap_or(era::LEGACY)
             .to_owned();
-        client.transport.initialized(&version);
-        client.server = Some(result);
-        client.notify("notifications/initialized", None)?;
-        Ok(client)
+        self.server.era = Some(Era::Legacy);
+        self.server.supported = vec![version.clone()];
+        self.server.version = Some(version);
+        self.server.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        self.server.server_info = result.get("serverInfo").cloned();
+        self.server.detection = detection;
+        self.notify("notifications/initialized")
     }
 
-    /// Sends a request and returns the answer (a result or a JSON-RPC error, both kept).
+    /// Sends a request in the server's era and returns the answer (a result or a JSON-RPC
+    /// error, both kept). On 2026-07-28 a response stream that breaks before its answer is
+    /// re-issued once with a new id, as the transport requires.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Reply, ClientError> {
+        let limits = self.limits;
+        if !self.modern() {
+            let version = self.server.version.clone();
+            return self.exchange(method, params, version.as_deref(), &limits);
+        }
+        let params = era::with_request_meta(params);
+        let reply = match self.exchange(method, params.clone(), Some(MODERN), &limits) {
+            Err(ClientError::StreamCut { cause, .. }) => {
+                self.notes.push(Note {
+                    message: format!(
+                        "the response stream of {method} broke before its answer ({cause}); mcpguard re-issued it once with a new id"
+                    ),
+                });
+                self.exchange(method, params, Some(MODERN), &limits)?
+            }
+            other => other?,
+        };
+        self.check_still_modern(method, &reply)?;
+        Ok(reply)
+    }
+
+    /// A server that advertised 2026-07-28 and then answers as a legacy server does before
+    /// `initialize` ("not initialized", "session"): an error naming both, since its
+    /// advertisement is wrong and every later request would fail the same way.
+    fn check_still_modern(&self, method: &str, reply: &Reply) -> Result<(), ClientError> {
+        let Some((code, message)) = reply.error() else {
+            return Ok(());
+        };
+        let lower = message.to_ascii_lowercase();
+        if era::MODERN_ERRORS.contains(&code)
+            || !(lower.contains("initializ") || lower.contains("session"))
+        {
+            return Ok(());
+        }
+        Err(ClientError::Protocol {
+            method: method.to_owned(),
+            detail: format!(
+                "the server advertised {MODERN} ({}), then answered error {code} ({message}) as a server waiting for initialize would; audit it with --protocol {}, and have it serve requests that carry their own _meta without a session",
+                self.server.detection,
+                era::LEGACY
+            ),
+        })
+    }
+
+    /// One request on the wire: its id, its transcript lines, its latency.
+    fn exchange(
+        &mut self,
+        method: &str,
+        params: Value,
+        version: Option<&str>,
+        limits: &Limits,
+    ) -> Result<Reply, ClientError> {
         self.next_id += 1;
         let id = self.next_id;
+        let name = era::request_name(method, &params).map(str::to_owned);
         let text =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.messages.push(text.clone());
+        let out = Outgoing {
+            id: Some(id),
+            method,
+            name: name.as_deref(),
+            version,
+            text: &text,
+        };
         let started = Instant::now();
-        let received = self.transport.request(id, method, &text, &self.limits)?;
+        let received = self.transport.request(&out, limits)?;
         self.latencies
             .insert(id, started.elapsed().as_secs_f64() * 1000.0);
+        let modern = out.modern();
         for (text, value) in received.others {
+            if modern {
+                self.review_modern_stream(method, id, &value);
+            }
             self.messages.push(text);
-            self.answer_server_request(&value)?;
         }
         let (text, value) = received.response;
         self.messages.push(text.clone());
         Ok(Reply { text, value })
     }
 
-    /// Sends a notification.
-    pub fn notify(&mut self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
-        let mut message = json!({"jsonrpc": "2.0", "method": method});
-        if let Some(p) = params {
-            message["params"] = p;
-        }
-        self.send(message)
-    }
-
-    /// A server's request in the middle of ours (ping, roots/list, sampling...): ping is
-    /// answered, anything else refused as not offered (mcpguard declares no capabilities).
-    /// Notifications need no answer.
-    fn answer_server_request(&mut self, message: &Value) -> Result<(), ClientError> {
-        let (Some(id), Some(method)) = (
-            message.get("id"),
-            message.get("method").and_then(Value::as_str),
-        ) else {
-            return Ok(());
+    /// What a 2026-07-28 server may not send before its answer: requests (it asks through an
+    /// input_required result), change notifications (they belong on a subscriptions/listen
+    /// stream, and mcpguard opened none), and log messages nobody asked for (no logLevel).
+    fn review_modern_stream(&mut self, method: &str, id: u64, message: &Value) {
+        let Some(sent) = message.get("method").and_then(Value::as_str) else {
+            return;
         };
-        let answer = if method == "ping" {
-            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        let what = if message.get("id").is_some() {
+            format!(
+                "sent the request {sent} on the response stream of {method} (id {id}); a {MODERN} server asks through an input_required result; mcpguard refused it"
+            )
+        } else if sent == "notifications/message" {
+            format!(
+                "sent notifications/message during {method} (id {id}), which set no {}; a {MODERN} server logs only when a request asks",
+                era::META_LOG_LEVEL
+            )
+        } else if !era::REQUEST_SCOPED_NOTIFICATIONS.contains(&sent) {
+            format!(
+                "sent {sent} on the response stream of {method} (id {id}), a stream nobody subscribed to; {MODERN} delivers change notifications only on a subscriptions/listen stream"
+            )
         } else {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("mcpguard does not offer {method}")}})
+            return;
         };
-        self.send(answer)
+        self.notes.push(Note { message: what });
     }
 
-    /// Sends a message that expects no answer, keeping it in the transcript.
-    fn send(&mut self, message: Value) -> Result<(), ClientError> {
-        self.messages.push(message.to_string());
-        let text = self.messages.last().expect("just pushed");
-        self.transport.send(text, &self.limits)
+    /// Sends a notification (legacy only: 2026-07-28 defines none from the client but
+    /// cancellation).
+    fn notify(&mut self, method: &str) -> Result<(), ClientError> {
+        let text = json!({"jsonrpc": "2.0", "method": method}).to_string();
+        self.messages.push(text.clone());
+        let version = self.server.version.clone();
+        let out = Outgoing {
+            id: None,
+            method,
+            name: None,
+            version: version.as_deref(),
+            text: &text,
+        };
+        self.transport.send(&out, &self.limits)
     }
 
     /// Everything exchanged, one JSON text per line.
@@ -338,8 +624,16 @@ impl Client {
         self.transport.stderr()
     }
 
-    /// Ends the session cleanly.
+    /// Ends the conversation cleanly.
     pub fn close(&mut self) {
         self.transport.close();
+    }
+}
+
+/// A short rendering of a value for an error message.
+fn preview(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing".into(),
+        Some(v) => v.to_string().chars().take(80).collect(),
     }
 }

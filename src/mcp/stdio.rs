@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{ClientError, Limits, Received, Transport, Waiting};
+use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting};
 
 /// How much of stderr is kept.
 const STDERR_KEEP: usize = 64 << 10;
@@ -181,49 +181,9 @@ fn read_line(reader: &mut impl BufRead, limit: usize) -> Result<Option<String>, 
     }
 }
 
-impl Transport for Stdio {
-    fn request(
-        &mut self,
-        id: u64,
-        method: &str,
-        text: &str,
-        limits: &Limits,
-    ) -> Result<Received, ClientError> {
-        self.send(text, limits)?;
-        let started = Instant::now();
-        let wait = limits.wait();
-        let mut waiting = Waiting::new(id, method);
-        loop {
-            let left = wait.saturating_sub(started.elapsed());
-            match self.lines.recv_timeout(left) {
-                Ok(Event::Line(line)) => {
-                    if let Some(received) = waiting.offer(line)? {
-                        return Ok(received);
-                    }
-                }
-                Ok(Event::TooLarge) => {
-                    return Err(ClientError::TooLarge {
-                        cap: limits.max_message_bytes,
-                    });
-                }
-                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(ClientError::Exited {
-                        method: method.to_owned(),
-                        status: self.exit_status(),
-                        stderr: self.stderr_tail(),
-                    });
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(ClientError::Timeout {
-                        method: method.to_owned(),
-                        secs: wait.as_secs_f64(),
-                    });
-                }
-            }
-        }
-    }
-
-    fn send(&mut self, text: &str, _limits: &Limits) -> Result<(), ClientError> {
+impl Stdio {
+    /// Writes one message and its newline.
+    fn write(&mut self, text: &str) -> Result<(), ClientError> {
         let Some(stdin) = &mut self.stdin else {
             return Err(ClientError::Write(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
@@ -247,6 +207,47 @@ impl Transport for Stdio {
                     ClientError::Write(e)
                 }
             })
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<Received, ClientError> {
+        self.write(out.text)?;
+        let started = Instant::now();
+        let wait = limits.wait();
+        let mut waiting = Waiting::new(out, true);
+        loop {
+            let left = wait.saturating_sub(started.elapsed());
+            match self.lines.recv_timeout(left) {
+                Ok(Event::Line(line)) => match waiting.offer(line)? {
+                    Offer::Answered(received) => return Ok(received),
+                    Offer::Reply(answer) => self.write(&answer)?,
+                    Offer::Kept => {}
+                },
+                Ok(Event::TooLarge) => {
+                    return Err(ClientError::TooLarge {
+                        cap: limits.max_message_bytes,
+                    });
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ClientError::Exited {
+                        method: out.method.to_owned(),
+                        status: self.exit_status(),
+                        stderr: self.stderr_tail(),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(ClientError::Timeout {
+                        method: out.method.to_owned(),
+                        secs: wait.as_secs_f64(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, out: &Outgoing<'_>, _limits: &Limits) -> Result<(), ClientError> {
+        self.write(out.text)
     }
 
     fn close(&mut self) {

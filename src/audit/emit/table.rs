@@ -125,7 +125,7 @@ impl Emitter for Table {
                     s.name.clone(),
                     s.transport.to_owned(),
                     s.server.clone().unwrap_or_else(|| "-".into()),
-                    s.protocol_version.clone().unwrap_or_else(|| "-".into()),
+                    protocol_cell(s),
                     format!("{} ({})", s.tool_count, s.tool_pages),
                     n(s.catalog_tokens),
                     heaviest,
@@ -136,6 +136,7 @@ impl Emitter for Table {
             }
             writeln!(out, "{t}")?;
             for s in &report.servers {
+                writeln!(out, "  {}: {}", s.name, era_line(s))?;
                 for skipped in &s.skipped {
                     writeln!(out, "  {}: --probe left out {skipped}", s.name)?;
                 }
@@ -217,4 +218,36 @@ impl Emitter for Table {
         }
         writeln!(out, "\n{}", summary_line(report))
     }
+}
+
+/// The protocol a server spoke, and whether it speaks the other era too.
+pub(crate) fn protocol_cell(s: &crate::audit::ServerSummary) -> String {
+    let version = s.protocol_version.as_deref().unwrap_or("-");
+    match s.dual_era {
+        Some(true) => format!("{version}, dual-era"),
+        Some(false) => format!("{version} only"),
+        None => version.to_owned(),
+    }
+}
+
+/// How the era was learned, what the server advertises and declares.
+pub(crate) fn era_line(s: &crate::audit::ServerSummary) -> String {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    format!(
+        "era by {}; supports {}; capabilities {}; extensions {}",
+        if s.era_detection.is_empty() {
+            "-"
+        } else {
+            &s.era_detection
+        },
+        list(&s.supported_versions),
+        list(&s.capabilities),
+        list(&s.extensions)
+    )
 }

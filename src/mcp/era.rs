@@ -1,0 +1,223 @@
+//! The two eras of MCP and what tells them apart (specification 2026-07-28, basic/versioning).
+//!
+//! *Legacy* revisions (2025-11-25 and earlier) open a session with `initialize`; the *modern*
+//! revision 2026-07-28 has no handshake: every request carries its protocol version, client
+//! identity and capabilities in `_meta`, and `server/discover` advertises what a server
+//! speaks. A dual-era server answers both. This module holds the pure parts: the `--protocol`
+//! choice, what a request's `_meta` and HTTP headers must say, and how a discover probe's
+//! outcome is read. The conversation itself is in the parent module.
+
+use serde_json::{Map, Value, json};
+
+/// The modern revision mcpguard speaks.
+pub const MODERN: &str = "2026-07-28";
+/// The legacy revision mcpguard asks for in `initialize`.
+pub const LEGACY: &str = "2025-11-25";
+/// Legacy revisions whose handshake mcpguard can complete (the server's answer decides).
+pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The `_meta` keys of a modern request (basic/index, "Per-request protocol fields").
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// Error codes only a modern server sends: HeaderMismatch, MissingRequiredClientCapability,
+/// UnsupportedProtocolVersion. One of them from a probe means "modern, retry", never "legacy".
+pub const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// `--protocol`: which era a live audit speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// Learn it: a `server/discover` probe, then `initialize` for a legacy server.
+    #[default]
+    Auto,
+    /// 2026-07-28 only; a legacy server is an error.
+    Modern,
+    /// 2025-11-25's `initialize` handshake, without a probe.
+    Legacy,
+}
+
+impl Protocol {
+    /// The values `--protocol` takes, in the order `--help` lists them.
+    pub const NAMES: [&'static str; 3] = ["auto", MODERN, LEGACY];
+
+    pub fn parse(text: &str) -> Option<Protocol> {
+        match text {
+            "auto" => Some(Protocol::Auto),
+            MODERN => Some(Protocol::Modern),
+            LEGACY => Some(Protocol::Legacy),
+            _ => None,
+        }
+    }
+}
+
+/// The era a server was spoken to in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Modern,
+    Legacy,
+}
+
+/// What the client learned about a server's protocol, for the servers table.
+#[derive(Clone, Debug, Default)]
+pub struct Negotiated {
+    pub era: Option<Era>,
+    /// The version every request used.
+    pub version: Option<String>,
+    /// The versions the server advertised (`server/discover`, an UnsupportedProtocolVersion
+    /// error, or the one `initialize` settled on).
+    pub supported: Vec<String>,
+    pub capabilities: Value,
+    /// serverInfo (initialize) or `_meta`'s io.modelcontextprotocol/serverInfo (discover).
+    pub server_info: Option<Value>,
+    /// Whether the server also answers the other era's opening: known only under auto.
+    pub dual_era: Option<bool>,
+    /// How the era was learned, for the log and the report.
+    pub detection: String,
+}
+
+/// The `_meta` every modern request carries, merged into `params` (a caller's own `_meta`
+/// keys, such as a progressToken, are kept).
+pub fn with_request_meta(mut params: Value) -> Value {
+    if !params.is_object() {
+        params = Value::Object(Map::new());
+    }
+    let meta = params
+        .as_object_mut()
+        .expect("made an object above")
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(META_PROTOCOL_VERSION.into(), Value::from(MODERN));
+        meta.insert(
+            META_CLIENT_INFO.into(),
+            json!({"name": "mcpguard", "version": env!("CARGO_PKG_VERSION")}),
+        );
+        meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
+    }
+    params
+}
+
+/// The protocol version a request declares in its `_meta`, if it is a modern request.
+pub fn declared_version(request: &Value) -> Option<&str> {
+    request
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+}
+
+/// Whether a version is of the modern era (ISO dates compare as strings do).
+pub fn is_modern(version: &str) -> bool {
+    version >= MODERN
+}
+
+/// The `Mcp-Name` a request needs on HTTP: `params.name` of tools/call and prompts/get,
+/// `params.uri` of resources/read.
+pub fn request_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    params.get(key).and_then(Value::as_str)
+}
+
+/// A value as an HTTP header may carry it (streamable-http, "Value Encoding"): plain when it
+/// is visible ASCII with inner spaces only and not itself shaped like the sentinel, otherwise
+/// `=?base64?...?=` of its UTF-8.
+pub fn header_value(value: &str) -> String {
+    use base64::Engine as _;
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    let visible = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let trimmed = !value.starts_with(' ') && !value.ends_with(' ');
+    let plain = !value.is_empty() && visible && trimmed && !sentinel;
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
+/// The versions a server advertises: a DiscoverResult's `supportedVersions`, or the
+/// `supported` list of an UnsupportedProtocolVersion error's data. `None` when the field is
+/// missing or not a list of strings.
+pub fn advertised_versions(list: Option<&Value>) -> Option<Vec<String>> {
+    let list = list?.as_array()?;
+    list.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+/// What a server's advertised versions let mcpguard speak: modern when 2026-07-28 is listed,
+/// else the newest listed legacy version it can open with `initialize`.
+pub fn choose(listed: &[String]) -> Option<(Era, &str)> {
+    if listed.iter().any(|v| v == MODERN) {
+        return Some((Era::Modern, MODERN));
+    }
+    LEGACY_VERSIONS
+        .iter()
+        .find(|v| listed.iter().any(|l| l == *v))
+        .map(|v| (Era::Legacy, *v))
+}
+
+/// A `resultType` a client understands (basic/index: an unknown one is invalid; an absent one
+/// is "complete" from an earlier-era server only).
+pub const RESULT_TYPES: [&str; 2] = ["complete", "input_required"];
+
+/// The notifications a 2026-07-28 server may send on a request's response stream: those about
+/// that request. Change notifications belong on a `subscriptions/listen` stream.
+pub const REQUEST_SCOPED_NOTIFICATIONS: [&str; 2] =
+    ["notifications/progress", "notifications/message"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_is_merged_not_replaced() {
+        let p = with_request_meta(json!({"name": "x", "_meta": {"progressToken": 7}}));
+        assert_eq!(p["_meta"]["progressToken"], 7);
+        assert_eq!(p["_meta"][META_PROTOCOL_VERSION], MODERN);
+        assert_eq!(p["_meta"][META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(declared_version(&json!({"params": p})), Some(MODERN));
+        assert_eq!(
+            with_request_meta(Value::Null)["_meta"][META_CLIENT_INFO]["name"],
+            "mcpguard"
+        );
+    }
+
+    #[test]
+    fn header_values_follow_the_encoding_rules() {
+        // The specification's own examples (streamable-http, "Encoding examples").
+        assert_eq!(header_value("us-west1"), "us-west1");
+        assert_eq!(
+            header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+        assert_eq!(
+            header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+    }
+
+    #[test]
+    fn versions_pick_the_era() {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(choose(&v(&["2026-07-28"])), Some((Era::Modern, MODERN)));
+        assert_eq!(
+            choose(&v(&["2025-06-18", "2025-11-25"])),
+            Some((Era::Legacy, "2025-11-25"))
+        );
+        assert_eq!(choose(&v(&["2099-01-01"])), None);
+        assert_eq!(choose(&[]), None);
+        assert_eq!(advertised_versions(Some(&json!(["a", 1]))), None);
+        assert_eq!(Protocol::parse("2025-11-25"), Some(Protocol::Legacy));
+        assert!(is_modern("2026-07-28") && !is_modern("2025-11-25"));
+    }
+}
