@@ -221,6 +221,54 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "a tool call broke an expectation of --calls (live audit)",
     },
+    Rule {
+        code: "MG024",
+        name: "tools-order-unstable",
+        severity: Severity::Warning,
+        summary: "tools/list listed an unchanged catalog in another order: prompt caches miss",
+    },
+    Rule {
+        code: "MG025",
+        name: "cache-hints-missing",
+        severity: Severity::Warning,
+        summary: "a 2026-07-28 list/read/discover result without ttlMs >= 0 and cacheScope",
+    },
+    Rule {
+        code: "MG026",
+        name: "result-type-missing",
+        severity: Severity::Error,
+        summary: "a 2026-07-28 result without a resultType a client recognizes",
+    },
+    Rule {
+        code: "MG027",
+        name: "structured-content-invalid",
+        severity: Severity::Error,
+        summary: "structuredContent missing or not valid against the tool's outputSchema",
+    },
+    Rule {
+        code: "MG028",
+        name: "schema-ref-unresolved",
+        severity: Severity::Error,
+        summary: "an inputSchema or outputSchema $ref that does not resolve inside the schema",
+    },
+    Rule {
+        code: "MG029",
+        name: "resource-not-found-code",
+        severity: Severity::Warning,
+        summary: "a missing resource answered with -32002 on 2026-07-28 (now -32602)",
+    },
+    Rule {
+        code: "MG030",
+        name: "era-violation",
+        severity: Severity::Error,
+        summary: "a 2026-07-28 response stream carried what the era forbids (live audit)",
+    },
+    Rule {
+        code: "MG031",
+        name: "input-required",
+        severity: Severity::Info,
+        summary: "a call answered input_required; an audit never answers one (live audit)",
+    },
 ];
 
 /// The cursor a live audit sends to check that a server refuses cursors it did not issue

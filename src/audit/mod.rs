@@ -8,6 +8,7 @@
 pub mod baseline;
 pub mod emit;
 pub mod metrics;
+mod protocol;
 mod rules;
 pub mod run;
 pub mod stats;

@@ -29,14 +29,14 @@ pub(super) struct Input<'a> {
 }
 
 /// Collects findings, applying the config's severity (or dropping a rule turned off).
-struct Out<'a> {
+pub(super) struct Out<'a> {
     ctx: &'a Context,
-    input: &'a Input<'a>,
+    pub input: &'a Input<'a>,
     findings: Vec<Finding>,
 }
 
 impl Out<'_> {
-    fn add(
+    pub fn add(
         &mut self,
         code: &'static str,
         at: &str,
@@ -130,6 +130,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
     }
 
     check_cursors(&mut out);
+    super::protocol::check(&mut out);
     if input.call.method.as_deref() == Some("initialize") {
         // Of an initialize result the model sees only the server's instructions.
         if let Some(text) = input

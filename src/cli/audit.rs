@@ -28,6 +28,8 @@ Live servers: --server 'CMD ARGS' (or the command after --) spawns a server and 
 the end, checks that a cursor it never got is refused with -32602, measures the tool catalog, and
 with --calls / --probe calls tools; every response goes through the same rules as a captured one.
 --save DIR keeps the session as DIR/NAME.jsonl, which `mcpguard audit DIR` reads again.
+--protocol auto (the default) probes with server/discover and speaks 2026-07-28 to a server that
+answers it, 2025-11-25 (initialize) to one that does not; the servers table says which.
 
 Rules (codes are stable; turn one off or change its severity under `rules:` in the config, for
 every tool or per tool under `endpoints:`):
@@ -42,6 +44,10 @@ every tool or per tool under `endpoints:`):
   MG009 tokens over the hard cap          MG021 nextCursor repeats a cursor: never ends
   MG010 list over defaultPageSize         MG022 list still paging after --max-pages
   MG011 hasMore without a way to the rest MG023 a --calls expectation broken
+  MG024 tools/list order not stable       MG028 schema $ref that does not resolve
+  MG025 2026-07-28: no ttlMs / cacheScope MG029 2026-07-28: missing resource as -32002
+  MG026 2026-07-28: no resultType         MG030 2026-07-28: stream carried what it may not
+  MG027 structuredContent vs outputSchema MG031 a call answered input_required
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,
 or a live server could not be started or reached, hung (--timeout), exited, wrote something that

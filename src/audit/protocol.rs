@@ -1,0 +1,365 @@
+//! Rules of the protocol itself, as 2026-07-28 states them: a stable tools/list order
+//! (MG024), caching hints on cacheable results (MG025), `resultType` on every result (MG026),
+//! structured content that matches the tool's outputSchema (MG027), schemas whose `$ref`s
+//! resolve (MG028), and -32602, not -32002, for a missing resource (MG029).
+//!
+//! A response is judged as modern when its request declared 2026-07-28 in `_meta` (a live
+//! audit's do, and so do a captured modern client's); the era-free rules (MG024, MG027, MG028)
+//! apply to every transcript that holds the evidence.
+
+use serde_json::Value;
+
+use super::rules::Out;
+use crate::mcp::era;
+
+/// Results that must carry `ttlMs` and `cacheScope` (server/utilities/caching).
+const CACHEABLE: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// The most schema errors one response reports (the first are the useful ones).
+const MAX_SCHEMA_ERRORS: usize = 5;
+
+pub(super) fn check(out: &mut Out<'_>) {
+    let call = out.input.call;
+    let value = &out.input.doc.value;
+    let modern = call.protocol_version.as_deref().is_some_and(era::is_modern);
+    let method = call.method.as_deref().unwrap_or("");
+    if let Some(result) = value.get("result") {
+        if modern {
+            result_type(out, method, result);
+            cache_hints(out, method, result);
+        }
+        if method == "tools/list" {
+            tool_order(out);
+            schema_refs(out, result);
+        }
+        if method == "tools/call" {
+            structured_content(out, result);
+        }
+    } else if modern
+        && method == "resources/read"
+        && value.pointer("/error/code").and_then(Value::as_i64) == Some(-32002)
+    {
+        out.add(
+            "MG029",
+            "/error/code",
+            "resources/read answered a missing resource with -32002, the code of 2025-11-25; on 2026-07-28 it is -32602 (Invalid Params)".into(),
+            "answer -32602 to requests that declare 2026-07-28 (and keep -32002 for legacy sessions if the server is dual-era)".into(),
+            None,
+        );
+    }
+}
+
+/// MG026: every 2026-07-28 result says what it is; an unknown kind is invalid.
+fn result_type(out: &mut Out<'_>, method: &str, result: &Value) {
+    match result.get("resultType") {
+        None => out.add(
+            "MG026",
+            "/result",
+            format!("the {method} result has no resultType, which every 2026-07-28 result must carry"),
+            "add \"resultType\": \"complete\" (or \"input_required\" for a multi round-trip request); an SDK on 2026-07-28 does this".into(),
+            None,
+        ),
+        Some(Value::String(t)) if era::RESULT_TYPES.contains(&t.as_str()) => {}
+        Some(other) => out.add(
+            "MG026",
+            "/result/resultType",
+            format!("the {method} result has resultType {other}, which no 2026-07-28 client recognizes; clients must treat it as invalid"),
+            "use \"complete\" or \"input_required\" (or a value of an extension the client advertised)".into(),
+            None,
+        ),
+    }
+}
+
+/// MG025: a cacheable 2026-07-28 result carries `ttlMs` (an integer >= 0) and `cacheScope`
+/// ("public" or "private"). Interim input_required results carry none.
+fn cache_hints(out: &mut Out<'_>, method: &str, result: &Value) {
+    if !CACHEABLE.contains(&method)
+        || result.get("resultType").and_then(Value::as_str) == Some("input_required")
+    {
+        return;
+    }
+    let help = "give every cacheable result ttlMs (how long, in ms, it stays fresh; 0 for never) and cacheScope (\"public\" when it is the same for every user, else \"private\")";
+    match result.get("ttlMs") {
+        None => out.add(
+            "MG025",
+            "/result",
+            format!("the {method} result has no ttlMs: clients must take it as stale at once and ask again every time"),
+            help.into(),
+            None,
+        ),
+        Some(t) if t.as_u64().is_none() => out.add(
+            "MG025",
+            "/result/ttlMs",
+            format!("the {method} result has ttlMs {t}, not an integer >= 0; clients ignore it and treat the result as stale"),
+            help.into(),
+            None,
+        ),
+        Some(_) => {}
+    }
+    match result.get("cacheScope") {
+        Some(Value::String(s)) if s == "public" || s == "private" => {}
+        Some(other) => out.add(
+            "MG025",
+            "/result/cacheScope",
+            format!("the {method} result has cacheScope {other}; only \"public\" and \"private\" are defined"),
+            help.into(),
+            None,
+        ),
+        None => out.add(
+            "MG025",
+            "/result",
+            format!("the {method} result has no cacheScope: no client or shared cache can tell whether it may keep it"),
+            help.into(),
+            None,
+        ),
+    }
+}
+
+/// MG024: the same catalog, listed again, in another order.
+fn tool_order(out: &mut Out<'_>) {
+    let Some(earlier) = out.input.call.earlier_order.clone() else {
+        return;
+    };
+    let now: Vec<&str> = out
+        .input
+        .doc
+        .value
+        .pointer("/result/tools")
+        .and_then(Value::as_array)
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let at = earlier
+        .iter()
+        .zip(&now)
+        .position(|(a, b)| a != b)
+        .unwrap_or(0);
+    out.add(
+        "MG024",
+        "/result/tools",
+        format!(
+            "tools/list listed the same {} tools in another order than before (position {at}: `{}` where `{}` was): a client that puts the catalog in the prompt loses its prompt cache and pays for the whole catalog again",
+            now.len(),
+            now.get(at).copied().unwrap_or("?"),
+            earlier.get(at).map_or("?", String::as_str)
+        ),
+        "return tools in a deterministic order, e.g. by name, not in hash-map or registration-race order (server/tools: SHOULD)".into(),
+        None,
+    );
+}
+
+/// MG027: structured content that breaks the tool's own outputSchema (or is missing when
+/// the tool has one). Clients reject such results.
+fn structured_content(out: &mut Out<'_>, result: &Value) {
+    let Some(schema) = out.input.call.output_schema.clone() else {
+        return;
+    };
+    let tool = out.input.call.tool.clone().unwrap_or_default();
+    let Some(content) = result.get("structuredContent") else {
+        if result.get("isError").and_then(Value::as_bool) != Some(true) {
+            out.add(
+                "MG027",
+                "/result",
+                format!("{tool} declares an outputSchema but its result has no structuredContent"),
+                "a tool with an outputSchema must return structuredContent that conforms to it (server/tools, Output Schema)".into(),
+                None,
+            );
+        }
+        return;
+    };
+    let Ok(validator) = schema.validator() else {
+        return; // The listing's schema does not compile: MG028 said why.
+    };
+    let errors: Vec<_> = validator
+        .iter_errors(content)
+        .take(MAX_SCHEMA_ERRORS)
+        .collect();
+    for error in errors {
+        let path = error.instance_path().to_string();
+        out.add(
+            "MG027",
+            &format!("/result/structuredContent{path}"),
+            format!("{tool}: structuredContent does not match the tool's outputSchema: {error}"),
+            "return what the outputSchema promises, or fix the schema; clients validate structured results and reject those that do not conform".into(),
+            None,
+        );
+    }
+}
+
+/// MG028: `$ref`s in a listed tool's inputSchema or outputSchema that do not resolve inside
+/// the schema. A network `$ref` is unresolved too: clients must not fetch it.
+fn schema_refs(out: &mut Out<'_>, result: &Value) {
+    let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+        return;
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        for member in ["inputSchema", "outputSchema"] {
+            let Some(schema) = tool.get(member) else {
+                continue;
+            };
+            let mut refs = Vec::new();
+            collect_refs(schema, &mut String::new(), &mut refs);
+            for (at, reference) in refs {
+                if let Err(why) = resolve(schema, &reference) {
+                    out.add(
+                        "MG028",
+                        &format!("/result/tools/{i}/{member}{at}"),
+                        format!("{name}: {member} has $ref {reference:?}, which {why}"),
+                        "put the definition under $defs in the schema itself and point at it with #/$defs/NAME; clients do not fetch remote schemas (basic/index, $ref Resolution)".into(),
+                        None,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Every `$ref` string in a schema, with the JSON pointer to its object. Depth-first with
+/// an explicit path, no recursion limit needed beyond serde_json's own nesting cap.
+fn collect_refs(value: &Value, path: &mut String, found: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if key == "$ref"
+                    && let Some(r) = child.as_str()
+                {
+                    found.push((path.clone(), r.to_owned()));
+                    continue;
+                }
+                let len = path.len();
+                crate::pointer::push_key(path, key);
+                collect_refs(child, path, found);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                let len = path.len();
+                crate::pointer::push_index(path, i);
+                collect_refs(child, path, found);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a `$ref` resolves inside its own schema: a JSON pointer fragment (`#`, `#/a/b`,
+/// percent-encoded or not), a plain-name fragment matching an `$anchor`, or a URI some
+/// `$id` in the schema declares.
+fn resolve(schema: &Value, reference: &str) -> Result<(), String> {
+    if let Some(fragment) = reference.strip_prefix('#') {
+        if fragment.is_empty() {
+            return Ok(());
+        }
+        if fragment.starts_with('/') {
+            let pointer = percent_decode(fragment);
+            return match schema.pointer(&pointer) {
+                Some(_) => Ok(()),
+                None => Err("points at nothing in the schema".into()),
+            };
+        }
+        return if declares(schema, "$anchor", fragment) {
+            Ok(())
+        } else {
+            Err(format!(
+                "names an anchor no $anchor \"{fragment}\" declares"
+            ))
+        };
+    }
+    let base = reference.split('#').next().unwrap_or(reference);
+    if declares(schema, "$id", base) {
+        return Ok(());
+    }
+    if base.starts_with("http://") || base.starts_with("https://") {
+        Err("points outside the schema to the network; clients must not fetch it, so the schema cannot be validated".into())
+    } else {
+        Err("points outside the schema, to nothing it declares".into())
+    }
+}
+
+/// Whether some object in the schema has `keyword` equal to `value`.
+fn declares(schema: &Value, keyword: &str, value: &str) -> bool {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if map.get(keyword).and_then(Value::as_str) == Some(value) {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `%XX` escapes decoded (a URI fragment's JSON pointer may use them); invalid ones kept.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refs_resolve_inside_the_schema_only() {
+        let schema = json!({"$defs": {"Time": {"type": "string"}, "a b": {"$anchor": "Zone"}},
+            "properties": {"t": {"$ref": "#/$defs/Time"}}});
+        assert!(resolve(&schema, "#/$defs/Time").is_ok());
+        assert!(resolve(&schema, "#/$defs/a%20b").is_ok());
+        assert!(resolve(&schema, "#").is_ok());
+        assert!(resolve(&schema, "#Zone").is_ok());
+        assert!(resolve(&schema, "#/$defs/Missing").is_err());
+        assert!(resolve(&schema, "#Nowhere").is_err());
+        let remote = resolve(&schema, "https://example.com/time.json").unwrap_err();
+        assert!(remote.contains("network"), "{remote}");
+        let with_id = json!({"$defs": {"T": {"$id": "urn:time"}}});
+        assert!(resolve(&with_id, "urn:time").is_ok());
+    }
+
+    #[test]
+    fn refs_are_found_with_their_pointers() {
+        let schema =
+            json!({"properties": {"a/b": {"$ref": "#/x"}, "l": {"items": [{"$ref": "#/y"}]}}});
+        let mut found = Vec::new();
+        collect_refs(&schema, &mut String::new(), &mut found);
+        assert_eq!(
+            found,
+            [
+                ("/properties/a~1b".to_owned(), "#/x".to_owned()),
+                ("/properties/l/items/0".to_owned(), "#/y".to_owned())
+            ]
+        );
+    }
+}
