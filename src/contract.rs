@@ -261,7 +261,7 @@ pub const RULES: &[Rule] = &[
         code: "MG030",
         name: "era-violation",
         severity: Severity::Error,
-        summary: "a 2026-07-28 response stream carried what the era forbids (live audit)",
+        summary: "a 2026-07-28 server broke its era: stray stream messages, initialize demanded (live)",
     },
     Rule {
         code: "MG031",
@@ -274,6 +274,10 @@ pub const RULES: &[Rule] = &[
 /// The cursor a live audit sends to check that a server refuses cursors it did not issue
 /// (MG020); a transcript that holds it is checked the same way.
 pub const INVALID_CURSOR_PROBE: &str = "mcpguard-invalid-cursor-probe";
+
+/// The URI a live audit reads to check how a server answers a resource it does not have
+/// (MG029 when a 2026-07-28 server still says -32002).
+pub const MISSING_RESOURCE_PROBE: &str = "mcpguard-probe://missing-resource";
 
 /// The rule a config key names, by code (`MG003`) or by name (`string-too-long`).
 pub fn find_rule(key: &str) -> Option<&'static Rule> {

@@ -39,7 +39,8 @@ pub(super) fn check(out: &mut Out<'_>) {
             tool_order(out);
             schema_refs(out, result);
         }
-        if method == "tools/call" {
+        let interim = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+        if method == "tools/call" && !interim {
             structured_content(out, result);
         }
     } else if modern

@@ -131,6 +131,16 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
 
     check_cursors(&mut out);
     super::protocol::check(&mut out);
+    if input
+        .doc
+        .value
+        .pointer("/result/resultType")
+        .and_then(Value::as_str)
+        == Some("input_required")
+    {
+        // An interim result asks the client for input; it is not content a model reads.
+        return out.findings;
+    }
     if input.call.method.as_deref() == Some("initialize") {
         // Of an initialize result the model sees only the server's instructions.
         if let Some(text) = input

@@ -137,7 +137,7 @@ fn audit_documents(
                 Line::Response(mut call) if transcript => {
                     let id = doc.value.get("id").and_then(serde_json::Value::as_u64);
                     call.latency_ms = id.zip(latencies).and_then(|(id, l)| l.get(&id).copied());
-                    Some(Ok((doc, call)))
+                    Some(Ok((doc, *call)))
                 }
                 Line::Response(_) | Line::Other => Some(Ok((doc, Call::default()))),
             },
@@ -177,7 +177,7 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
                     Err(e) => work.push(Err(e.to_string())),
                     Ok(doc) => match pairing.observe(&doc.value) {
                         Line::Request => {}
-                        Line::Response(call) => work.push(Ok((doc, call))),
+                        Line::Response(call) => work.push(Ok((doc, *call))),
                         Line::Other => work.push(Ok((doc, Call::default()))),
                     },
                 }

@@ -72,7 +72,7 @@ pub enum Line {
     /// A request (kept for pairing) or a notification: not audited.
     Request,
     /// A response, with the call it answers.
-    Response(Call),
+    Response(Box<Call>),
     /// Not a JSON-RPC message: audited as it is.
     Other,
 }
@@ -139,7 +139,7 @@ impl Pairing {
                 }
                 _ => {}
             }
-            return Line::Response(call);
+            return Line::Response(Box::new(call));
         }
         Line::Other
     }

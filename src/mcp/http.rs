@@ -199,7 +199,6 @@ impl Http {
         resume: &mut Resume,
         body: &mut ureq::Body,
         limits: &Limits,
-        wait: Duration,
     ) -> Result<Result<Received, Ended>, ClientError> {
         let cap = limits.max_message_bytes;
         let reader = body.with_config().limit(u64::MAX).reader();
@@ -210,7 +209,9 @@ impl Http {
             line.clear();
             let n = match lines.read_line(&mut line) {
                 Ok(n) => n,
-                Err(e) if is_timeout(&e) => return Err(self.read_error(waiting.method, e, wait)),
+                Err(e) if is_timeout(&e) => {
+                    return Err(self.read_error(waiting.method, e, limits.request));
+                }
                 Err(e) => return Ok(Err(Ended::Closed(format!("the connection broke: {e}")))),
             };
             let l = line.trim_end_matches(['\r', '\n']);
@@ -232,7 +233,9 @@ impl Http {
                 }
                 continue;
             }
-            if !data.is_empty() {
+            // An event is dispatched at its blank line; one cut off by the end of the stream
+            // is incomplete and dropped, as the SSE standard says.
+            if n > 0 && !data.is_empty() {
                 match waiting.offer(std::mem::take(&mut data))? {
                     Offer::Answered(received) => return Ok(Ok(received)),
                     Offer::Reply(answer) => self.answer(waiting.method, &answer, limits)?,
@@ -270,8 +273,7 @@ impl Http {
     ) -> Result<Received, ClientError> {
         let mut waiting = Waiting::new(out, !out.modern());
         let mut resume = Resume::default();
-        let wait = until.saturating_duration_since(Instant::now());
-        let mut outcome = self.read_events(&mut waiting, &mut resume, body, limits, wait)?;
+        let mut outcome = self.read_events(&mut waiting, &mut resume, body, limits)?;
         let mut resumes = 0;
         loop {
             let cause = match outcome {
@@ -309,8 +311,7 @@ impl Http {
                     "{cause}, and GET with Last-Event-ID {last_event_id:?} was answered with HTTP {status}"
                 )));
             }
-            outcome =
-                self.read_events(&mut waiting, &mut resume, response.body_mut(), limits, wait)?;
+            outcome = self.read_events(&mut waiting, &mut resume, response.body_mut(), limits)?;
         }
     }
 }

@@ -4,7 +4,8 @@
 //! list the server offers (tools, resources, resource templates, prompts), following
 //! nextCursor to the end with a page cap and a memory of the cursors seen; the first page of
 //! tools/list once more (an unchanged catalog must come back in the same order); one list
-//! request with a cursor the server never issued (it must answer error -32602); the tool calls
+//! request with a cursor the server never issued (it must answer error -32602); one
+//! resources/read of a resource that does not exist (-32602 on 2026-07-28); the tool calls
 //! of `--calls` with their expectations; with `--probe`, each tool annotated `readOnlyHint`
 //! whose required arguments can be filled from its schema (defaults, enums, consts, examples),
 //! never any other tool; and under `--protocol auto`, a modern server is finally asked to
@@ -23,7 +24,7 @@ use serde_json::{Map, Value, json};
 
 use super::era::{Era, Negotiated, Protocol};
 use super::{Client, ClientError, Limits, Target};
-use crate::contract::INVALID_CURSOR_PROBE;
+use crate::contract::{INVALID_CURSOR_PROBE, MISSING_RESOURCE_PROBE};
 
 /// One `--calls` entry.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -135,12 +136,14 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
             if opts.protocol == Protocol::Auto && client.server.era == Some(Era::Modern) {
                 session.server.dual_era = answers_initialize(target, limits);
             }
-            session.observations.extend(client.notes.iter().map(|n| Observation {
-                code: "MG030",
-                message: n.message.clone(),
-                help: "2026-07-28 response streams carry the answer and the request's own progress and logs, nothing else (basic/transports)".into(),
-                tool: None,
-            }));
+            session
+                .observations
+                .extend(client.notes.iter().map(|n| Observation {
+                    code: "MG030",
+                    message: n.message.clone(),
+                    help: n.help.into(),
+                    tool: None,
+                }));
             session.transcript = client.transcript();
             session.latencies = std::mem::take(&mut client.latencies);
             session.stderr = client.stderr();
@@ -184,6 +187,10 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
     // A cursor the server never issued must be refused with -32602 (MG020 on the answer).
     if let Some(method) = probed_list {
         client.request(method, json!({"cursor": INVALID_CURSOR_PROBE}))?;
+    }
+    // A resource it does not have must be -32602 on 2026-07-28 (MG029 on the answer).
+    if capabilities.get("resources").is_some() {
+        client.request("resources/read", json!({"uri": MISSING_RESOURCE_PROBE}))?;
     }
 
     for spec in &opts.calls {

@@ -295,6 +295,8 @@ trait Transport {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Note {
     pub message: String,
+    /// What the server should do instead.
+    pub help: &'static str,
 }
 
 /// A conversation with one server, in one era.
@@ -499,13 +501,30 @@ impl Client {
                     message: format!(
                         "the response stream of {method} broke before its answer ({cause}); mcpguard re-issued it once with a new id"
                     ),
+                    help: "end every response stream with the answer; a client must re-issue a request whose stream breaks (2026-07-28 changelog)",
                 });
-                self.exchange(method, params, Some(MODERN), &limits)?
+                self.exchange(method, params.clone(), Some(MODERN), &limits)?
             }
             other => other?,
         };
-        self.check_still_modern(method, &reply)?;
-        Ok(reply)
+        match self.check_still_modern(method, &reply) {
+            Ok(()) => Ok(reply),
+            // Under auto the era is re-learned once, as the versioning page allows: the
+            // finding stays, the audit goes on in the era the server really speaks.
+            Err(ClientError::Protocol { detail, .. }) if self.protocol == Protocol::Auto => {
+                self.notes.push(Note {
+                    message: format!("{method}: {detail}"),
+                    help: "a server that lists 2026-07-28 in server/discover must serve requests that carry their own _meta, with no initialize (basic/versioning)",
+                });
+                self.initialize(format!(
+                    "initialize, since the server demanded it after advertising {MODERN}"
+                ))?;
+                let version = self.server.version.clone();
+                let params = without_request_meta(params);
+                self.exchange(method, params, version.as_deref(), &limits)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// A server that advertised 2026-07-28 and then answers as a legacy server does before
@@ -524,7 +543,7 @@ impl Client {
         Err(ClientError::Protocol {
             method: method.to_owned(),
             detail: format!(
-                "the server advertised {MODERN} ({}), then answered error {code} ({message}) as a server waiting for initialize would; audit it with --protocol {}, and have it serve requests that carry their own _meta without a session",
+                "the server advertised {MODERN} ({}), then answered error {code} ({message}) as a server waiting for initialize would; have it serve requests that carry their own _meta without a session (or audit it with --protocol {})",
                 self.server.detection,
                 era::LEGACY
             ),
@@ -591,7 +610,10 @@ impl Client {
         } else {
             return;
         };
-        self.notes.push(Note { message: what });
+        self.notes.push(Note {
+            message: what,
+            help: "2026-07-28 response streams carry the answer and the request's own progress and logs, nothing else (basic/transports)",
+        });
     }
 
     /// Sends a notification (legacy only: 2026-07-28 defines none from the client but
@@ -628,6 +650,20 @@ impl Client {
     pub fn close(&mut self) {
         self.transport.close();
     }
+}
+
+/// Request params without the 2026-07-28 `_meta` keys, for a request re-sent in a legacy
+/// session.
+fn without_request_meta(mut params: Value) -> Value {
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove(era::META_PROTOCOL_VERSION);
+        meta.remove(era::META_CLIENT_INFO);
+        meta.remove(era::META_CLIENT_CAPABILITIES);
+        if meta.is_empty() {
+            params.as_object_mut().map(|p| p.remove("_meta"));
+        }
+    }
+    params
 }
 
 /// A short rendering of a value for an error message.

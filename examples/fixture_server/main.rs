@@ -1,19 +1,40 @@
-//! An MCP server built with rmcp (the official Rust SDK) for mcpguard's live-audit tests:
+//! An MCP server built with rmcp 3.11 (the official Rust SDK) for mcpguard's live-audit tests:
 //! paginated tools and resources, results that break the contract on purpose (oversized,
-//! base64, duplicated), and misbehaviour on request, over stdio or Streamable HTTP.
+//! base64, duplicated), and misbehaviour on request, over stdio or Streamable HTTP, in either
+//! era of the protocol or both.
 //!
-//!     fixture_server [--http 127.0.0.1:PORT] [--fault repeat-cursor|runaway|accept-bad-cursor|hang-list]
+//!     fixture_server [--http 127.0.0.1:PORT] [--era dual|modern|legacy] [--fault FAULT]
+//!
+//! Eras: `dual` (the default) answers server/discover and initialize alike; `modern` lists only
+//! 2026-07-28 and refuses initialize; `legacy` is a 2025-11-25 server: server/discover is an
+//! unknown method (stdio) or a bare HTTP 400 (HTTP).
+//!
+//! Faults, one per rule or failure mcpguard must catch: the list faults `repeat-cursor`,
+//! `runaway`, `accept-bad-cursor`, `hang-list`; the protocol rules `shuffle-tools` (MG024),
+//! `no-cache-hints` (MG025), `no-result-type` (MG026), `bad-structured` (MG027),
+//! `dangling-ref` (MG028), `old-not-found` (MG029), `stream-notify` (MG030), `input-required`
+//! (MG031); and the era failures `claims-modern` (discover says 2026-07-28, everything else
+//! demands initialize), `discover-garbage`, `discover-no-versions`,
+//! `discover-unknown-versions`, `ask-roots` (a legacy call that asks the client for roots and
+//! waits), and over HTTP `sse-poll` (a legacy stream closed after a priming event, resumed with
+//! Last-Event-ID), `sse-never` (resumption that never delivers), `cut-once` and `cut-always`
+//! (a modern response stream cut before its answer).
 //!
 //! Tools that misbehave when called: `hang` never answers, `crash` exits the process, `garbage`
 //! writes a line that is not JSON (stdio), `huge` answers with 5 MB. With --http, the address
 //! prints on stdout once listening, and POST /garbage answers HTML instead of JSON.
 
+mod wire;
+
+use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -22,8 +43,16 @@ use serde_json::{Value, json};
 const TOOLS_PER_PAGE: usize = 3;
 const RESOURCES_PER_PAGE: usize = 10;
 
+/// Which protocol revisions the fixture speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fault {
+pub enum Era {
+    Dual,
+    Modern,
+    Legacy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
     None,
     /// tools/list answers a cursor with the same cursor.
     RepeatCursor,
@@ -33,16 +62,80 @@ enum Fault {
     AcceptBadCursor,
     /// tools/list never answers.
     HangList,
+    /// every other listing of a tools/list page comes in reverse order.
+    ShuffleTools,
+    NoCacheHints,
+    NoResultType,
+    /// get_report's structuredContent breaks its outputSchema.
+    BadStructured,
+    /// get_report's outputSchema points at a $def it does not have.
+    DanglingRef,
+    /// a missing resource is -32002 even on 2026-07-28.
+    OldNotFound,
+    /// tools/call sends notifications/tools/list_changed on the response stream.
+    StreamNotify,
+    /// book_room answers input_required.
+    InputRequired,
+    ClaimsModern,
+    DiscoverGarbage,
+    DiscoverNoVersions,
+    DiscoverUnknownVersions,
+    /// every tool call first asks the client for roots/list and waits for the answer.
+    AskRoots,
+    SsePoll,
+    SseNever,
+    CutOnce,
+    CutAlways,
+}
+
+impl Fault {
+    fn parse(name: &str) -> Option<Fault> {
+        Some(match name {
+            "none" => Fault::None,
+            "repeat-cursor" => Fault::RepeatCursor,
+            "runaway" => Fault::Runaway,
+            "accept-bad-cursor" => Fault::AcceptBadCursor,
+            "hang-list" => Fault::HangList,
+            "shuffle-tools" => Fault::ShuffleTools,
+            "no-cache-hints" => Fault::NoCacheHints,
+            "no-result-type" => Fault::NoResultType,
+            "bad-structured" => Fault::BadStructured,
+            "dangling-ref" => Fault::DanglingRef,
+            "old-not-found" => Fault::OldNotFound,
+            "stream-notify" => Fault::StreamNotify,
+            "input-required" => Fault::InputRequired,
+            "claims-modern" => Fault::ClaimsModern,
+            "discover-garbage" => Fault::DiscoverGarbage,
+            "discover-no-versions" => Fault::DiscoverNoVersions,
+            "discover-unknown-versions" => Fault::DiscoverUnknownVersions,
+            "ask-roots" => Fault::AskRoots,
+            "sse-poll" => Fault::SsePoll,
+            "sse-never" => Fault::SseNever,
+            "cut-once" => Fault::CutOnce,
+            "cut-always" => Fault::CutAlways,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone)]
 struct Fixture {
     fault: Fault,
+    era: Era,
     stdio: bool,
+    /// Listings of the first tools/list page so far (shared by every HTTP request).
+    listings: Arc<AtomicUsize>,
 }
 
-fn tools() -> Vec<Value> {
+fn tools(fault: Fault) -> Vec<Value> {
     let read_only = json!({"readOnlyHint": true});
+    let mut report_schema = json!({"type": "object", "required": ["week", "occupancy"],
+        "properties": {"week": {"$ref": "#/$defs/Week"}, "occupancy": {"type": "number"},
+            "nights": {"type": "integer"}, "format": {"type": ["string", "null"]}},
+        "$defs": {"Week": {"type": "string", "pattern": "^[0-9]{4}-W[0-9]{2}$"}}});
+    if fault == Fault::DanglingRef {
+        report_schema["$defs"] = json!({});
+    }
     vec![
         json!({"name": "list_bookings", "description": "All bookings of a property, with guests, prices and notes.",
             "annotations": read_only,
@@ -53,7 +146,8 @@ fn tools() -> Vec<Value> {
         json!({"name": "get_report", "description": "The occupancy report, as text and as structured content.",
             "annotations": read_only,
             "inputSchema": {"type": "object", "required": ["format"], "properties": {
-                "format": {"type": "string", "default": "json"}}}}),
+                "format": {"type": "string", "default": "json"}}},
+            "outputSchema": report_schema}),
         json!({"name": "search", "description": "Full-text search over bookings.",
             "annotations": read_only,
             "inputSchema": {"type": "object", "required": ["query"], "properties": {
@@ -99,7 +193,9 @@ fn page<T: serde::de::DeserializeOwned>(
         Fault::Runaway => Some(format!("page-{}", index + 1)),
         _ => (start + per_page < items.len()).then(|| format!("page-{}", index + 1)),
     };
-    let mut result = json!({member: slice});
+    // Built from JSON, rmcp leaves resultType unset: a complete result says so itself (the
+    // wire layer takes it off for legacy peers and for the no-result-type fault).
+    let mut result = json!({member: slice, "resultType": "complete"});
     if let Some(n) = next {
         result["nextCursor"] = json!(n);
     }
@@ -120,7 +216,8 @@ fn text_result(text: String) -> CallToolResponse {
     tool_result(json!({"content": [{"type": "text", "text": text}]}))
 }
 
-fn tool_result(value: Value) -> CallToolResponse {
+fn tool_result(mut value: Value) -> CallToolResponse {
+    value["resultType"] = json!("complete");
     let result: CallToolResult = serde_json::from_value(value).expect("a valid tool result");
     result.into()
 }
@@ -137,6 +234,16 @@ impl ServerHandler for Fixture {
         .with_instructions("Bookings fixture for mcpguard's tests.")
     }
 
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.era {
+            Era::Dual => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            Era::Modern => Cow::Owned(vec![ProtocolVersion::V_2026_07_28]),
+            Era::Legacy => {
+                Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+            }
+        }
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -146,13 +253,14 @@ impl ServerHandler for Fixture {
             tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
         }
         let cursor = request.and_then(|r| r.cursor);
-        page(
-            "tools",
-            &tools(),
-            TOOLS_PER_PAGE,
-            cursor.as_deref(),
-            self.fault,
-        )
+        let mut all = tools(self.fault);
+        if cursor.is_none()
+            && self.fault == Fault::ShuffleTools
+            && self.listings.fetch_add(1, Ordering::SeqCst) % 2 == 1
+        {
+            all[..TOOLS_PER_PAGE].reverse();
+        }
+        page("tools", &all, TOOLS_PER_PAGE, cursor.as_deref(), self.fault)
     }
 
     async fn list_resources(
@@ -174,12 +282,37 @@ impl ServerHandler for Fixture {
         )
     }
 
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri.as_str();
+        let known = uri
+            .strip_prefix("bookings://")
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| n < 25);
+        if !known {
+            // rmcp answers -32602 to 2026-07-28 requests and -32002 to legacy ones.
+            return Err(McpError::resource_not_found(
+                format!("no resource {uri}"),
+                None,
+            ));
+        }
+        let booking = &bookings(25)[uri[11..].parse::<usize>().unwrap_or(0)];
+        serde_json::from_value::<rmcp::model::ReadResourceResult>(json!({
+            "resultType": "complete",
+            "contents": [{"uri": uri, "mimeType": "application/json", "text": booking.to_string()}]}))
+        .map(Into::into)
+        .map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        serde_json::from_value(json!({"resourceTemplates": [
+        serde_json::from_value(json!({"resultType": "complete", "resourceTemplates": [
             {"uriTemplate": "bookings://{id}", "name": "a booking", "mimeType": "application/json"}]}))
         .map_err(|e| McpError::internal_error(e.to_string(), None))
     }
@@ -189,7 +322,7 @@ impl ServerHandler for Fixture {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        serde_json::from_value(json!({"prompts": [
+        serde_json::from_value(json!({"resultType": "complete", "prompts": [
             {"name": "summarize_week", "description": "Summarize the week's bookings."}]}))
         .map_err(|e| McpError::internal_error(e.to_string(), None))
     }
@@ -197,9 +330,32 @@ impl ServerHandler for Fixture {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.clone().unwrap_or_default();
+        match self.fault {
+            Fault::StreamNotify => {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+            Fault::AskRoots => {
+                // A legacy server may ask mid-call (roots is deprecated in 2026-07-28, which is
+                // the point: old servers still do it); it waits for the client's answer.
+                #[allow(deprecated)]
+                let asked = context.peer.list_roots().await;
+                eprintln!("fixture_server: roots/list answered: {}", asked.is_ok());
+            }
+            Fault::InputRequired => {
+                let pending = json!({"resultType": "input_required",
+                    "inputRequests": {"guests": {"method": "elicitation/create", "params": {
+                        "mode": "form", "message": "How many guests?",
+                        "requestedSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}}},
+                    "requestState": "opaque-1"});
+                return serde_json::from_value(pending)
+                    .map(CallToolResponse::InputRequired)
+                    .map_err(|e| McpError::internal_error(e.to_string(), None));
+            }
+            _ => {}
+        }
         Ok(match request.name.as_ref() {
             "list_bookings" => {
                 text_result(json!({"bookings": bookings(300), "total": 300}).to_string())
@@ -210,7 +366,12 @@ impl ServerHandler for Fixture {
                 text_result(json!({"url": "https://example.com/checkout", "screenshot": format!("data:image/png;base64,{png}")}).to_string())
             }
             "get_report" => {
-                let report = json!({"week": "2026-W47", "occupancy": 0.82, "nights": 143, "format": args.get("format")});
+                let occupancy = if self.fault == Fault::BadStructured {
+                    json!("82%")
+                } else {
+                    json!(0.82)
+                };
+                let report = json!({"week": "2026-W47", "occupancy": occupancy, "nights": 143, "format": args.get("format")});
                 tool_result(
                     json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&report).unwrap()}],
                     "structuredContent": report}),
@@ -250,49 +411,72 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let fault = match flag("--fault").as_deref() {
-        None | Some("none") => Fault::None,
-        Some("repeat-cursor") => Fault::RepeatCursor,
-        Some("runaway") => Fault::Runaway,
-        Some("accept-bad-cursor") => Fault::AcceptBadCursor,
-        Some("hang-list") => Fault::HangList,
+    let fault = match flag("--fault") {
+        None => Fault::None,
+        Some(name) => Fault::parse(&name).unwrap_or_else(|| {
+            eprintln!("fixture_server: unknown --fault {name}");
+            std::process::exit(2);
+        }),
+    };
+    let era = match flag("--era").as_deref() {
+        None | Some("dual") => Era::Dual,
+        Some("modern") => Era::Modern,
+        Some("legacy") => Era::Legacy,
         Some(other) => {
-            eprintln!("fixture_server: unknown --fault {other}");
+            eprintln!("fixture_server: unknown --era {other} (dual, modern, legacy)");
             std::process::exit(2);
         }
     };
     let http = flag("--http");
-    eprintln!("fixture_server: starting (fault {fault:?})");
+    eprintln!("fixture_server: starting ({era:?}, fault {fault:?})");
+    let fixture = Fixture {
+        fault,
+        era,
+        stdio: http.is_none(),
+        listings: Arc::new(AtomicUsize::new(0)),
+    };
+    let layer = wire::Layer::new(era, fault);
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     runtime.block_on(async move {
         match http {
-            None => {
-                let server = Fixture { fault, stdio: true }
-                    .serve(rmcp::transport::stdio())
-                    .await
-                    .expect("stdio session");
-                let _ = server.waiting().await;
-            }
-            Some(addr) => serve_http(&addr, fault).await,
+            None => serve_stdio(fixture, layer).await,
+            Some(addr) => serve_http(&addr, fixture, layer).await,
         }
     });
 }
 
-async fn serve_http(addr: &str, fault: Fault) {
+/// rmcp serves one end of an in-memory pipe; the wire layer stands between it and the real
+/// stdin and stdout.
+async fn serve_stdio(fixture: Fixture, layer: wire::Layer) {
+    // Two one-way pipes, so closing the one into rmcp is an end of input rmcp sees.
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(1 << 20);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 20);
+    let server = tokio::spawn(async move {
+        if let Ok(running) = fixture.serve((rmcp_in, rmcp_out)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    layer.pump_stdio(to_rmcp, from_rmcp).await;
+    server.abort();
+}
+
+async fn serve_http(addr: &str, fixture: Fixture, layer: wire::Layer) {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
     let service = StreamableHttpService::new(
-        move || {
-            Ok(Fixture {
-                fault,
-                stdio: false,
-            })
-        },
+        move || Ok(fixture.clone()),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service).route(
+    let mcp =
+        axum::Router::new()
+            .fallback_service(service)
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::new(layer),
+                wire::http_layer,
+            ));
+    let router = axum::Router::new().nest("/mcp", mcp).route(
         "/garbage",
         axum::routing::post(|| async {
             (
