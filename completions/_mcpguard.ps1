@@ -61,6 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--timeout-total', '--timeout-total', [CompletionResultType]::ParameterName, 'Seconds a whole session may take')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message accepted from a server')
             [CompletionResult]::new('--max-pages', '--max-pages', [CompletionResultType]::ParameterName, 'Pages of one list followed at most')
+            [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that answers it, else open a 2025-11-25 session with initialize; under auto a modern server is also asked whether it is dual-era')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing')

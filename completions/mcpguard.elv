@@ -57,6 +57,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --timeout-total 'Seconds a whole session may take'
             cand --max-message-bytes 'The largest message accepted from a server'
             cand --max-pages 'Pages of one list followed at most'
+            cand --protocol 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that answers it, else open a 2025-11-25 session with initialize; under auto a modern server is also asked whether it is dual-era'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --update-baseline 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing'

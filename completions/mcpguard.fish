@@ -77,6 +77,9 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout -d '
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout-total -d 'Seconds a whole session may take' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-message-bytes -d 'The largest message accepted from a server' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-pages -d 'Pages of one list followed at most' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l protocol -d 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that answers it, else open a 2025-11-25 session with initialize; under auto a modern server is also asked whether it is dual-era' -r -f -a "auto\t''
+2026-07-28\t''
+2025-11-25\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''

@@ -4,121 +4,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 
+use common::live::{HttpFixture, audit, codes, findings, fixture, json_report};
 use common::{code, mcpguard_in, transcript};
 use serde_json::{Value, json};
-
-/// The fixture server binary (`cargo test` builds the examples).
-fn fixture() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcpguard"));
-    let path = bin
-        .parent()
-        .expect("target dir")
-        .join("examples")
-        .join("fixture_server");
-    assert!(
-        path.exists(),
-        "build the fixture: cargo build --example fixture_server"
-    );
-    path
-}
-
-/// The fixture over HTTP on a free port, killed when dropped.
-struct HttpFixture {
-    child: Child,
-    url: String,
-}
-
-impl HttpFixture {
-    fn start(fault: Option<&str>) -> HttpFixture {
-        let mut cmd = Command::new(fixture());
-        cmd.args(["--http", "127.0.0.1:0"]);
-        if let Some(f) = fault {
-            cmd.args(["--fault", f]);
-        }
-        let mut child = cmd
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("fixture starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("the fixture prints its address");
-        let url = format!("http://{}/mcp", line.trim());
-        HttpFixture { child, url }
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn audit(dir: &Path, args: &[&str]) -> std::process::Output {
-    mcpguard_in(dir)
-        .arg("audit")
-        .args(args)
-        .output()
-        .expect("mcpguard runs")
-}
-
-/// The JSON report, checked against contracts/schemas/audit.schema.json.
-fn json_report(out: &std::process::Output) -> Value {
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", transcript(out)));
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::repo("contracts/schemas/audit.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .take(5)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "audit.schema.json: {errors:#?}");
-    report
-}
-
-/// Findings as (code, pointer, message), sorted: what must agree between transports and
-/// between a live run and its saved transcript.
-fn findings(report: &Value) -> Vec<(String, String, String)> {
-    let mut out: Vec<(String, String, String)> = report["documents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|d| d["findings"].as_array().unwrap().clone())
-        .map(|f| {
-            (
-                f["code"].as_str().unwrap().to_owned(),
-                f["pointer"].as_str().unwrap().to_owned(),
-                f["message"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn codes(report: &Value) -> Vec<String> {
-    let mut c: Vec<String> = findings(report).into_iter().map(|f| f.0).collect();
-    c.extend(
-        report["corpusFindings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["code"].as_str().unwrap().to_owned()),
-    );
-    c.sort();
-    c.dedup();
-    c
-}
 
 #[test]
 fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same() {
@@ -141,7 +31,20 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
     let server = &report["servers"][0];
     assert_eq!(server["name"], "fixture_server");
     assert_eq!(server["transport"], "stdio");
-    assert_eq!(server["protocolVersion"], "2025-11-25");
+    // rmcp 3.11 is dual-era: auto speaks 2026-07-28 to it and finds it answers initialize too.
+    assert_eq!(server["protocolVersion"], "2026-07-28");
+    assert_eq!(server["dualEra"], true);
+    assert_eq!(server["eraDetection"], "server/discover");
+    assert!(
+        server["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2025-11-25"))
+    );
+    assert_eq!(
+        server["capabilities"],
+        json!(["prompts", "resources", "tools"])
+    );
     assert_eq!(server["toolCount"], 9);
     assert_eq!(server["toolPages"], 3);
     assert!(server["catalogTokens"].as_u64().unwrap() > 0);
@@ -168,21 +71,38 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
             "{never} was called"
         );
     }
-    // Every list followed to its end: 3 pages of tools, 3 of resources, templates, prompts,
-    // and the invalid-cursor probe answered with -32602 (no MG020).
+    // Every list followed to its end: 3 pages of tools, 3 of resources, templates, prompts;
+    // tools/list's first page once more (its order must hold), the invalid-cursor probe
+    // answered with -32602 (no MG020), and a missing resource read (-32602 on 2026-07-28).
     let methods: Vec<String> = saved
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| v["method"].as_str().map(str::to_owned))
         .collect();
-    assert_eq!(methods.iter().filter(|m| *m == "tools/list").count(), 4);
+    assert_eq!(methods.iter().filter(|m| *m == "tools/list").count(), 5);
     assert_eq!(methods.iter().filter(|m| *m == "resources/list").count(), 3);
+    assert_eq!(methods.iter().filter(|m| *m == "resources/read").count(), 1);
+    assert_eq!(methods[0], "server/discover");
+    assert!(!methods.contains(&"initialize".to_owned()), "{methods:?}");
+    // Every 2026-07-28 request carried its own _meta; nothing on it was a session.
+    for line in saved.lines().filter(|l| l.contains("\"method\"")) {
+        assert!(
+            line.contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""),
+            "{line}"
+        );
+    }
     assert!(saved.contains("\"code\":-32602"));
     let c = codes(&report);
     for expected in ["MG001", "MG002", "MG005", "MG009", "MG012", "MG013"] {
         assert!(c.contains(&expected.to_owned()), "{expected} in {c:?}");
     }
-    assert!(!c.contains(&"MG020".to_owned()), "{c:?}");
+    // A clean server: none of the list or protocol rules fire.
+    for clean in [
+        "MG020", "MG021", "MG022", "MG024", "MG025", "MG026", "MG027", "MG028", "MG029", "MG030",
+        "MG031",
+    ] {
+        assert!(!c.contains(&clean.to_owned()), "{clean} in {c:?}");
+    }
     // Latency was measured for each response.
     let latencies: Vec<&Value> = report["documents"]
         .as_array()
@@ -363,7 +283,7 @@ fn a_server_that_hangs_crashes_floods_or_writes_garbage_ends_with_exit_2() {
         ),
         (
             vec!["--url".into(), garbage],
-            "the server wrote a line that is not JSON while mcpguard waited for initialize: \"<html>",
+            "the server wrote a line that is not JSON while mcpguard waited for server/discover: \"<html>",
         ),
         (
             vec!["--url".into(), "http://127.0.0.1:9/mcp".into()],

@@ -46,7 +46,7 @@ every tool or per tool under `endpoints:`):
   MG011 hasMore without a way to the rest MG023 a --calls expectation broken
   MG024 tools/list order not stable       MG028 schema $ref that does not resolve
   MG025 2026-07-28: no ttlMs / cacheScope MG029 2026-07-28: missing resource as -32002
-  MG026 2026-07-28: no resultType         MG030 2026-07-28: stream carried what it may not
+  MG026 2026-07-28: no resultType         MG030 2026-07-28 broken mid-conversation
   MG027 structuredContent vs outputSchema MG031 a call answered input_required
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,

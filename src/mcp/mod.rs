@@ -391,10 +391,10 @@ impl Client {
                 }
                 format!("server/discover answered error {code} ({message})")
             }
-            Err(ClientError::Timeout { secs, .. }) if auto => {
+            Err(ClientError::Timeout { secs, .. }) => {
                 format!("server/discover had no answer within {secs:.1} s")
             }
-            Err(ClientError::HttpStatus { status, .. }) if auto && (400..500).contains(&status) => {
+            Err(ClientError::HttpStatus { status, .. }) if (400..500).contains(&status) => {
                 format!("server/discover got HTTP {status} without a 2026-07-28 error")
             }
             Err(e) => return Err(e),
@@ -503,7 +503,18 @@ impl Client {
                     ),
                     help: "end every response stream with the answer; a client must re-issue a request whose stream breaks (2026-07-28 changelog)",
                 });
-                self.exchange(method, params.clone(), Some(MODERN), &limits)?
+                match self.exchange(method, params.clone(), Some(MODERN), &limits) {
+                    Err(ClientError::StreamCut { url, method, cause }) => {
+                        return Err(ClientError::StreamCut {
+                            url,
+                            method,
+                            cause: format!(
+                                "{cause}, and again when re-issued with a new id; the server drops this request's stream"
+                            ),
+                        });
+                    }
+                    other => other?,
+                }
             }
             other => other?,
         };
