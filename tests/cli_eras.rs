@@ -359,3 +359,25 @@ fn a_request_from_the_server_mid_call_is_refused_at_once() {
         assert_eq!(refusals, 3, "http={http}");
     }
 }
+
+#[test]
+fn annotated_arguments_travel_as_headers_on_2026_07_28() {
+    // The fixture's `search` marks `query` with x-mcp-header; over HTTP on 2026-07-28 the
+    // server rejects a call without a matching Mcp-Param-Query (HeaderMismatch, -32020).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("search.yaml"),
+        "- tool: search\n  arguments: {query: \"Zoë Dupont\"}\n  expect: {isError: false, contains: Dupont}\n",
+    )
+    .unwrap();
+    let (status, text, report) = run(d, true, &[], &["--calls", "search.yaml"]);
+    assert_eq!(status, 0, "{text}");
+    let report = validated(report);
+    assert_eq!(report["servers"][0]["protocolVersion"], "2026-07-28");
+    assert_eq!(report["servers"][0]["calls"], 1);
+    assert!(
+        report["corpusFindings"].as_array().unwrap().is_empty(),
+        "{text}"
+    );
+}

@@ -151,7 +151,7 @@ fn tools(fault: Fault) -> Vec<Value> {
         json!({"name": "search", "description": "Full-text search over bookings.",
             "annotations": read_only,
             "inputSchema": {"type": "object", "required": ["query"], "properties": {
-                "query": {"type": "string"}}}}),
+                "query": {"type": "string", "x-mcp-header": "Query"}}}}),
         json!({"name": "delete_everything", "description": "Deletes every booking. Never call this in a test.",
             "annotations": {"destructiveHint": true, "readOnlyHint": false},
             "inputSchema": {"type": "object", "properties": {}}}),

@@ -252,6 +252,17 @@ pub async fn http_layer(State(layer): State<Arc<Layer>>, request: Request, next:
         }
     }
     let id = message.as_ref().and_then(|m| m.get("id")).cloned();
+    if let Some(m) = &message
+        && let Some(mismatch) = param_header_mismatch(m, &parts.headers)
+    {
+        let body = error(id.as_ref().unwrap_or(&Value::Null), -32020, &mismatch);
+        return (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
+    }
     if method.as_deref() == Some("tools/call") && layer.cut_now() {
         // The stream opens, half an answer arrives, and the connection ends.
         let partial = format!(
@@ -389,5 +400,44 @@ impl Layer {
                 ": resumed after {last}, nothing to send\n\n"
             ))),
         }
+    }
+}
+
+/// What a 2026-07-28 server checks of `search`'s `x-mcp-header: Query`: the argument mirrored
+/// in `Mcp-Param-Query`, Base64-sentinel-decoded (streamable-http, Server Validation).
+fn param_header_mismatch(message: &Value, headers: &axum::http::HeaderMap) -> Option<String> {
+    use base64::Engine as _;
+    let modern = message
+        .pointer("/params/_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str)
+        .is_some_and(|v| v >= "2026-07-28");
+    if !modern
+        || message.get("method") != Some(&json!("tools/call"))
+        || message.pointer("/params/name") != Some(&json!("search"))
+    {
+        return None;
+    }
+    let query = message.pointer("/params/arguments/query")?.as_str()?;
+    let header = headers.get("mcp-param-query").and_then(|v| v.to_str().ok());
+    let decoded = header.map(|h| {
+        match h
+            .strip_prefix("=?base64?")
+            .and_then(|r| r.strip_suffix("?="))
+        {
+            Some(encoded) => base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .unwrap_or_default(),
+            None => h.to_owned(),
+        }
+    });
+    match decoded {
+        Some(value) if value == query => None,
+        Some(value) => Some(format!(
+            "Header mismatch: Mcp-Param-Query header value {value:?} does not match body value {query:?}"
+        )),
+        None => Some("Header mismatch: Mcp-Param-Query is required for search's query".into()),
     }
 }

@@ -144,6 +144,47 @@ pub fn header_value(value: &str) -> String {
     }
 }
 
+/// The `Mcp-Param-{Name}` headers a tools/call carries on HTTP (streamable-http, "Custom
+/// Headers from Tool Parameters"): for every property of the tool's inputSchema annotated
+/// `x-mcp-header` and reachable from the root through `properties` alone, the argument at that
+/// path when it is a string, an integer or a boolean, encoded as header values are. An
+/// annotation that is not an HTTP token names no header and is skipped.
+pub fn param_headers(input_schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    fn walk(schema: &Value, arguments: Option<&Value>, out: &mut Vec<(String, String)>) {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (key, property) in properties {
+            let value = arguments.and_then(|a| a.get(key));
+            if let Some(name) = property.get("x-mcp-header").and_then(Value::as_str)
+                && is_token(name)
+            {
+                let text = match value {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    Some(Value::Bool(b)) => Some(b.to_string()),
+                    Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+                    _ => None,
+                };
+                if let Some(text) = text {
+                    out.push((format!("Mcp-Param-{name}"), header_value(&text)));
+                }
+            }
+            walk(property, value, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(input_schema, Some(arguments), &mut out);
+    out
+}
+
+/// An HTTP field-name token (RFC 9110 `1*tchar`).
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// The versions a server advertises: a DiscoverResult's `supportedVersions`, or the
 /// `supported` list of an UnsupportedProtocolVersion error's data. `None` when the field is
 /// missing or not a list of strings.
@@ -204,6 +245,35 @@ mod tests {
             header_value("=?base64?literal?="),
             "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
         );
+    }
+
+    #[test]
+    fn annotated_parameters_become_headers() {
+        // The specification's example, plus a nested property, a non-ASCII value, a number
+        // (not allowed), an annotation behind `items` (not reachable) and a bad header name.
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "query": {"type": "string"},
+            "filter": {"type": "object", "properties": {
+                "tenant": {"type": "string", "x-mcp-header": "Tenant"},
+                "limit": {"type": "integer", "x-mcp-header": "Limit"},
+                "ratio": {"type": "number", "x-mcp-header": "Ratio"}}},
+            "tags": {"type": "array", "items": {"properties": {"t": {"x-mcp-header": "Tag"}}}},
+            "bad": {"type": "string", "x-mcp-header": "Bad Name"}}});
+        let args = json!({"region": "us-west1", "query": "SELECT 1", "bad": "x",
+            "filter": {"tenant": "Zoë", "limit": 42, "ratio": 0.5}, "tags": [{"t": "a"}]});
+        assert_eq!(
+            param_headers(&schema, &args),
+            [
+                ("Mcp-Param-Region".to_owned(), "us-west1".to_owned()),
+                (
+                    "Mcp-Param-Tenant".to_owned(),
+                    "=?base64?Wm/Dqw==?=".to_owned()
+                ),
+                ("Mcp-Param-Limit".to_owned(), "42".to_owned()),
+            ]
+        );
+        assert!(param_headers(&schema, &json!({})).is_empty());
     }
 
     #[test]

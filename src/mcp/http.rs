@@ -105,6 +105,9 @@ impl Http {
             if let Some(name) = out.name {
                 request = request.header("Mcp-Name", era::header_value(name));
             }
+            for (header, value) in out.param_headers {
+                request = request.header(header, value);
+            }
         }
         let request = self
             .with_headers(request, out.version)
@@ -255,6 +258,7 @@ impl Http {
             method,
             name: None,
             version: self.version.as_deref(),
+            param_headers: &[],
             text,
         };
         let mut response = self.post(&out, limits.wait())?;

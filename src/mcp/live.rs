@@ -166,6 +166,7 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
         probed_list.get_or_insert(method);
         let (items, pages) = follow(client, method, member, opts.max_pages, s)?;
         if method == "tools/list" {
+            client.learn_tools(&items);
             tool_defs = items;
             s.tool_pages = pages;
             // The same first page again: its order must not change (MG024 on the answer).

@@ -184,6 +184,8 @@ struct Outgoing<'a> {
     /// The protocol version the message is sent under (HTTP's MCP-Protocol-Version); `None`
     /// for `initialize`, which carries it in its body.
     version: Option<&'a str>,
+    /// `Mcp-Param-*` headers of a 2026-07-28 tools/call over HTTP.
+    param_headers: &'a [(String, String)],
     text: &'a str,
 }
 
@@ -313,6 +315,8 @@ pub struct Client {
     pub server: Negotiated,
     /// What the server did that its era forbids, in order.
     pub notes: Vec<Note>,
+    /// Each listed tool's inputSchema, for the `Mcp-Param-*` headers of its calls.
+    input_schemas: BTreeMap<String, Value>,
 }
 
 impl Client {
@@ -339,6 +343,7 @@ impl Client {
             latencies: BTreeMap::new(),
             server: Negotiated::default(),
             notes: Vec::new(),
+            input_schemas: BTreeMap::new(),
         };
         match protocol {
             Protocol::Legacy => client.initialize(format!("--protocol {}", era::LEGACY))?,
@@ -485,6 +490,19 @@ impl Client {
         self.notify("notifications/initialized")
     }
 
+    /// Takes note of the tools a server listed: a 2026-07-28 call over HTTP mirrors the
+    /// arguments its inputSchema marks with `x-mcp-header` into headers.
+    pub fn learn_tools(&mut self, tools: &[Value]) {
+        for tool in tools {
+            if let (Some(name), Some(schema)) = (
+                tool.get("name").and_then(Value::as_str),
+                tool.get("inputSchema"),
+            ) {
+                self.input_schemas.insert(name.to_owned(), schema.clone());
+            }
+        }
+    }
+
     /// Sends a request in the server's era and returns the answer (a result or a JSON-RPC
     /// error, both kept). On 2026-07-28 a response stream that breaks before its answer is
     /// re-issued once with a new id, as the transport requires.
@@ -572,6 +590,16 @@ impl Client {
         self.next_id += 1;
         let id = self.next_id;
         let name = era::request_name(method, &params).map(str::to_owned);
+        let param_headers = match (&name, version.is_some_and(era::is_modern)) {
+            (Some(tool), true) if method == "tools/call" => self
+                .input_schemas
+                .get(tool)
+                .map(|schema| {
+                    era::param_headers(schema, params.get("arguments").unwrap_or(&Value::Null))
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         let text =
             json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.messages.push(text.clone());
@@ -580,6 +608,7 @@ impl Client {
             method,
             name: name.as_deref(),
             version,
+            param_headers: &param_headers,
             text: &text,
         };
         let started = Instant::now();
@@ -638,6 +667,7 @@ impl Client {
             method,
             name: None,
             version: version.as_deref(),
+            param_headers: &[],
             text: &text,
         };
         self.transport.send(&out, &self.limits)
