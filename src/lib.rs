@@ -8,6 +8,7 @@
 pub mod artifact;
 pub mod audit;
 pub mod chunk;
+pub mod collection;
 pub mod config;
 pub mod contract;
 pub mod cursor;

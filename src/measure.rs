@@ -1,12 +1,14 @@
 //! One pass over a document's visible JSON: its shape and where its bytes and tokens go.
 //!
 //! The shape is what the contract limits: nesting depth (the root is depth 0, as in the seed's
-//! checks), the longest array and the longest string (in characters), each with the JSON pointer
-//! where it is, so a finding can point at it.
+//! checks), the longest collection (an array, or a map of records: see [`crate::collection`])
+//! and the longest string (in characters), each with the JSON pointer where it is, so a finding
+//! can point at it.
 //!
 //! The costs answer "where do the tokens go": every scalar (with its key) is charged to a path
-//! pattern in which array indices are `*` (`/bookings/*/notes`), so a field repeated across 500
-//! items shows up as one line. Paths inside a JSON text block are written after a `#`:
+//! pattern in which array indices are `*` (`/bookings/*/notes`) and the keys of a map of
+//! records `{key}` (`/users/{key}/name`), so a field repeated across 500 items shows up as one
+//! line. Paths inside a JSON text block are written after a `#`:
 //! `/result/content/0/text#/bookings/*/notes`. Costs are measured on compact JSON, so the
 //! whitespace of a pretty-printed document is the difference between the total and the sum.
 
@@ -241,6 +243,7 @@ impl<'v> Walk<'v> {
         let id = match seg {
             Seg::Key(k) => pattern_id(parent, k),
             Seg::Index(_) => pattern_id(parent, "*"),
+            Seg::Entry(_) => pattern_id(parent, crate::collection::KEY_PATTERN),
         };
         self.path.push(seg);
         self.ids.push(id);
@@ -273,8 +276,17 @@ impl<'v> Walk<'v> {
             }
             Value::Object(members) if !members.is_empty() => {
                 self.note_key(key);
+                let map = crate::collection::is_record_map(members);
+                if map && members.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
+                    self.shape.longest_array = Some(Extent {
+                        pointer: self.exact(),
+                        len: members.len(),
+                    });
+                }
                 for (k, v) in members {
-                    self.down(Seg::Key(k));
+                    // A map's keys are data: they fold like an array's indexes, and each is
+                    // charged to its entry's pattern.
+                    self.down(if map { Seg::Entry(k) } else { Seg::Key(k) });
                     self.value(v, depth + 1, Some(k));
                     self.up();
                 }
@@ -467,6 +479,30 @@ mod tests {
         assert_eq!(top[0].path, "/bookings/*/notes");
         assert_eq!(top[0].count, 2);
         assert_eq!(top[1].path, "/bookings/*/id");
+    }
+
+    #[test]
+    fn maps_of_records_fold_their_keys() {
+        let users: serde_json::Map<String, Value> = (0..12)
+            .map(|i| {
+                (
+                    format!("user-{i}"),
+                    json!({"name": format!("User {i}"), "age": i}),
+                )
+            })
+            .collect();
+        let v = json!({"users": users, "total": 12});
+        let text = v.to_string();
+        let p = profile(&anatomy(&v, &text), true, 0);
+        let top = p.top_paths(&Heuristic, 3);
+        let paths: Vec<(&str, usize)> = top.iter().map(|t| (t.path.as_str(), t.count)).collect();
+        // The ids themselves are charged to the entry, as a list item's brackets would be.
+        assert_eq!(
+            paths,
+            [("/users/{key}/name", 12), ("/users/{key}", 0), ("/users/{key}/age", 12)]
+        );
+        let longest = p.shape.longest_array.unwrap();
+        assert_eq!((longest.pointer.as_str(), longest.len), ("/users", 12));
     }
 
     #[test]

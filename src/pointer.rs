@@ -51,11 +51,13 @@ mod tests {
     }
 }
 
-/// One step down a JSON value: a member's key or an item's index.
+/// One step down a JSON value: a member's key, an item's index, or the key of an entry of a
+/// map of records (written as a key, folded to `{key}` in a pattern).
 #[derive(Clone, Copy, Debug)]
 pub enum Seg<'v> {
     Key(&'v str),
     Index(usize),
+    Entry(&'v str),
 }
 
 /// A JSON pointer kept as a stack of segments while walking a value, written out only when
@@ -88,20 +90,24 @@ impl<'v> PathStack<'v> {
         let mut p = self.base.clone();
         for seg in &self.segs {
             match seg {
-                Seg::Key(k) => push_key(&mut p, k),
+                Seg::Key(k) | Seg::Entry(k) => push_key(&mut p, k),
                 Seg::Index(i) => push_index(&mut p, *i),
             }
         }
         p
     }
 
-    /// The pattern: every array index written as `*`.
+    /// The pattern: every array index written as `*`, every map-of-records key as `{key}`.
     pub fn pattern(&self) -> String {
         let mut p = self.base.clone();
         for seg in &self.segs {
             match seg {
                 Seg::Key(k) => push_key(&mut p, k),
                 Seg::Index(_) => p.push_str("/*"),
+                Seg::Entry(_) => {
+                    p.push('/');
+                    p.push_str(crate::collection::KEY_PATTERN);
+                }
             }
         }
         p

@@ -553,6 +553,26 @@ fn walk_value<'v>(
             }
         }
         Value::Object(members) => {
+            if members.len() as u64 > l.max_array_items
+                && crate::collection::is_record_map(members)
+                && !parent
+                    .is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"))
+            {
+                let excess: u64 = members
+                    .iter()
+                    .skip(l.max_array_items as usize)
+                    .map(|(k, v)| {
+                        json_len(&Value::from(k.as_str())) as u64 + 2 + json_len(v) as u64
+                    })
+                    .sum();
+                out.add(
+                    "MG002",
+                    &at.pointer(),
+                    format!("a map of {} records keyed by id with no hasMore or nextCursor, over {}: a list in all but syntax", members.len(), l.max_array_items),
+                    format!("return the first {} with hasMore and a nextCursor (mcpguard paginate --limit {} pages a map's entries)", l.max_array_items, l.max_array_items),
+                    Some(excess),
+                );
+            }
             for (k, v) in members {
                 at.push(Seg::Key(k));
                 walk_value(out, v, at, depth + 1, Some(members), l, deepest);
@@ -602,6 +622,24 @@ mod tests {
             codes(r#"{"summary":"3 items","success":true,"items":[{"id":"a","label":"x"}]}"#)
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_map_of_records_is_a_list_to_page() {
+        let entries: Vec<String> = (0..12)
+            .map(|i| format!(r#""user-{i}":{{"name":"U{i}"}}"#))
+            .collect();
+        let map = format!("{{{}}}", entries.join(","));
+        assert_eq!(codes(&format!(r#"{{"users":{map}}}"#)), ["MG002"]);
+        assert!(
+            codes(&format!(
+                r#"{{"users":{map},"hasMore":true,"nextCursor":"c"}}"#
+            ))
+            .is_empty()
+        );
+        // Ten records is within the limit; sections of a config are no map.
+        let ten = format!("{{{}}}", entries[..10].join(","));
+        assert!(codes(&format!(r#"{{"users":{ten}}}"#)).is_empty());
     }
 
     #[test]
