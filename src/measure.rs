@@ -499,7 +499,11 @@ mod tests {
         // The ids themselves are charged to the entry, as a list item's brackets would be.
         assert_eq!(
             paths,
-            [("/users/{key}/name", 12), ("/users/{key}", 0), ("/users/{key}/age", 12)]
+            [
+                ("/users/{key}/name", 12),
+                ("/users/{key}", 0),
+                ("/users/{key}/age", 12)
+            ]
         );
         let longest = p.shape.longest_array.unwrap();
         assert_eq!((longest.pointer.as_str(), longest.len), ("/users", 12));

@@ -533,3 +533,90 @@ fn decode_cursor_report() {
         ))
     });
 }
+
+const USERS: &str = "tests/fixtures/users-by-id-250.json";
+
+#[test]
+fn a_map_of_records_pages_in_key_order_and_the_pages_add_up() {
+    let original: Value = serde_json::from_str(&fs::read_to_string(repo(USERS)).unwrap()).unwrap();
+    let mut keys: Vec<String> = original["users"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    let mut seen = serde_json::Map::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = vec![USERS, "--limit", "50"];
+        if let Some(c) = &cursor {
+            args.extend(["--cursor", c.as_str()]);
+        }
+        let out = paginate(&args);
+        assert_eq!(code(&out), 0, "{}", transcript(&out));
+        let page = json(&out);
+        pages += 1;
+        // Each page is a map of the same kind, beside the rest of the document.
+        let users = page["users"].as_object().unwrap();
+        assert_eq!(users.len(), 50);
+        assert_eq!(page["meta"]["totalCount"], 250);
+        assert_eq!(page["total"], 250);
+        for (k, v) in users {
+            assert!(seen.insert(k.clone(), v.clone()).is_none(), "{k} twice");
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 5);
+    // In key order, and every record exactly as it was.
+    assert_eq!(seen.keys().cloned().collect::<Vec<_>>(), keys);
+    assert_eq!(
+        &Value::Object(seen),
+        &original["users"]
+            .clone()
+            .as_object()
+            .map(|m| {
+                let mut sorted: Vec<_> = m.iter().collect();
+                sorted.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(
+                    sorted
+                        .into_iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )
+            })
+            .unwrap()
+    );
+
+    // --order-by a record field instead of the key; --path names the map.
+    let out = paginate(&[
+        USERS,
+        "--path",
+        "/users",
+        "--order-by",
+        "createdAt:desc",
+        "--limit",
+        "5",
+    ]);
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let page = json(&out);
+    let created: Vec<&str> = page["users"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|u| u["createdAt"].as_str().unwrap())
+        .collect();
+    assert!(created.windows(2).all(|w| w[0] >= w[1]), "{created:?}");
+    let newest = original["users"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|u| u["createdAt"].as_str().unwrap())
+        .max()
+        .unwrap();
+    assert_eq!(created[0], newest);
+}

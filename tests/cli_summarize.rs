@@ -551,3 +551,65 @@ fn bad_input_exits_2_with_nothing_on_stdout() {
     assert_eq!(fs::read_dir(d).unwrap().count(), 4);
     settings(Some(d)).bind(|| insta::assert_snapshot!(report));
 }
+
+#[test]
+fn a_map_of_records_is_summarized_as_a_collection() {
+    let out = mcpguard_in(&common::root())
+        .args([
+            "summarize",
+            "tests/fixtures/users-by-id-250.json",
+            "--no-artifact",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["count"], 250);
+    assert!(
+        summary["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("250 users keyed by id; showing 10"),
+        "{summary}"
+    );
+    let shown = summary["data"].as_object().unwrap();
+    assert_eq!(shown.len(), 10);
+    assert!(shown.keys().all(|k| k.starts_with("usr_")));
+    assert_eq!(
+        summary["meta"]["detailsAvailable"]["command"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .take(2)
+            .collect::<Vec<_>>(),
+        ["mcpguard", "paginate"]
+    );
+
+    // estimate folds the map's keys where it says where the tokens go; audit pages it.
+    let est = mcpguard_in(&common::root())
+        .args([
+            "estimate",
+            "tests/fixtures/users-by-id-250.json",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&est.stdout);
+    assert!(text.contains("/users/{key}/email"), "{text}");
+    assert!(!text.contains("/users/usr_"), "{text}");
+    let audit = mcpguard_in(&common::root())
+        .args([
+            "audit",
+            "tests/fixtures/users-by-id-250.json",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        text.contains("a map of 250 records keyed by id with no hasMore or nextCursor, over 10"),
+        "{text}"
+    );
+}

@@ -1,12 +1,15 @@
 //! Finding the list to page: the data of a document (a tool result's JSON text, a JSON-RPC
 //! result, or the document itself), then the list in it: at `--path`, the data itself if it is
-//! an array, else its longest array (a conventional name settles a tie).
+//! an array, else its longest array (a conventional name settles a tie). A map of records
+//! (`{"user-0": {...}, ...}`, see [`crate::collection`]) is a list too: its entries are paged
+//! in key order, each page a map of the same kind.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::PaginateError;
+use crate::collection::is_record_map;
 use crate::document::{self, Kind, PartContent, type_name};
 use crate::pointer;
 
@@ -49,14 +52,42 @@ pub struct Located<'d> {
     pub(super) data: Cow<'d, Value>,
     /// JSON pointer of the list inside `data` (empty: `data` is the list).
     pub pointer: String,
+    /// When the list is a map of records: its entries in key order.
+    pub(super) map: Option<MapEntries>,
+}
+
+/// A map of records as a list: keys and records side by side, sorted by key.
+#[derive(Clone, Debug)]
+pub(super) struct MapEntries {
+    pub(super) keys: Vec<String>,
+    pub(super) records: Vec<Value>,
+}
+
+impl MapEntries {
+    fn of(map: &serde_json::Map<String, Value>) -> MapEntries {
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        MapEntries {
+            keys: entries.iter().map(|(k, _)| (*k).clone()).collect(),
+            records: entries.into_iter().map(|(_, v)| v.clone()).collect(),
+        }
+    }
 }
 
 impl Located<'_> {
     pub fn items(&self) -> &[Value] {
+        if let Some(map) = &self.map {
+            return &map.records;
+        }
         self.data
             .pointer(&self.pointer)
             .and_then(Value::as_array)
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// True when the list is a map of records.
+    pub fn is_map(&self) -> bool {
+        self.map.is_some()
     }
 
     /// Where the list is, for messages: `/bookings`, or `/result/content/0/text#/bookings`.
@@ -116,6 +147,7 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
             let p = if p == "/" { "" } else { p };
             match data.pointer(p) {
                 Some(Value::Array(_)) => p.to_owned(),
+                Some(Value::Object(m)) if is_record_map(m) => p.to_owned(),
                 Some(other) => {
                     return Err(PaginateError::PathNotList {
                         path: p.to_owned(),
@@ -125,18 +157,23 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                 None => {
                     return Err(PaginateError::PathNotFound {
                         path: p.to_owned(),
-                        candidates: arrays_in(&data).into_iter().map(|(p, _)| p).collect(),
+                        candidates: collections_in(&data).into_iter().map(|(p, _)| p).collect(),
                     });
                 }
             }
         }
         None => find_list(&data)?,
     };
+    let map = match data.pointer(&pointer) {
+        Some(Value::Object(m)) => Some(MapEntries::of(m)),
+        _ => None,
+    };
     Ok(Located {
         holder,
         document: doc,
         data,
         pointer,
+        map,
     })
 }
 
@@ -147,22 +184,28 @@ fn block_index(pointer: &str) -> Option<usize> {
     tokens.next()?.parse().ok()
 }
 
-/// Arrays among the data's members and their members' members: (pointer, length).
-fn arrays_in(data: &Value) -> Vec<(String, usize)> {
+/// The collections among the data's members and their members' members, arrays and maps of
+/// records: (pointer, length).
+fn collections_in(data: &Value) -> Vec<(String, usize)> {
+    fn collection(v: &Value) -> Option<usize> {
+        match v {
+            Value::Array(a) => Some(a.len()),
+            Value::Object(m) if is_record_map(m) => Some(m.len()),
+            _ => None,
+        }
+    }
     let mut out = Vec::new();
     if let Value::Object(members) = data {
         for (k, v) in members {
             let p = pointer::join("", k);
-            match v {
-                Value::Array(a) => out.push((p, a.len())),
-                Value::Object(inner) => {
-                    for (k2, v2) in inner {
-                        if let Value::Array(a) = v2 {
-                            out.push((pointer::join(&p, k2), a.len()));
-                        }
+            if let Some(n) = collection(v) {
+                out.push((p, n));
+            } else if let Value::Object(inner) = v {
+                for (k2, v2) in inner {
+                    if let Some(n) = collection(v2) {
+                        out.push((pointer::join(&p, k2), n));
                     }
                 }
-                _ => {}
             }
         }
     }
@@ -170,10 +213,12 @@ fn arrays_in(data: &Value) -> Vec<(String, usize)> {
 }
 
 fn find_list(data: &Value) -> Result<String, PaginateError> {
-    if data.is_array() {
-        return Ok(String::new());
+    match data {
+        Value::Array(_) => return Ok(String::new()),
+        Value::Object(m) if is_record_map(m) => return Ok(String::new()),
+        _ => {}
     }
-    let arrays = arrays_in(data);
+    let arrays = collections_in(data);
     let longest = arrays
         .iter()
         .map(|(_, n)| *n)

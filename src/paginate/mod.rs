@@ -39,7 +39,7 @@ pub const ABSOLUTE_MAX_PAGE_SIZE: usize = 200;
 /// that was refused (exit 1) from a job that could not be done (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum PaginateError {
-    #[error("no list in this document; point at one with --path /json/pointer")]
+    #[error("no list (or map of records) in this document; point at one with --path /json/pointer")]
     NoList,
     #[error("several lists of {len} items ({}); choose one with --path", candidates.join(", "))]
     Ambiguous { len: usize, candidates: Vec<String> },
@@ -48,7 +48,7 @@ pub enum PaginateError {
         path: String,
         candidates: Vec<String>,
     },
-    #[error("--path {path}: that is {found}, not a list")]
+    #[error("--path {path}: that is {found}, not a list or a map of records")]
     PathNotList { path: String, found: &'static str },
     #[error("limit must be at least 1")]
     LimitZero,
@@ -146,6 +146,9 @@ impl<'l, 'd> Pager<'l, 'd> {
         let order = match (&request.order, issued) {
             (Some(o), _) => Some(o.clone()),
             (None, Some(p)) => p.order.as_deref().map(Order::parse).transpose()?,
+            // A map of records pages in key order unless asked otherwise; a list newest first
+            // when its records say when they were made.
+            (None, None) if located.is_map() => None,
             (None, None) => default_order(items),
         };
         let filters = match (&request.filters, issued) {
@@ -313,11 +316,16 @@ impl<'l, 'd> Pager<'l, 'd> {
             cursor::encode(&payload, secrets)
         });
         let list = self.located.items();
-        let items: Vec<Value> = self
-            .ordered(offset, end)
-            .iter()
-            .map(|&i| list[i as usize].clone())
-            .collect();
+        let ordered = self.ordered(offset, end);
+        let items = match &self.located.map {
+            Some(map) => Value::Object(
+                ordered
+                    .iter()
+                    .map(|&i| (map.keys[i as usize].clone(), list[i as usize].clone()))
+                    .collect(),
+            ),
+            None => Value::Array(ordered.iter().map(|&i| list[i as usize].clone()).collect()),
+        };
         let meta = Meta {
             total_count: self.total(),
             page_size: self.limit,
@@ -391,9 +399,10 @@ impl<'l, 'd> Pager<'l, 'd> {
         best
     }
 
-    /// The document with the list replaced by `items` and the paging fields added beside it.
-    /// Only what lies outside the list is copied, so a page costs its own size, not the list's.
-    fn render(&self, items: Vec<Value>, next: Option<&str>, meta: &Meta) -> Value {
+    /// The document with the list replaced by `items` (an array, or a map of the page's
+    /// records) and the paging fields added beside it. Only what lies outside the list is
+    /// copied, so a page costs its own size, not the list's.
+    fn render(&self, items: Value, next: Option<&str>, meta: &Meta) -> Value {
         let located = self.located;
         let mut paging = Map::new();
         if let Some(c) = next {
@@ -413,7 +422,7 @@ impl<'l, 'd> Pager<'l, 'd> {
         let data = match located.data.pointer(parent) {
             Some(Value::Object(obj)) if !located.pointer.is_empty() => {
                 let key = key.replace("~1", "/").replace("~0", "~");
-                let mut items = Some(Value::Array(items));
+                let mut items = Some(items);
                 let mut copy = Map::with_capacity(obj.len() + 2);
                 for (k, v) in obj {
                     if *k == key {
@@ -430,8 +439,10 @@ impl<'l, 'd> Pager<'l, 'd> {
                 )
             }
             _ => {
+                // A bare map of records goes under `data`: `items` is a list by contract.
+                let name = if items.is_object() { "data" } else { "items" };
                 let mut obj = Map::new();
-                obj.insert("items".into(), Value::Array(items));
+                obj.insert(name.into(), items);
                 obj.extend(paging);
                 Value::Object(obj)
             }

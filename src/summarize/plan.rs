@@ -1,4 +1,5 @@
-//! What a preview is made of and how it tightens: the list, object, log or prose it shows,
+//! What a preview is made of and how it tightens: the list, map of records, object, log or
+//! prose it shows,
 //! the projected records, the schedule of levels from "everything" down to "summary and
 //! reference", and the contract object built at one level.
 
@@ -57,6 +58,25 @@ pub(super) fn main_list<'v>(
     }
 }
 
+/// The map of records a preview shows when there is no list: the value itself, or its largest
+/// member that is a map of records and most of the data (see [`crate::collection`]).
+pub(super) fn main_map<'v>(
+    value: &'v Value,
+    lengths: &Lengths,
+) -> Option<(Option<&'v str>, &'v Map<String, Value>)> {
+    let m = value.as_object()?;
+    if crate::collection::is_record_map(m) {
+        return Some((None, m));
+    }
+    let (name, map) = m
+        .iter()
+        .filter_map(|(k, v)| v.as_object().map(|o| (k.as_str(), o)))
+        .filter(|(_, o)| crate::collection::is_record_map(o))
+        .max_by_key(|(_, o)| o.len())?;
+    let size = super::sample::full_len(&m[name], lengths);
+    (size * 2 >= super::sample::full_len(value, lengths)).then_some((Some(name), map))
+}
+
 /// The compact size of a list as it was in the input: its sample scaled to its full length.
 fn list_len(list: &[Value], lengths: &Lengths) -> usize {
     let sample = json_len_list(list);
@@ -97,9 +117,20 @@ pub(super) struct Plan<'u> {
 
 pub(super) enum PlanShape<'u> {
     List,
-    Object { label: Option<String> },
-    Lines { text: &'u str, lines: usize },
-    Prose { text: &'u str },
+    /// A map of records: the keys of the records shown, in order.
+    Map {
+        keys: Vec<&'u str>,
+    },
+    Object {
+        label: Option<String>,
+    },
+    Lines {
+        text: &'u str,
+        lines: usize,
+    },
+    Prose {
+        text: &'u str,
+    },
     Scalar(&'u Value),
 }
 
@@ -182,6 +213,20 @@ impl<'u> Plan<'u> {
                         plan.summary_noun = name.unwrap_or("items").to_owned();
                         plan.list_name = name.map(str::to_owned);
                         (name, list.iter().take(max_items).collect())
+                    }
+                    None if let Some((name, map)) = main_map(v, &u.lengths) => {
+                        plan.count = u.lengths.of_map(map);
+                        plan.summary_noun = format!("{} keyed by id", name.unwrap_or("records"));
+                        plan.list_name = name.map(str::to_owned);
+                        let shown: Vec<(&str, &Value)> = map
+                            .iter()
+                            .take(max_items)
+                            .map(|(k, v)| (k.as_str(), v))
+                            .collect();
+                        plan.shape = PlanShape::Map {
+                            keys: shown.iter().map(|(k, _)| *k).collect(),
+                        };
+                        (name, shown.into_iter().map(|(_, v)| v).collect())
                     }
                     None if v.is_object() => {
                         plan.shape = PlanShape::Object { label: label_of(v) };
@@ -371,6 +416,21 @@ impl<'u> Plan<'u> {
                         body = Some(("items", Value::Array(items)));
                     }
                 }
+                PlanShape::Map { keys } => {
+                    if whole && self.count > level.items {
+                        return None;
+                    }
+                    let below = level.depth.saturating_sub(2);
+                    let paths = if whole { None } else { self.paths.as_deref() };
+                    let entries: Map<String, Value> = keys
+                        .iter()
+                        .zip(&self.records)
+                        .take(level.items)
+                        .map(|(k, r)| ((*k).to_owned(), s.record(r, paths, below)))
+                        .collect();
+                    shown = entries.len();
+                    body = Some(("data", Value::Object(entries)));
+                }
                 PlanShape::Object { .. } => {
                     // The object is the one record.
                     let paths = if whole { None } else { self.paths.as_deref() };
@@ -407,7 +467,10 @@ impl<'u> Plan<'u> {
             Value::String(fits_summary(self.summary_line(u, shown, lossy))),
         );
         out.insert("success".into(), Value::Bool(u.success));
-        if matches!(self.shape, PlanShape::List | PlanShape::Lines { .. }) {
+        if matches!(
+            self.shape,
+            PlanShape::List | PlanShape::Map { .. } | PlanShape::Lines { .. }
+        ) {
             out.insert("count".into(), json!(self.count));
         }
         if let Some((name, value)) = body {
@@ -485,7 +548,7 @@ impl<'u> Plan<'u> {
             _ if let Body::RpcError { code, message } = &u.envelope.body => {
                 format!("error {code}: {message}")
             }
-            PlanShape::List => format!(
+            PlanShape::List | PlanShape::Map { .. } => format!(
                 "{} {}; showing {shown}",
                 thousands(self.count as u64),
                 self.summary_noun
@@ -524,7 +587,7 @@ impl<'u> Plan<'u> {
         let source = self.reference.as_deref().unwrap_or("INPUT");
         let mut d = Map::new();
         let command = match &self.shape {
-            PlanShape::List => format!("mcpguard paginate {source}"),
+            PlanShape::List | PlanShape::Map { .. } => format!("mcpguard paginate {source}"),
             PlanShape::Lines { .. } | PlanShape::Prose { .. } => {
                 format!("mcpguard chunk {source}")
             }

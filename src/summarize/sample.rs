@@ -5,10 +5,14 @@
 //! members a bloat fix would remove are measured, but no value is built. A 100 MB list of
 //! records costs its text and a few records, not a tree five to ten times its size.
 //!
+//! A map of records (`{"user-0": {...}, ...}`, see [`crate::collection`]) is a list too: once
+//! its first entries show it is one, the rest are skimmed and counted the same way.
+//!
 //! The full length of a cut array is kept beside the tree, keyed by the address of the
 //! array's buffer: it stays put while the tree is moved (only the `Vec` header moves), the
 //! summarizer never grows or clones a cut array, and a cut array is never empty (its buffer is
-//! a real allocation), so the key is unique.
+//! a real allocation), so the key is unique. A cut map is keyed the same way by its first
+//! key's buffer (never empty: a map whose first key is "" is not cut).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -34,7 +38,17 @@ impl Lengths {
             .unwrap_or(list.len())
     }
 
-    /// True when some array was cut.
+    /// How many entries `map` had in the input.
+    pub fn of_map(&self, map: &Map<String, Value>) -> usize {
+        map.keys()
+            .next()
+            .filter(|k| !k.is_empty())
+            .and_then(|k| self.0.get(&(k.as_ptr() as usize)))
+            .copied()
+            .unwrap_or(map.len())
+    }
+
+    /// True when some array or map was cut.
     pub fn any(&self) -> bool {
         !self.0.is_empty()
     }
@@ -135,10 +149,36 @@ impl<'de> Visitor<'de> for Build<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let cap = self.0.cap.max(crate::collection::MIN_ENTRIES);
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
+        let mut read = 0;
+        while read < cap {
+            let Some(key) = map.next_key::<String>()? else {
+                return Ok(Value::Object(out));
+            };
             let value = map.next_value_seed(Build(&mut *self.0))?;
             out.insert(key, value);
+            read += 1;
+        }
+        let cut = crate::collection::is_record_map(&out)
+            && out.keys().next().is_some_and(|k| !k.is_empty());
+        if !cut {
+            // An object with many fields, not records: built whole.
+            while let Some(key) = map.next_key::<String>()? {
+                let value = map.next_value_seed(Build(&mut *self.0))?;
+                out.insert(key, value);
+            }
+            return Ok(Value::Object(out));
+        }
+        let mut len = out.len();
+        while map.next_key::<KeyLen>()?.is_some() {
+            map.next_value_seed(Skim(&mut *self.0))?;
+            len += 1;
+        }
+        if len > out.len()
+            && let Some(first) = out.keys().next()
+        {
+            self.0.lengths.0.insert(first.as_ptr() as usize, len);
         }
         Ok(Value::Object(out))
     }
@@ -236,13 +276,15 @@ pub fn full_len(value: &Value, lengths: &Lengths) -> usize {
             sample * lengths.of(a) / a.len()
         }
         Value::Object(m) if !m.is_empty() => {
-            m.iter()
+            let sample = m
+                .iter()
                 .map(|(k, v)| {
                     measure::json_len(&Value::String(k.clone())) + 1 + full_len(v, lengths)
                 })
                 .sum::<usize>()
                 + m.len()
-                + 1
+                + 1;
+            sample * lengths.of_map(m) / m.len()
         }
         other => measure::json_len(other),
     }
