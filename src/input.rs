@@ -162,6 +162,9 @@ pub fn for_each_line_batch(
                 while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
                     buf.pop();
                 }
+                if number == 1 && buf.starts_with("\u{feff}".as_bytes()) {
+                    buf.drain(..3);
+                }
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -347,7 +350,7 @@ pub fn read_text(source: &Source, mut stdin: impl Read) -> Result<(String, Strin
 /// An input's bytes as text: UTF-8 (an error names the line and column where it is not) and
 /// not blank.
 fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
-    let text = String::from_utf8(bytes).map_err(|err| {
+    let mut text = String::from_utf8(bytes).map_err(|err| {
         let offset = err.utf8_error().valid_up_to();
         let (line, column) = line_column(err.as_bytes(), offset);
         InputError::Utf8 {
@@ -357,6 +360,10 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
             offset,
         }
     })?;
+    // A byte order mark is no part of the JSON (RFC 8259 lets a parser ignore it).
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
     if text.trim().is_empty() {
         return Err(InputError::Empty {
             name: name.to_owned(),
@@ -364,6 +371,9 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
     }
     Ok(text)
 }
+
+/// The UTF-8 byte order mark some editors write at the start of a file.
+const BOM: char = '\u{feff}';
 
 /// Loads every document of the sources into memory (small inputs, tests).
 pub fn load_all(sources: &[Source], stdin: impl Read) -> Vec<Result<Document, InputError>> {
@@ -397,12 +407,20 @@ pub fn is_jsonl(path: &Path) -> bool {
 fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
     let mut found = false;
     // Links are followed (a corpus of symlinked captures is common); walkdir reports loops
-    // and dangling links as errors, which become read errors for that entry.
+    // through an ancestor and dangling links as errors, which become read errors for that
+    // entry. A directory reached a second time another way (a link to the corpus's parent)
+    // is not walked again, so no file is audited twice.
+    let mut walked = std::collections::HashSet::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        .filter_entry(move |e| {
+            if e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.') {
+                return false;
+            }
+            !e.file_type().is_dir() || file_id(e).is_none_or(|id| walked.insert(id))
+        });
     for entry in walker {
         match entry {
             Ok(entry) if entry.file_type().is_file() && is_json_name(entry.path()) => {
@@ -425,6 +443,18 @@ fn walk_dir(dir: &Path, units: &mut Vec<Unit>) {
             name: dir.display().to_string(),
         }));
     }
+}
+
+/// A directory's identity on its file system (device and inode), to notice it again.
+#[cfg(unix)]
+fn file_id(entry: &walkdir::DirEntry) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    entry.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_entry: &walkdir::DirEntry) -> Option<(u64, u64)> {
+    None
 }
 
 fn read_file(path: &Path, name: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
@@ -519,10 +549,25 @@ pub fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError
         };
     }
     // serde_json appends " at line L column C"; we put the position in front, compiler-style.
-    let message = match full.rfind(" at line ") {
+    let mut message = match full.rfind(" at line ") {
         Some(cut) => full[..cut].to_owned(),
         None => full,
     };
+    // What serde_json cannot say: why a value that looks fine is not JSON.
+    let at = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .and_then(|l| l.get(column.saturating_sub(1)..))
+        .unwrap_or("");
+    if message == "expected value"
+        && ["NaN", "Infinity", "-Infinity"]
+            .iter()
+            .any(|w| at.starts_with(w))
+    {
+        message.push_str(": NaN and Infinity are not JSON (write null or a string)");
+    } else if message == "number out of range" {
+        message.push_str(": larger than a 64-bit float holds (about 1.8e308); send it as a string");
+    }
     InputError::Json {
         name: name.to_owned(),
         line,

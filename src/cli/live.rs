@@ -125,6 +125,7 @@ impl LiveArgs {
                 Target::Http {
                     url: url.clone(),
                     headers,
+                    shown: None,
                 },
             )]);
         }
@@ -143,6 +144,7 @@ impl LiveArgs {
             Target::Stdio {
                 command,
                 env: Default::default(),
+                shown: None,
             },
         )])
     }

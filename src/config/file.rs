@@ -94,10 +94,19 @@ pub fn parse_text(name: &str, text: &str, json: bool) -> Result<ParsedFile, Conf
 fn syntax_message(message: &str) -> String {
     let first = message.lines().next().unwrap_or(message).trim();
     let rest = first.strip_prefix("error: ").unwrap_or(first);
-    match rest.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
-        Some((_, text)) => text.to_owned(),
-        None => rest.to_owned(),
+    let text = match rest.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
+        Some((_, text)) => text,
+        None => rest,
+    };
+    // saphyr's resource budget stops an alias bomb ("billion laughs") before it grows: say so
+    // in words, not in its Debug output.
+    if text.starts_with("budget breached") {
+        return format!(
+            "the document expands past the parser's budget ({}): anchors and aliases that multiply (an alias bomb?); a config needs none of that",
+            text.trim_start_matches("budget breached: ")
+        );
     }
+    text.to_owned()
 }
 
 /// A YAML document read with the location of every key, so errors can name line and column.

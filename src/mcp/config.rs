@@ -102,8 +102,10 @@ fn server(
                     headers.push((k.clone(), expand(&format!("headers.{k}"), v)?));
                 }
             }
+            let expanded = expand("url", url)?;
             Target::Http {
-                url: expand("url", url)?,
+                shown: (expanded != url).then(|| url.to_owned()),
+                url: expanded,
                 headers,
             }
         }
@@ -121,6 +123,7 @@ fn server(
                 .and_then(Value::as_str)
                 .ok_or("expected `command` (stdio) or `url` (http)")?;
             let mut argv = vec![expand("command", command)?];
+            let mut written = vec![command];
             if let Some(args) = entry.get("args") {
                 let args = args.as_array().ok_or("args: expected a list of strings")?;
                 for (i, a) in args.iter().enumerate() {
@@ -128,8 +131,12 @@ fn server(
                         .as_str()
                         .ok_or_else(|| format!("args[{i}]: expected a string"))?;
                     argv.push(expand(&format!("args[{i}]"), a)?);
+                    written.push(a);
                 }
             }
+            let shown = (argv.iter().zip(&written).any(|(x, w)| x != w)).then(|| {
+                shlex::try_join(written.iter().copied()).unwrap_or_else(|_| written.join(" "))
+            });
             let mut vars = BTreeMap::new();
             if let Some(map) = entry.get("env").and_then(Value::as_object) {
                 for (k, v) in map {
@@ -142,6 +149,7 @@ fn server(
             Target::Stdio {
                 command: argv,
                 env: vars,
+                shown,
             }
         }
     };
@@ -200,6 +208,7 @@ mod tests {
             Target::Stdio {
                 command: vec!["npx".into(), "-y".into(), "server-fs".into(), "/tmp".into()],
                 env: BTreeMap::from([("KEY".into(), "s3cret".into())]),
+                shown: Some("npx -y server-fs '${HOME_DIR:-/tmp}'".into()),
             }
         );
         assert_eq!(
@@ -207,6 +216,7 @@ mod tests {
             Target::Http {
                 url: "http://127.0.0.1:3001/mcp".into(),
                 headers: vec![("Authorization".into(), "Bearer s3cret".into())],
+                shown: None,
             }
         );
         assert_eq!(

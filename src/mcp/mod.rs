@@ -42,11 +42,16 @@ pub enum Target {
     Stdio {
         command: Vec<String>,
         env: BTreeMap<String, String>,
+        /// The command as written, `${VAR}`s unexpanded, when expansion changed it: reports
+        /// show this, never a value that came from the environment.
+        shown: Option<String>,
     },
     /// A Streamable HTTP endpoint and the headers to send (values may be secrets).
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// The URL as written, `${VAR}`s unexpanded, when expansion changed it.
+        shown: Option<String>,
     },
 }
 
@@ -59,15 +64,24 @@ impl Target {
         }
     }
 
-    /// The command or URL, never a header value or an environment value.
+    /// The command or URL as written: never a header value, an environment value, or what a
+    /// `${VAR}` expanded to. Cut at [`DESCRIBE_MAX`] characters.
     pub fn describe(&self) -> String {
-        match self {
+        let text = match self {
+            Target::Stdio { shown: Some(s), .. } | Target::Http { shown: Some(s), .. } => s.clone(),
             Target::Stdio { command, .. } => shlex::try_join(command.iter().map(String::as_str))
                 .unwrap_or_else(|_| command.join(" ")),
             Target::Http { url, .. } => url.clone(),
+        };
+        match text.char_indices().nth(DESCRIBE_MAX) {
+            Some((cut, _)) => format!("{}...", &text[..cut]),
+            None => text,
         }
     }
 }
+
+/// The longest a server's command or URL is shown in a report.
+pub const DESCRIBE_MAX: usize = 200;
 
 /// Deadlines and caps for one session.
 #[derive(Clone, Copy, Debug)]
@@ -329,10 +343,20 @@ impl Client {
         protocol: Protocol,
     ) -> Result<Client, ClientError> {
         let transport: Box<dyn Transport> = match target {
-            Target::Stdio { command, env } => {
-                Box::new(stdio::Stdio::spawn(command, env, limits.max_message_bytes)?)
-            }
-            Target::Http { url, headers } => Box::new(http::Http::new(url, headers, &limits)),
+            Target::Stdio { command, env, .. } => Box::new(
+                stdio::Stdio::spawn(command, env, limits.max_message_bytes).map_err(
+                    |e| match e {
+                        // Named as written: what a ${VAR} expanded to is never shown.
+                        ClientError::Spawn { cause, hint, .. } => ClientError::Spawn {
+                            command: target.describe(),
+                            cause,
+                            hint,
+                        },
+                        other => other,
+                    },
+                )?,
+            ),
+            Target::Http { url, headers, .. } => Box::new(http::Http::new(url, headers, &limits)),
         };
         let mut client = Client {
             transport,
