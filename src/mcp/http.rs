@@ -15,9 +15,10 @@
 //! time, so the size cap holds for plain and streamed answers alike and the bytes kept are the
 //! bytes sent.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
+use super::framing::{self, Line, Sse};
 use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting, era};
 
 /// Reconnections of one legacy request's stream, at most.
@@ -37,15 +38,6 @@ pub(super) struct Http {
     session: Option<String>,
     /// The version of the request in flight, for the answers to the server's requests.
     version: Option<String>,
-}
-
-/// Where an SSE stream stands, across reconnections.
-#[derive(Default)]
-struct Resume {
-    /// The last event id seen (a priming event's, or a message's).
-    last_event_id: Option<String>,
-    /// The server's `retry`, in milliseconds.
-    retry: Option<Duration>,
 }
 
 /// How reading one stream ended without the answer.
@@ -199,54 +191,32 @@ impl Http {
     fn read_events(
         &self,
         waiting: &mut Waiting<'_>,
-        resume: &mut Resume,
+        sse: &mut Sse,
         body: &mut ureq::Body,
         limits: &Limits,
     ) -> Result<Result<Received, Ended>, ClientError> {
         let cap = limits.max_message_bytes;
         let reader = body.with_config().limit(u64::MAX).reader();
         let mut lines = BufReader::new(reader);
-        let mut data = String::new();
-        let mut line = String::new();
         loop {
-            line.clear();
-            let n = match lines.read_line(&mut line) {
-                Ok(n) => n,
+            let line = match framing::read_line(&mut lines, cap) {
+                Ok(Line::Text(line)) => line,
+                Ok(Line::TooLong) => return Err(ClientError::TooLarge { cap }),
+                // An event cut off by the end of the stream is incomplete and dropped, as the
+                // SSE standard says.
+                Ok(Line::End) => return Ok(Err(Ended::Closed("the server closed it".into()))),
                 Err(e) if is_timeout(&e) => {
                     return Err(self.read_error(waiting.method, e, limits.request));
                 }
                 Err(e) => return Ok(Err(Ended::Closed(format!("the connection broke: {e}")))),
             };
-            let l = line.trim_end_matches(['\r', '\n']);
-            if n > 0 && !l.is_empty() {
-                if let Some(rest) = l.strip_prefix("data:") {
-                    if !data.is_empty() {
-                        data.push('\n');
-                    }
-                    data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-                    if data.len() > cap {
-                        return Err(ClientError::TooLarge { cap });
-                    }
-                } else if let Some(id) = l.strip_prefix("id:") {
-                    resume.last_event_id = Some(id.strip_prefix(' ').unwrap_or(id).to_owned());
-                } else if let Some(ms) = l.strip_prefix("retry:")
-                    && let Ok(ms) = ms.trim().parse::<u64>()
-                {
-                    resume.retry = Some(Duration::from_millis(ms));
-                }
+            let Some(data) = sse.line(&line).map_err(|_| ClientError::TooLarge { cap })? else {
                 continue;
-            }
-            // An event is dispatched at its blank line; one cut off by the end of the stream
-            // is incomplete and dropped, as the SSE standard says.
-            if n > 0 && !data.is_empty() {
-                match waiting.offer(std::mem::take(&mut data))? {
-                    Offer::Answered(received) => return Ok(Ok(received)),
-                    Offer::Reply(answer) => self.answer(waiting.method, &answer, limits)?,
-                    Offer::Kept => {}
-                }
-            }
-            if n == 0 {
-                return Ok(Err(Ended::Closed("the server closed it".into())));
+            };
+            match waiting.offer(data)? {
+                Offer::Answered(received) => return Ok(Ok(received)),
+                Offer::Reply(answer) => self.answer(waiting.method, &answer, limits)?,
+                Offer::Kept => {}
             }
         }
     }
@@ -276,7 +246,8 @@ impl Http {
         until: Instant,
     ) -> Result<Received, ClientError> {
         let mut waiting = Waiting::new(out, !out.modern());
-        let mut resume = Resume::default();
+        // One parser across reconnections: it keeps the last event id and the retry.
+        let mut resume = Sse::new(limits.max_message_bytes);
         let mut outcome = self.read_events(&mut waiting, &mut resume, body, limits)?;
         let mut resumes = 0;
         loop {

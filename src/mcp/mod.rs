@@ -19,6 +19,7 @@
 
 pub mod config;
 pub mod era;
+pub mod framing;
 mod http;
 pub mod live;
 mod stdio;

@@ -8,12 +8,13 @@
 //! killed.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::framing::{self, Line};
 use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting};
 
 /// How much of stderr is kept.
@@ -72,10 +73,12 @@ impl Stdio {
         std::thread::spawn(move || {
             let mut reader = BufReader::with_capacity(1 << 16, stdout);
             loop {
-                let event = match read_line(&mut reader, max_line) {
-                    Ok(Some(line)) => Event::Line(line),
-                    Ok(None) => Event::Eof,
-                    Err(Overflow) => Event::TooLarge,
+                let event = match framing::read_line(&mut reader, max_line) {
+                    // Blank lines between messages are allowed and skipped.
+                    Ok(Line::Text(line)) if line.trim().is_empty() => continue,
+                    Ok(Line::Text(line)) => Event::Line(line),
+                    Ok(Line::End) | Err(_) => Event::Eof,
+                    Ok(Line::TooLong) => Event::TooLarge,
                 };
                 let end = !matches!(event, Event::Line(_));
                 if tx.send(event).is_err() || end {
@@ -139,44 +142,6 @@ fn exit_within(child: &mut Child, time: Duration) -> Option<std::process::ExitSt
             Ok(Some(status)) => return Some(status),
             Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
             _ => return None,
-        }
-    }
-}
-
-struct Overflow;
-
-/// One line without its newline, at most `limit` bytes; `None` at the end of the stream.
-/// Invalid UTF-8 is kept lossily (the caller reports it as not JSON).
-fn read_line(reader: &mut impl BufRead, limit: usize) -> Result<Option<String>, Overflow> {
-    let mut line = Vec::new();
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Ok(None),
-        };
-        if buf.is_empty() {
-            return Ok((!line.is_empty()).then(|| String::from_utf8_lossy(&line).into_owned()));
-        }
-        let (chunk, done) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if line.len() + chunk.len() > limit {
-            return Err(Overflow);
-        }
-        line.extend_from_slice(chunk);
-        let used = done.unwrap_or(chunk.len());
-        reader.consume(used);
-        if done.is_some() {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                line.clear();
-                continue;
-            }
-            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
         }
     }
 }
@@ -270,20 +235,5 @@ impl Transport for Stdio {
 impl Drop for Stdio {
     fn drop(&mut self) {
         self.close();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_are_capped_and_blank_lines_skipped() {
-        let mut r = BufReader::with_capacity(4, &b"\n{\"a\":1}\r\n  \n12345678901\n"[..]);
-        assert_eq!(
-            read_line(&mut r, 100).ok().flatten().as_deref(),
-            Some("{\"a\":1}")
-        );
-        assert!(read_line(&mut r, 10).is_err());
     }
 }
