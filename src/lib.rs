@@ -15,6 +15,8 @@ pub mod cursor;
 pub mod document;
 pub mod estimate;
 pub mod fsutil;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod human;
 pub mod input;
 pub mod mcp;

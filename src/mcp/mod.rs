@@ -732,6 +732,54 @@ fn without_request_meta(mut params: Value) -> Value {
     params
 }
 
+/// What the fuzz targets `jsonrpc_reader` and `sse_parser` run: `data` as a server's output,
+/// read the way a transport reads it (stdio lines, or SSE events when `sse`), each message
+/// offered to a request waiting for its answer, with mcpguard's answers to the server's own
+/// requests built as they would be sent. Returns how many messages were taken.
+#[doc(hidden)]
+pub fn replay_for_fuzzing(data: &[u8], sse: bool, modern: bool) -> usize {
+    let out = Outgoing {
+        id: Some(1),
+        method: "tools/call",
+        name: Some("fuzz"),
+        version: Some(if modern { MODERN } else { era::LEGACY }),
+        param_headers: &[],
+        text: "{}",
+    };
+    let mut waiting = Waiting::new(&out, true);
+    let mut events = framing::Sse::new(1 << 16);
+    let mut reader = data;
+    let mut taken = 0;
+    loop {
+        let line = match framing::read_line(&mut reader, 1 << 16) {
+            Ok(framing::Line::Text(line)) => line,
+            Ok(framing::Line::End | framing::Line::TooLong) | Err(_) => return taken,
+        };
+        let message = if sse {
+            match events.line(&line) {
+                Ok(Some(data)) => data,
+                Ok(None) => continue,
+                Err(framing::TooLarge) => return taken,
+            }
+        } else if line.trim().is_empty() {
+            continue;
+        } else {
+            line
+        };
+        taken += 1;
+        match waiting.offer(message) {
+            Ok(Offer::Answered(_)) | Err(_) => return taken,
+            Ok(Offer::Reply(answer)) => {
+                assert!(
+                    serde_json::from_str::<Value>(&answer).is_ok(),
+                    "an answer is JSON"
+                );
+            }
+            Ok(Offer::Kept) => {}
+        }
+    }
+}
+
 /// A short rendering of a value for an error message.
 fn preview(value: Option<&Value>) -> String {
     match value {

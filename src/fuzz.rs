@@ -1,0 +1,179 @@
+//! Entry points of the fuzz targets in `fuzz/` (cargo-fuzz), one per place that reads bytes
+//! from outside. Each runs the real code on arbitrary input and asserts what must hold for
+//! any input; a panic, a hang or an allocation past the fuzzer's limit is a finding. They live
+//! in the library, not in `fuzz/`, so `cargo test` compiles them and replays the regression
+//! inputs kept in `fuzz/regressions/`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::audit::{Context, audit_document, transcript::Pairing};
+use crate::config::Config;
+use crate::tokens::Tokenizer;
+
+/// The JSON-RPC message reader of the live client (stdio framing), both eras.
+pub fn jsonrpc_reader(data: &[u8]) {
+    crate::mcp::replay_for_fuzzing(data, false, false);
+    crate::mcp::replay_for_fuzzing(data, false, true);
+}
+
+/// The SSE parser of the Streamable HTTP client.
+pub fn sse_parser(data: &[u8]) {
+    crate::mcp::replay_for_fuzzing(data, true, false);
+}
+
+/// Cursor decoding and verification (`paginate --cursor`, `decode-cursor`).
+pub fn cursor(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let secrets =
+        crate::cursor::Secrets::parse("fuzz-secret-one\nfuzz-secret-two", "fuzz").expect("two");
+    if let Ok(decoded) = crate::cursor::decode(&text) {
+        let _ = crate::cursor::check(&decoded, Some(&secrets), 1.8e9, 3600.0);
+        let _ = crate::cursor::check(&decoded, None, 0.0, 0.0);
+    }
+}
+
+/// Input decoding and document recognition (JSON, JSONL, transcripts), then every rule of
+/// `audit` on what was read, paired as a transcript.
+pub fn input(data: &[u8]) {
+    let ctx = Context {
+        config: Config::default(),
+        tokenizer: Tokenizer::Heuristic,
+        clients: crate::contract::default_clients(),
+        contract: None,
+    };
+    for jsonl in [false, true] {
+        let mut pairing = Pairing::default();
+        for doc in crate::input::read_unit_bytes("fuzz.json", data.to_vec(), jsonl)
+            .into_iter()
+            .flatten()
+        {
+            let call = match pairing.observe(&doc.value) {
+                crate::audit::transcript::Line::Response(call) => *call,
+                _ => Default::default(),
+            };
+            let report = audit_document(&doc, &doc.file, doc.line, &call, &ctx);
+            for f in &report.findings {
+                assert!(!f.message.is_empty(), "a finding says something");
+            }
+        }
+    }
+}
+
+/// Config loading: YAML and JSON files, then the effective config they make.
+pub fn config(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for json in [false, true] {
+        if let Ok(parsed) = crate::config::parse_text("fuzz.yaml", &text, json) {
+            let _ = crate::config::resolve(Some(&parsed), &BTreeMap::new());
+        }
+    }
+}
+
+/// `--calls` files, `mcpServers` configs and `${VAR}` expansion.
+pub fn live_inputs(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let env = |var: &str| (var.len() % 3 == 0).then(|| format!("<{var}>"));
+    let _ = crate::mcp::config::expand(&text, &env);
+    let _ = crate::mcp::config::parse("fuzz.json", &text, None, &env);
+    if let Ok(parsed) = crate::config::parse_text("calls.yaml", &text, false) {
+        let _ = crate::mcp::live::parse_calls(parsed.value);
+    }
+}
+
+/// The measure pass and the token counters.
+pub fn measure_tokens(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let exact = Tokenizer::Claude.counter().count(&text);
+    let fast = Tokenizer::ClaudeFast.counter().count(&text);
+    let rough = Tokenizer::Heuristic.counter().count(&text);
+    assert!(text.is_empty() || exact > 0 || text.trim().is_empty() || fast + rough > 0);
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        let anatomy = crate::document::anatomy(&value, &text);
+        let profile = crate::measure::profile(&anatomy, true, 0);
+        let _ = profile.top_paths(&*Tokenizer::Heuristic.counter(), 5);
+    }
+}
+
+/// Chunk boundary detection: the chunks cover the input exactly, in order.
+pub fn chunk(data: &[u8]) {
+    let opts = crate::chunk::Options {
+        max_tokens: 64,
+        max_lines: 20,
+        kind: None,
+        tokenizer: Tokenizer::Heuristic,
+    };
+    if let Ok(index) = crate::chunk::index("fuzz.log", data, &opts) {
+        let mut at = 0;
+        for c in &index.chunks {
+            assert_eq!(c.start, at, "chunks are contiguous");
+            assert!(c.end >= c.start);
+            at = c.end;
+        }
+        assert_eq!(at, data.len() as u64, "chunks cover the input");
+    }
+}
+
+/// summarize on any JSON: the output is JSON within maxBytes whenever it is not the input.
+pub fn summarize(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let limits = crate::contract::Limits::default();
+    let max_bytes = limits.max_bytes;
+    let projections = BTreeMap::new();
+    let opts = crate::summarize::Options {
+        limits,
+        budget: 4000,
+        tokenizer: Tokenizer::Heuristic,
+        media_tokens: 1600,
+        fields: crate::summarize::Fields::Auto,
+        projections: &projections,
+        drop_empty: true,
+        table: false,
+        force: false,
+        output_schema: None,
+        domain: None,
+        artifact: false,
+    };
+    if let Ok(summary) =
+        crate::summarize::summarize("fuzz.json", text.to_owned(), &opts, |_, _| Ok(()))
+        && summary.output != text
+    {
+        let value: Value = serde_json::from_str(&summary.output).expect("summarize writes JSON");
+        assert!(value.is_object());
+        assert!(
+            summary.output.len() as u64 <= max_bytes,
+            "{} bytes",
+            summary.output.len()
+        );
+    }
+}
+
+/// paginate: the first page, then every cursor to the end; every item once.
+pub fn paginate(data: &[u8]) {
+    let Ok(doc) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    let Ok(located) = crate::paginate::locate(&doc, None) else {
+        return;
+    };
+    let secrets = crate::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
+    let request = crate::paginate::Request {
+        limit: Some(7),
+        ..Default::default()
+    };
+    let Ok(pager) = crate::paginate::Pager::new(&located, &request, None, 200) else {
+        return;
+    };
+    let mut offset = 0;
+    let mut seen = 0;
+    while offset < pager.total() {
+        let page = pager.page(offset, 7, 1.8e9, &secrets, None);
+        seen += page.count;
+        assert!(page.count > 0, "a page moves forward");
+        offset += page.count;
+    }
+    assert_eq!(seen, pager.total());
+}
