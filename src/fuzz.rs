@@ -74,7 +74,7 @@ pub fn config(data: &[u8]) {
 /// `--calls` files, `mcpServers` configs and `${VAR}` expansion.
 pub fn live_inputs(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let env = |var: &str| (var.len() % 3 == 0).then(|| format!("<{var}>"));
+    let env = |var: &str| var.len().is_multiple_of(3).then(|| format!("<{var}>"));
     let _ = crate::mcp::config::expand(&text, &env);
     let _ = crate::mcp::config::parse("fuzz.json", &text, None, &env);
     if let Ok(parsed) = crate::config::parse_text("calls.yaml", &text, false) {
