@@ -32,6 +32,10 @@ type HmacSha256 = Hmac<Sha256>;
 /// bytes; the limit leaves room for long orders and filters.
 pub const MAX_CURSOR_LEN: usize = 4096;
 
+/// The longest cursor `decode-cursor` (a debugging tool) takes apart, with a warning past
+/// [`MAX_CURSOR_LEN`].
+pub const MAX_DEBUG_CURSOR_LEN: usize = 64 << 10;
+
 /// How far in the future a cursor's timestamp may be before it is refused (clocks differ).
 pub const CLOCK_SKEW_SECONDS: f64 = 60.0;
 
@@ -265,15 +269,22 @@ struct Envelope<'a> {
 #[error("malformed cursor: {0}")]
 pub struct Malformed(pub String);
 
-/// Takes a cursor apart without trusting it. Surrounding whitespace is ignored.
+/// Takes a cursor apart without trusting it. Surrounding whitespace is ignored; a cursor
+/// over [`MAX_CURSOR_LEN`] bytes is refused before any decoding.
 pub fn decode(cursor: &str) -> Result<Decoded, Malformed> {
+    decode_up_to(cursor, MAX_CURSOR_LEN)
+}
+
+/// [`decode`] with another length limit (`decode-cursor` shows cursors up to
+/// [`MAX_DEBUG_CURSOR_LEN`]).
+pub fn decode_up_to(cursor: &str, max_len: usize) -> Result<Decoded, Malformed> {
     let cursor = cursor.trim();
     if cursor.is_empty() {
         return Err(Malformed("the cursor is empty".into()));
     }
-    if cursor.len() > MAX_CURSOR_LEN {
+    if cursor.len() > max_len {
         return Err(Malformed(format!(
-            "{} bytes is over the {MAX_CURSOR_LEN}-byte limit; not decoded",
+            "{} bytes is over the {max_len}-byte limit; not decoded",
             cursor.len()
         )));
     }

@@ -620,3 +620,47 @@ fn a_map_of_records_pages_in_key_order_and_the_pages_add_up() {
         .unwrap();
     assert_eq!(created[0], newest);
 }
+
+#[test]
+fn long_cursors_are_shown_by_decode_cursor_and_refused_by_paginate() {
+    // paginate will not issue a cursor it could not read back.
+    let long_field = "f".repeat(5000);
+    let out = paginate(&[BOOKINGS, "--order-by", &long_field, "--limit", "5"]);
+    assert_eq!(code(&out), 2, "{}", transcript(&out));
+    assert!(out.stdout.is_empty(), "nothing half-written");
+    assert!(
+        transcript(&out).contains("-byte cursor, over the 4096 that paginate reads back"),
+        "{}",
+        transcript(&out)
+    );
+    // A signed cursor of that size, made by the seed's reference code: decode-cursor shows it
+    // with a warning (exit 1); paginate refuses it before decoding.
+    let cursor = python(&format!(
+        "print(seed_ref.encode_cursor(5, 1763712000.0, 'test-secret', order='{long_field}'))"
+    ));
+    assert!(
+        cursor.len() > 4096 && cursor.len() < 64 << 10,
+        "{}",
+        cursor.len()
+    );
+    let shown = decode(&cursor, &[]);
+    assert_eq!(code(&shown), 1, "{}", transcript(&shown));
+    let text = transcript(&shown);
+    assert!(text.contains("verdict    valid"), "{text}");
+    assert!(text.contains("warning    this cursor is "), "{text}");
+    assert!(
+        text.contains("mcpguard: warning: this cursor is ")
+            && text.contains("bytes, over the 4096 that paginate and chunk accept"),
+        "{text}"
+    );
+    let json_report = decode(&cursor, &["--format", "json"]);
+    assert!(json(&json_report)["warning"].as_str().is_some());
+    let refused = paginate(&[BOOKINGS, "--cursor", &cursor]);
+    assert_eq!(code(&refused), 1);
+    assert!(transcript(&refused).contains("over the 4096-byte limit; not decoded"));
+    // Past 64 KB even decode-cursor does not decode.
+    let huge = "A".repeat(70 * 1024);
+    let out = decode(&huge, &[]);
+    assert_eq!(code(&out), 1);
+    assert!(transcript(&out).contains("over the 65536-byte limit; not decoded"));
+}

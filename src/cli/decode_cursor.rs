@@ -70,6 +70,9 @@ struct Report {
     ttl_seconds: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<DataCheck>,
+    /// Why paginate would not take this cursor though it decodes (too long).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -113,8 +116,17 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         expires: None,
         ttl_seconds: ttl,
         data: None,
+        warning: None,
     };
-    let verdict = match cursor::decode(&text) {
+    // A debugging tool shows what paginate would refuse unread, and says so.
+    let length = text.trim().len();
+    if length > cursor::MAX_CURSOR_LEN && length <= cursor::MAX_DEBUG_CURSOR_LEN {
+        report.warning = Some(format!(
+            "this cursor is {length} bytes, over the {} that paginate and chunk accept: they refuse it before decoding",
+            cursor::MAX_CURSOR_LEN
+        ));
+    }
+    let verdict = match cursor::decode_up_to(&text, cursor::MAX_DEBUG_CURSOR_LEN) {
         Err(malformed) => Verdict::Malformed {
             reason: malformed.0,
         },
@@ -161,13 +173,17 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     report.verdict = verdict.name();
     report.reason = reason(&verdict);
 
+    if let Some(w) = &report.warning {
+        eprintln!("mcpguard: warning: {w}");
+    }
+    let too_long = report.warning.is_some();
     let mut out = std::io::stdout().lock();
     match args.format {
         ReportFormat::Json => render::write_json(&mut out, &report)?,
         ReportFormat::Table => write_table(&mut out, &report, now)?,
     }
     out.flush()?;
-    Ok(if verdict.usable() {
+    Ok(if verdict.usable() && !too_long {
         Code::Ok
     } else {
         Code::Findings
@@ -210,6 +226,9 @@ fn write_table(out: &mut impl Write, r: &Report, now: f64) -> anyhow::Result<()>
         rows.push(("reason", reason.clone()));
     }
     rows.push(("signature", r.signature.to_owned()));
+    if let Some(w) = &r.warning {
+        rows.push(("warning", w.clone()));
+    }
     if let Some(p) = &r.payload {
         rows.push(("offset", p.offset.to_string()));
         if let (Some(issued), Some(age)) = (&r.issued, r.age_seconds) {

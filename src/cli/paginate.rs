@@ -169,6 +169,16 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let mut offset = offset;
     loop {
         let page = cut(offset);
+        // A cursor nobody can read back is not issued: nothing is written.
+        if let Some(next) = &page.next_cursor
+            && next.len() > mcpguard::cursor::MAX_CURSOR_LEN
+        {
+            anyhow::bail!(
+                "the order and filters make a {}-byte cursor, over the {} that paginate reads back; shorten --order-by and --filter",
+                next.len(),
+                mcpguard::cursor::MAX_CURSOR_LEN
+            );
+        }
         serde_json::to_writer(&mut out, &page.output)?;
         writeln!(out)?;
         if !args.all || page.next_cursor.is_none() {
