@@ -92,7 +92,7 @@ pub fn measure_tokens(data: &[u8]) {
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
         let anatomy = crate::document::anatomy(&value, &text);
         let profile = crate::measure::profile(&anatomy, true, 0);
-        let _ = profile.top_paths(&*Tokenizer::Heuristic.counter(), 5);
+        let _ = profile.top_paths(Tokenizer::Heuristic.counter(), 5);
     }
 }
 
