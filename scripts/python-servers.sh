@@ -11,14 +11,5 @@ cd "$(dirname "$0")/.."
 source scripts/python312.sh
 
 venv=target/servers-venv
-if [ ! -x "$venv/bin/python" ]; then
-  python=$(find_python312) || {
-    echo "python-servers.sh: Python 3.12 not found: tried python3.12 on PATH and pyenv's" \
-         "versions/3.12*. Install one (pyenv install 3.12) and run again." >&2
-    exit 2
-  }
-  "$python" -m venv "$venv" >&2
-fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  -r tests/peers/python/requirements-servers.txt >&2
+venv312 "$venv" tests/peers/python/requirements-servers.txt
 echo "$PWD/$venv/bin"
