@@ -529,22 +529,13 @@ fn walk_value<'v>(
     }
     match value {
         Value::Array(items) => {
-            if items.len() as u64 > l.max_array_items {
-                let paged = parent
-                    .is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"));
-                if !paged {
-                    let excess: u64 = items[l.max_array_items as usize..]
-                        .iter()
-                        .map(|v| json_len(v) as u64 + 1)
-                        .sum();
-                    out.add(
-                        "MG002",
-                        &at.pointer(),
-                        format!("a list of {} items with no hasMore or nextCursor, over {}", items.len(), l.max_array_items),
-                        format!("return the first {} with hasMore and a nextCursor (mcpguard paginate --limit {})", l.max_array_items, l.max_array_items),
-                        Some(excess),
-                    );
-                }
+            if items.len() as u64 > l.max_array_items && !paged(parent) {
+                let excess: u64 = items[l.max_array_items as usize..]
+                    .iter()
+                    .map(|v| json_len(v) as u64 + 1)
+                    .sum();
+                let what = format!("a list of {} items", items.len());
+                unpaginated(out, &at.pointer(), what, excess, l);
             }
             for (i, item) in items.iter().enumerate() {
                 at.push(Seg::Index(i));
@@ -554,9 +545,8 @@ fn walk_value<'v>(
         }
         Value::Object(members) => {
             if members.len() as u64 > l.max_array_items
+                && !paged(parent)
                 && crate::collection::is_record_map(members)
-                && !parent
-                    .is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"))
             {
                 let excess: u64 = members
                     .iter()
@@ -565,13 +555,8 @@ fn walk_value<'v>(
                         json_len(&Value::from(k.as_str())) as u64 + 2 + json_len(v) as u64
                     })
                     .sum();
-                out.add(
-                    "MG002",
-                    &at.pointer(),
-                    format!("a map of {} records keyed by id with no hasMore or nextCursor, over {}: a list in all but syntax", members.len(), l.max_array_items),
-                    format!("return the first {} with hasMore and a nextCursor (mcpguard paginate --limit {} pages a map's entries)", l.max_array_items, l.max_array_items),
-                    Some(excess),
-                );
+                let what = format!("a map of {} records keyed by id", members.len());
+                unpaginated(out, &at.pointer(), what, excess, l);
             }
             for (k, v) in members {
                 at.push(Seg::Key(k));
@@ -589,6 +574,25 @@ fn walk_value<'v>(
         }
         _ => {}
     }
+}
+
+/// Whether a collection's parent object says how to get the rest of it.
+fn paged(parent: Option<&serde_json::Map<String, Value>>) -> bool {
+    parent.is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"))
+}
+
+/// MG002: a list (or a map of records) over maxArrayItems that nothing pages.
+fn unpaginated(out: &mut Out<'_>, at: &str, what: String, excess: u64, l: &Limits) {
+    let max = l.max_array_items;
+    out.add(
+        "MG002",
+        at,
+        format!("{what} with no hasMore or nextCursor, over {max}"),
+        format!(
+            "return the first {max} with hasMore and a nextCursor (mcpguard paginate --limit {max})"
+        ),
+        Some(excess),
+    );
 }
 
 #[cfg(test)]
