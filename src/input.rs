@@ -84,7 +84,17 @@ pub enum InputError {
     },
     #[error("{name}: no .json, .jsonl or .ndjson files in this directory")]
     NoJsonInDir { name: String },
+    #[error(
+        "{name}: a line of more than {} MiB; not read (a JSONL line is one message; mcpguard reads lines up to {} MiB)",
+        MAX_LINE_BYTES >> 20,
+        MAX_LINE_BYTES >> 20
+    )]
+    LineTooLong { name: String },
 }
+
+/// The longest line of a JSONL file that is read; a longer one is skipped unread, with an
+/// error naming it, so one runaway line cannot take the memory.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
 
 impl InputError {
     /// The input the error is about, for sorting and summaries.
@@ -95,7 +105,8 @@ impl InputError {
             | InputError::Utf8 { name, .. }
             | InputError::Json { name, .. }
             | InputError::TooDeep { name, .. }
-            | InputError::NoJsonInDir { name } => name,
+            | InputError::NoJsonInDir { name }
+            | InputError::LineTooLong { name } => name,
         }
     }
 }
@@ -155,9 +166,18 @@ pub fn for_each_line_batch(
     let mut number = 0;
     loop {
         buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {
+        match read_until_capped(&mut reader, &mut buf, MAX_LINE_BYTES) {
+            Ok(LineRead::End) => break,
+            Ok(LineRead::TooLong) => {
+                number += 1;
+                lines.push((
+                    number,
+                    Err(InputError::LineTooLong {
+                        name: format!("{name}:{number}"),
+                    }),
+                ));
+            }
+            Ok(LineRead::Line) => {
                 number += 1;
                 while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
                     buf.pop();
@@ -263,6 +283,57 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
     }
     // Only ASCII escapes were rewritten, so the bytes are still UTF-8.
     changed.then(|| String::from_utf8(out).ok()).flatten()
+}
+
+/// What [`read_until_capped`] read.
+enum LineRead {
+    Line,
+    /// A line over the cap: skipped to its end, nothing kept.
+    TooLong,
+    End,
+}
+
+/// One line, newline included, into `buf` when it is at most `cap` bytes; a longer one is
+/// consumed to its end without being kept.
+fn read_until_capped(
+    reader: &mut impl io::BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<LineRead> {
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        if !too_long && buf.len() + chunk.len() > cap {
+            too_long = true;
+            buf.clear();
+        }
+        if !too_long {
+            buf.extend_from_slice(chunk);
+        }
+        let used = chunk.len();
+        reader.consume(used);
+        if done {
+            break;
+        }
+    }
+    Ok(match (any, too_long) {
+        (false, _) => LineRead::End,
+        (true, true) => LineRead::TooLong,
+        (true, false) => LineRead::Line,
+    })
 }
 
 /// Parses one JSONL line read by [`for_each_line_batch`].
@@ -592,6 +663,28 @@ pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runaway_jsonl_line_is_skipped_not_held() {
+        let text = b"{\"a\":1}\n"
+            .iter()
+            .chain(&[b'x'; 100])
+            .chain(b"\n{\"b\":2}")
+            .copied()
+            .collect::<Vec<u8>>();
+        let mut reader = io::BufReader::with_capacity(8, &text[..]);
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            buf.clear();
+            match read_until_capped(&mut reader, &mut buf, 32).unwrap() {
+                LineRead::End => break,
+                LineRead::TooLong => got.push("too long".to_owned()),
+                LineRead::Line => got.push(String::from_utf8(buf.clone()).unwrap()),
+            }
+        }
+        assert_eq!(got, ["{\"a\":1}\n", "too long", "{\"b\":2}"]);
+    }
 
     fn one(text: &str) -> Result<Document, InputError> {
         parse_text("t.json", text).into_iter().next().unwrap()
