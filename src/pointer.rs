@@ -195,8 +195,9 @@ impl Scanner<'_> {
                     if !keep {
                         return None;
                     }
-                    let raw = &self.bytes[start - 1..self.i];
-                    return serde_json::from_slice::<String>(raw).ok();
+                    // As the document was read: a lone surrogate escape is U+FFFD.
+                    let raw = std::str::from_utf8(&self.bytes[start - 1..self.i]).ok()?;
+                    return crate::input::parse_json::<String>(raw).ok();
                 }
                 _ => {}
             }
@@ -241,8 +242,12 @@ impl Scanner<'_> {
                             }
                             let len = path.len();
                             push_key(path, &key);
+                            let before = self.i;
                             self.value(path, wanted, found, depth + 1);
                             path.truncate(len);
+                            if self.i == before {
+                                return; // Nothing read: stop rather than spin.
+                            }
                         }
                         _ => return,
                     }
@@ -263,8 +268,12 @@ impl Scanner<'_> {
                             let len = path.len();
                             push_index(path, index);
                             index += 1;
+                            let before = self.i;
                             self.value(path, wanted, found, depth + 1);
                             path.truncate(len);
+                            if self.i == before {
+                                return; // Nothing read: stop rather than spin.
+                            }
                         }
                         None => return,
                     }
@@ -298,5 +307,21 @@ mod locate_tests {
         assert_eq!(got["/a/1/b~0~1"], (2, 20));
         assert_eq!(got["/c#/x"], (3, 8));
         assert!(!got.contains_key("/missing"));
+    }
+
+    #[test]
+    fn a_lone_surrogate_in_a_key_neither_loses_the_place_nor_spins() {
+        // Found by the `input` fuzz target: the key could not be unescaped, the scanner lost
+        // its place and looped on a `}` where an array item should be.
+        let text = r#"{"tools":[{"inputSchema":{"t\udc00ype":"object"}},{"description":"x"}]}"#;
+        let got = locate_all(
+            text,
+            &["/tools/1/description", "/tools/0/inputSchema/t\u{fffd}ype"],
+        );
+        assert_eq!(got["/tools/1/description"], (1, 66));
+        assert_eq!(got["/tools/0/inputSchema/t\u{fffd}ype"], (1, 40));
+        // Text that is not JSON at all ends the scan; it never hangs.
+        assert!(locate_all("[}}}]]", &["/0/x"]).is_empty());
+        let _ = locate_all("{\"a\":[:}]}", &["/a/1", "/b"]);
     }
 }
