@@ -581,16 +581,18 @@ impl Client {
         }
     }
 
-    /// A server that advertised 2026-07-28 and then answers as a legacy server does before
-    /// `initialize` ("not initialized", "session"): an error naming both, since its
-    /// advertisement is wrong and every later request would fail the same way.
+    /// A server that advertised 2026-07-28 and then answers a list request as a legacy server
+    /// does before `initialize` ("Server not initialized", "before initialization"): an
+    /// error naming both, since its advertisement is wrong and every later request would fail
+    /// the same way. Only lists are judged: a tool's own error may well say "not initialized"
+    /// about something else.
     fn check_still_modern(&self, method: &str, reply: &Reply) -> Result<(), ClientError> {
         let Some((code, message)) = reply.error() else {
             return Ok(());
         };
-        let lower = message.to_ascii_lowercase();
-        if era::MODERN_ERRORS.contains(&code)
-            || !(lower.contains("initializ") || lower.contains("session"))
+        if !method.ends_with("/list")
+            || era::MODERN_ERRORS.contains(&code)
+            || !message.to_ascii_lowercase().contains("initializ")
         {
             return Ok(());
         }
