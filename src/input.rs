@@ -165,19 +165,29 @@ pub fn for_each_line_batch(
     let mut buf = Vec::new();
     let mut number = 0;
     loop {
-        buf.clear();
-        match read_until_capped(&mut reader, &mut buf, MAX_LINE_BYTES) {
-            Ok(LineRead::End) => break,
-            Ok(LineRead::TooLong) => {
+        match crate::lines::read_capped(&mut reader, &mut buf, MAX_LINE_BYTES) {
+            Ok(crate::lines::Capped::End) => break,
+            Ok(crate::lines::Capped::TooLong) => {
                 number += 1;
+                let skipped = crate::lines::skip_line(&mut reader);
                 lines.push((
                     number,
                     Err(InputError::LineTooLong {
                         name: format!("{name}:{number}"),
                     }),
                 ));
+                if let Err(cause) = skipped {
+                    lines.push((
+                        number + 1,
+                        Err(InputError::Read {
+                            name: name.to_owned(),
+                            cause,
+                        }),
+                    ));
+                    break;
+                }
             }
-            Ok(LineRead::Line) => {
+            Ok(crate::lines::Capped::Line) => {
                 number += 1;
                 while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
                     buf.pop();
@@ -283,57 +293,6 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
     }
     // Only ASCII escapes were rewritten, so the bytes are still UTF-8.
     changed.then(|| String::from_utf8(out).ok()).flatten()
-}
-
-/// What [`read_until_capped`] read.
-enum LineRead {
-    Line,
-    /// A line over the cap: skipped to its end, nothing kept.
-    TooLong,
-    End,
-}
-
-/// One line, newline included, into `buf` when it is at most `cap` bytes; a longer one is
-/// consumed to its end without being kept.
-fn read_until_capped(
-    reader: &mut impl io::BufRead,
-    buf: &mut Vec<u8>,
-    cap: usize,
-) -> io::Result<LineRead> {
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            break;
-        }
-        any = true;
-        let (chunk, done) = match memchr::memchr(b'\n', available) {
-            Some(i) => (&available[..=i], true),
-            None => (available, false),
-        };
-        if !too_long && buf.len() + chunk.len() > cap {
-            too_long = true;
-            buf.clear();
-        }
-        if !too_long {
-            buf.extend_from_slice(chunk);
-        }
-        let used = chunk.len();
-        reader.consume(used);
-        if done {
-            break;
-        }
-    }
-    Ok(match (any, too_long) {
-        (false, _) => LineRead::End,
-        (true, true) => LineRead::TooLong,
-        (true, false) => LineRead::Line,
-    })
 }
 
 /// Parses one JSONL line read by [`for_each_line_batch`].
@@ -663,28 +622,6 @@ pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_runaway_jsonl_line_is_skipped_not_held() {
-        let text = b"{\"a\":1}\n"
-            .iter()
-            .chain(&[b'x'; 100])
-            .chain(b"\n{\"b\":2}")
-            .copied()
-            .collect::<Vec<u8>>();
-        let mut reader = io::BufReader::with_capacity(8, &text[..]);
-        let mut buf = Vec::new();
-        let mut got = Vec::new();
-        loop {
-            buf.clear();
-            match read_until_capped(&mut reader, &mut buf, 32).unwrap() {
-                LineRead::End => break,
-                LineRead::TooLong => got.push("too long".to_owned()),
-                LineRead::Line => got.push(String::from_utf8(buf.clone()).unwrap()),
-            }
-        }
-        assert_eq!(got, ["{\"a\":1}\n", "too long", "{\"b\":2}"]);
-    }
 
     fn one(text: &str) -> Result<Document, InputError> {
         parse_text("t.json", text).into_iter().next().unwrap()

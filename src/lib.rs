@@ -19,6 +19,7 @@ pub mod fsutil;
 pub mod fuzz;
 pub mod human;
 pub mod input;
+pub mod lines;
 pub mod mcp;
 pub mod measure;
 pub mod paginate;

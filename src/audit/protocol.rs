@@ -7,6 +7,8 @@
 //! audit's do, and so do a captured modern client's); the era-free rules (MG024, MG027, MG028)
 //! apply to every transcript that holds the evidence.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::rules::Out;
@@ -209,10 +211,9 @@ fn schema_refs(out: &mut Out<'_>, result: &Value) {
             let Some(schema) = tool.get(member) else {
                 continue;
             };
-            let mut refs = Vec::new();
-            collect_refs(schema, &mut String::new(), &mut refs);
-            for (at, reference) in refs {
-                if let Err(why) = resolve(schema, &reference) {
+            let walked = Walked::of(schema);
+            for (at, reference) in &walked.refs {
+                if let Err(why) = walked.resolve(schema, reference) {
                     out.add(
                         "MG028",
                         &format!("/result/tools/{i}/{member}{at}"),
@@ -226,86 +227,92 @@ fn schema_refs(out: &mut Out<'_>, result: &Value) {
     }
 }
 
-/// Every `$ref` string in a schema, with the JSON pointer to its object. Depth-first with
-/// an explicit path, no recursion limit needed beyond serde_json's own nesting cap.
-fn collect_refs(value: &Value, path: &mut String, found: &mut Vec<(String, String)>) {
-    match value {
-        Value::Object(map) => {
-            for (key, child) in map {
-                if key == "$ref"
-                    && let Some(r) = child.as_str()
-                {
-                    found.push((path.clone(), r.to_owned()));
-                    continue;
-                }
-                let len = path.len();
-                crate::pointer::push_key(path, key);
-                collect_refs(child, path, found);
-                path.truncate(len);
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter().enumerate() {
-                let len = path.len();
-                crate::pointer::push_index(path, i);
-                collect_refs(child, path, found);
-                path.truncate(len);
-            }
-        }
-        _ => {}
-    }
+/// What resolving a schema's `$ref`s needs, gathered in one walk: every `$ref` with the JSON
+/// pointer to its object, and the `$anchor`s and `$id`s it declares (looking those up per
+/// `$ref` walked the schema once for each: quadratic on a hostile catalog).
+#[derive(Debug, Default)]
+struct Walked {
+    refs: Vec<(String, String)>,
+    anchors: HashSet<String>,
+    ids: HashSet<String>,
 }
 
-/// Whether a `$ref` resolves inside its own schema: a JSON pointer fragment (`#`, `#/a/b`,
-/// percent-encoded or not), a plain-name fragment matching an `$anchor`, or a URI some
-/// `$id` in the schema declares.
-fn resolve(schema: &Value, reference: &str) -> Result<(), String> {
-    if let Some(fragment) = reference.strip_prefix('#') {
-        if fragment.is_empty() {
-            return Ok(());
-        }
-        if fragment.starts_with('/') {
-            let pointer = percent_decode(fragment);
-            return match schema.pointer(&pointer) {
-                Some(_) => Ok(()),
-                None => Err("points at nothing in the schema".into()),
-            };
-        }
-        return if declares(schema, "$anchor", fragment) {
-            Ok(())
-        } else {
-            Err(format!(
-                "names an anchor no $anchor \"{fragment}\" declares"
-            ))
-        };
+impl Walked {
+    fn of(schema: &Value) -> Walked {
+        let mut walked = Walked::default();
+        walked.walk(schema, &mut String::new());
+        walked
     }
-    let base = reference.split('#').next().unwrap_or(reference);
-    if declares(schema, "$id", base) {
-        return Ok(());
-    }
-    if base.starts_with("http://") || base.starts_with("https://") {
-        Err("points outside the schema to the network; clients must not fetch it, so the schema cannot be validated".into())
-    } else {
-        Err("points outside the schema, to nothing it declares".into())
-    }
-}
 
-/// Whether some object in the schema has `keyword` equal to `value`.
-fn declares(schema: &Value, keyword: &str, value: &str) -> bool {
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
+    /// Depth-first with an explicit path; serde_json's nesting cap bounds the recursion.
+    fn walk(&mut self, value: &Value, path: &mut String) {
+        match value {
             Value::Object(map) => {
-                if map.get(keyword).and_then(Value::as_str) == Some(value) {
-                    return true;
+                for (key, child) in map {
+                    match (key.as_str(), child.as_str()) {
+                        ("$ref", Some(r)) => {
+                            self.refs.push((path.clone(), r.to_owned()));
+                            continue;
+                        }
+                        ("$anchor", Some(a)) => {
+                            self.anchors.insert(a.to_owned());
+                        }
+                        ("$id", Some(id)) => {
+                            self.ids.insert(id.to_owned());
+                        }
+                        _ => {}
+                    }
+                    let len = path.len();
+                    crate::pointer::push_key(path, key);
+                    self.walk(child, path);
+                    path.truncate(len);
                 }
-                stack.extend(map.values());
             }
-            Value::Array(items) => stack.extend(items),
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    let len = path.len();
+                    crate::pointer::push_index(path, i);
+                    self.walk(child, path);
+                    path.truncate(len);
+                }
+            }
             _ => {}
         }
     }
-    false
+
+    /// Whether a `$ref` resolves inside its own schema: a JSON pointer fragment (`#`,
+    /// `#/a/b`, percent-encoded or not), a plain-name fragment matching an `$anchor`, or a URI
+    /// some `$id` in the schema declares.
+    fn resolve(&self, schema: &Value, reference: &str) -> Result<(), String> {
+        if let Some(fragment) = reference.strip_prefix('#') {
+            if fragment.is_empty() {
+                return Ok(());
+            }
+            if fragment.starts_with('/') {
+                let pointer = percent_decode(fragment);
+                return match schema.pointer(&pointer) {
+                    Some(_) => Ok(()),
+                    None => Err("points at nothing in the schema".into()),
+                };
+            }
+            return if self.anchors.contains(fragment) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "names an anchor no $anchor \"{fragment}\" declares"
+                ))
+            };
+        }
+        let base = reference.split('#').next().unwrap_or(reference);
+        if self.ids.contains(base) {
+            return Ok(());
+        }
+        if base.starts_with("http://") || base.starts_with("https://") {
+            Err("points outside the schema to the network; clients must not fetch it, so the schema cannot be validated".into())
+        } else {
+            Err("points outside the schema, to nothing it declares".into())
+        }
+    }
 }
 
 /// `%XX` escapes decoded (a URI fragment's JSON pointer may use them); invalid ones kept.
@@ -333,6 +340,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn resolve(schema: &Value, reference: &str) -> Result<(), String> {
+        Walked::of(schema).resolve(schema, reference)
+    }
+
     #[test]
     fn refs_resolve_inside_the_schema_only() {
         let schema = json!({"$defs": {"Time": {"type": "string"}, "a b": {"$anchor": "Zone"}},
@@ -353,8 +364,7 @@ mod tests {
     fn refs_are_found_with_their_pointers() {
         let schema =
             json!({"properties": {"a/b": {"$ref": "#/x"}, "l": {"items": [{"$ref": "#/y"}]}}});
-        let mut found = Vec::new();
-        collect_refs(&schema, &mut String::new(), &mut found);
+        let found = Walked::of(&schema).refs;
         assert_eq!(
             found,
             [

@@ -7,6 +7,8 @@
 //! drive these functions directly.
 
 use std::io::{self, BufRead};
+
+use crate::lines::Capped;
 use std::time::Duration;
 
 /// What reading one line gave.
@@ -24,40 +26,22 @@ pub enum Line {
 /// returned as it is.
 pub fn read_line(reader: &mut impl BufRead, cap: usize) -> io::Result<Line> {
     let mut line = Vec::new();
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok(if line.is_empty() {
-                Line::End
-            } else {
-                Line::Text(lossy(line))
-            });
-        }
-        let (chunk, done) = match memchr::memchr(b'\n', buf) {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if line.len() + chunk.len() > cap {
-            return Ok(Line::TooLong);
-        }
-        line.extend_from_slice(chunk);
-        let used = done.unwrap_or(chunk.len());
-        reader.consume(used);
-        if done.is_some() {
+    Ok(match crate::lines::read_capped(reader, &mut line, cap)? {
+        Capped::End => Line::End,
+        Capped::TooLong => Line::TooLong,
+        Capped::Line => {
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            return Ok(Line::Text(lossy(line)));
+            Line::Text(
+                String::from_utf8(line)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            )
         }
-    }
-}
-
-fn lossy(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    })
 }
 
 /// An event's data outgrew the cap.

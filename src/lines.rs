@@ -1,0 +1,103 @@
+//! Reading one line with a cap, from bytes nobody vetted: a line longer than the cap is
+//! reported before it is held whole. Shared by the live client's framing (stdio lines, SSE)
+//! and the JSONL reader of files and transcripts.
+
+use std::io::{self, BufRead};
+
+/// What [`read_capped`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Capped {
+    /// A line (its `\n` included when it had one) is in the buffer.
+    Line,
+    /// The line is longer than the cap: the buffer is cleared and the rest of the line is
+    /// still unread (see [`skip_line`]).
+    TooLong,
+    /// The end of the input, nothing read.
+    End,
+}
+
+/// Appends one line to the cleared `buf`, newline included, if it is at most `cap` bytes.
+pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Capped> {
+    buf.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if buf.is_empty() {
+                Capped::End
+            } else {
+                Capped::Line
+            });
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        if buf.len() + chunk.len() > cap {
+            buf.clear();
+            return Ok(Capped::TooLong);
+        }
+        buf.extend_from_slice(chunk);
+        let used = chunk.len();
+        reader.consume(used);
+        if done {
+            return Ok(Capped::Line);
+        }
+    }
+}
+
+/// Consumes the rest of a line without keeping it.
+pub fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(());
+        }
+        match memchr::memchr(b'\n', available) {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runaway_line_is_reported_and_skipped_not_held() {
+        let text = b"{\"a\":1}\n"
+            .iter()
+            .chain(&[b'x'; 100])
+            .chain(b"\n{\"b\":2}")
+            .copied()
+            .collect::<Vec<u8>>();
+        let mut reader = io::BufReader::with_capacity(8, &text[..]);
+        let mut buf = Vec::new();
+        let mut got = Vec::new();
+        loop {
+            match read_capped(&mut reader, &mut buf, 32).unwrap() {
+                Capped::End => break,
+                Capped::TooLong => {
+                    got.push("too long".to_owned());
+                    skip_line(&mut reader).unwrap();
+                }
+                Capped::Line => got.push(String::from_utf8(buf.clone()).unwrap()),
+            }
+        }
+        assert_eq!(got, ["{\"a\":1}\n", "too long", "{\"b\":2}"]);
+    }
+}
