@@ -176,6 +176,16 @@ impl Store {
     /// Stores `bytes` as `reference` (computed by [`Ref::for_content`] from the same bytes).
     /// The write is atomic; an artifact already there with the same bytes is left alone.
     pub fn put(&self, reference: &Ref, bytes: &[u8]) -> Result<PathBuf, ArtifactError> {
+        self.put_with(reference, bytes, crate::fsutil::Durability::Synced)
+    }
+
+    /// [`Store::put`] with a choice of durability (the proxy's store is a private cache).
+    pub fn put_with(
+        &self,
+        reference: &Ref,
+        bytes: &[u8],
+        durability: crate::fsutil::Durability,
+    ) -> Result<PathBuf, ArtifactError> {
         let path = self.path(reference);
         let write_err = |cause| ArtifactError::Write {
             path: path.display().to_string(),
@@ -195,7 +205,7 @@ impl Store {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(write_err)?;
         }
-        crate::fsutil::write_atomic(&path, bytes).map_err(write_err)?;
+        crate::fsutil::write_with(&path, bytes, durability).map_err(write_err)?;
         Ok(path)
     }
 }

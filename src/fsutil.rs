@@ -6,6 +6,21 @@ use std::path::Path;
 
 /// Writes `bytes` to `path` atomically; on any error the target is untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, bytes, Durability::Synced)
+}
+
+/// How a write ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Flushed to disk before the rename: outputs a user keeps (baselines, captures).
+    Synced,
+    /// Readable by the user alone (0600) and not flushed: a cache that lives an hour (the
+    /// proxy's artifacts), where an fsync per result would cost more than the shrinking.
+    PrivateCache,
+}
+
+/// [`write_atomic`] with a choice of [`Durability`].
+pub fn write_with(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -15,9 +30,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map_or_else(|| "out".into(), |n| n.to_string_lossy());
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if durability == Durability::PrivateCache {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&temp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durability == Durability::Synced {
+            file.sync_all()?;
+        }
         std::fs::rename(&temp, path)
     })();
     if result.is_err() {

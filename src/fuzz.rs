@@ -136,6 +136,7 @@ pub fn summarize(data: &[u8]) {
         output_schema: None,
         domain: None,
         artifact: false,
+        more_tool: None,
     };
     if let Ok(summary) =
         crate::summarize::summarize("fuzz.json", text.to_owned(), &opts, |_, _| Ok(()))

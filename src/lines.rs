@@ -9,12 +9,16 @@ use std::io::{self, BufRead};
 pub enum Capped {
     /// A line (its `\n` included when it had one) is in the buffer.
     Line,
-    /// The line is longer than the cap: the buffer is cleared and the rest of the line is
-    /// still unread (see [`skip_line`]).
+    /// The line is longer than the cap: the buffer keeps at most its first [`HEAD`] bytes
+    /// (the proxy reads the id there) and the rest of the line is still unread (see
+    /// [`skip_line`]).
     TooLong,
     /// The end of the input, nothing read.
     End,
 }
+
+/// How much of a line over the cap is kept, for a caller that wants to know what it was.
+pub const HEAD: usize = 64 << 10;
 
 /// Appends one line to the cleared `buf`, newline included, if it is at most `cap` bytes.
 pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Capped> {
@@ -37,7 +41,9 @@ pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> 
             None => (available, false),
         };
         if buf.len() + chunk.len() > cap {
-            buf.clear();
+            buf.truncate(HEAD);
+            let room = HEAD.saturating_sub(buf.len()).min(chunk.len());
+            buf.extend_from_slice(&chunk[..room]);
             return Ok(Capped::TooLong);
         }
         buf.extend_from_slice(chunk);

@@ -31,6 +31,7 @@ proptest! {
             limit: Some(limit),
             order: if ordered { None } else { Some(paginate::Order::parse("id").unwrap()) },
             filters: None,
+            input_order: false,
         };
         let pager = Pager::new(&located, &request, None, 200).unwrap();
         let mut seen = Vec::new();

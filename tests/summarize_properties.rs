@@ -134,6 +134,7 @@ proptest! {
             output_schema: None,
             domain: None,
             artifact,
+            more_tool: None,
         };
         let mut stored = None;
         let summary = summarize::summarize("prop.json", text.clone(), &opts, |r, t| {

@@ -107,6 +107,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         filters: (!args.filters.is_empty())
             .then(|| paginate::parse_filters(&args.filters))
             .transpose()?,
+        input_order: false,
     };
     let now = args.signing.now();
 

@@ -159,6 +159,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         output_schema: schema.as_ref(),
         domain: args.domain.clone(),
         artifact: !args.no_artifact,
+        more_tool: None,
     };
     // The artifact is stored before anything is written: output that points at an artifact
     // that is not there is worse than no output. On failure nothing reaches stdout.

@@ -108,6 +108,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The token budget of a tool's results: its endpoint's, else the global one.
+    pub fn budget_for(&self, tool: &str) -> u64 {
+        self.endpoints
+            .get(tool)
+            .and_then(|e| e.token_budget_threshold)
+            .unwrap_or(self.token_budget_threshold)
+    }
+
     /// The limits for a tool: its endpoint overrides over the global ones.
     pub fn limits_for(&self, tool: &str) -> Limits {
         let mut l = self.limits.clone();
@@ -144,6 +152,9 @@ pub struct Endpoint {
     pub chunking: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_size: Option<u64>,
+    /// Tokens above which this tool's results are shrunk (the proxy; FR-010 per tool).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_budget_threshold: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]

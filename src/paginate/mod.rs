@@ -103,6 +103,9 @@ pub struct Request {
     pub limit: Option<usize>,
     pub order: Option<Order>,
     pub filters: Option<BTreeMap<String, String>>,
+    /// Keep the list's own order when none is asked for, instead of newest first (the proxy:
+    /// a page must read as the server wrote it).
+    pub input_order: bool,
 }
 
 /// A list filtered once, from which pages are cut in order.
@@ -129,6 +132,8 @@ pub struct Pager<'l, 'd> {
     pub fingerprint: String,
     /// The request set no order and no filters: the list is as it came.
     untouched: bool,
+    /// Extra members every cursor of this pager carries (the proxy's artifact reference).
+    pub tags: serde_json::Map<String, Value>,
 }
 
 impl<'l, 'd> Pager<'l, 'd> {
@@ -148,7 +153,7 @@ impl<'l, 'd> Pager<'l, 'd> {
             (None, Some(p)) => p.order.as_deref().map(Order::parse).transpose()?,
             // A map of records pages in key order unless asked otherwise; a list newest first
             // when its records say when they were made.
-            (None, None) if located.is_map() => None,
+            (None, None) if located.is_map() || request.input_order => None,
             (None, None) => default_order(items),
         };
         let filters = match (&request.filters, issued) {
@@ -218,6 +223,7 @@ impl<'l, 'd> Pager<'l, 'd> {
             fingerprint,
             order,
             filters,
+            tags: serde_json::Map::new(),
             limit,
         })
     }
@@ -313,6 +319,7 @@ impl<'l, 'd> Pager<'l, 'd> {
             payload.kind = Some("page".to_owned());
             payload.limit = Some(self.limit as u64);
             payload.fingerprint = Some(self.fingerprint.clone());
+            payload.unknown = self.tags.clone();
             cursor::encode(&payload, secrets)
         });
         let list = self.located.items();

@@ -64,6 +64,9 @@ pub struct Options<'a> {
     pub domain: Option<String>,
     /// Store the full input as an artifact and name it in the output.
     pub artifact: bool,
+    /// The proxy's injected tool: `meta.detailsAvailable` names a call of it instead of a
+    /// `mcpguard` command.
+    pub more_tool: Option<&'a str>,
 }
 
 /// What became of the response.

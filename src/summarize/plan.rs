@@ -113,6 +113,8 @@ pub(super) struct Plan<'u> {
     pub(super) paths: Option<Vec<Vec<String>>>,
     pub(super) count: usize,
     pub(super) shortener: Shortener,
+    /// The proxy's injected tool, when the way back is a tool call rather than a command.
+    pub(super) more_tool: Option<String>,
 }
 
 pub(super) enum PlanShape<'u> {
@@ -191,6 +193,7 @@ impl<'u> Plan<'u> {
             paths: None,
             count: 0,
             shortener: Shortener::default(),
+            more_tool: opts.more_tool.map(str::to_owned),
         };
         match &u.payload {
             Payload::Text(t) => {
@@ -586,6 +589,19 @@ impl<'u> Plan<'u> {
     fn details(&self, max_string: usize) -> Value {
         let source = self.reference.as_deref().unwrap_or("INPUT");
         let mut d = Map::new();
+        if let Some(tool) = &self.more_tool {
+            // Inside the proxy the way back is a call of its injected tool, not a command.
+            d.insert("tool".into(), Value::String(tool.clone()));
+            d.insert("arguments".into(), serde_json::json!({ "ref": source }));
+            if !self.omitted.is_empty() {
+                let fields = self.omitted.join(",");
+                d.insert(
+                    "fields".into(),
+                    Value::String(text::cut(&fields, max_string)),
+                );
+            }
+            return Value::Object(d);
+        }
         let command = match &self.shape {
             PlanShape::List | PlanShape::Map { .. } => format!("mcpguard paginate {source}"),
             PlanShape::Lines { .. } | PlanShape::Prose { .. } => {
