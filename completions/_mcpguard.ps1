@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -175,6 +176,31 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mcpguard;proxy' {
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The server to run: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json): run the server --name names in it (its command, args and env)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The server to run from --mcp-config')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds a request may wait for the server before the client gets an error (the session lives on)')
+            [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message read from either side; a larger one is answered with an error')
+            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead')
+            [CompletionResult]::new('--metrics-max-bytes', '--metrics-max-bytes', [CompletionResultType]::ParameterName, 'Rotate --metrics to FILE.1 when it passes this size')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'The log on stderr: text for people, json for log collectors')
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'Where full results are kept. Default: the config''s artifactDir')
+            [CompletionResult]::new('--artifact-ttl', '--artifact-ttl', [CompletionResultType]::ParameterName, 'How long a full result is kept, e.g. 1h, 30m')
+            [CompletionResult]::new('--artifact-cap', '--artifact-cap', [CompletionResultType]::ParameterName, 'The store''s size cap in bytes; the oldest results go first')
+            [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Take this Unix time as now (reproducible cursors and expiry checks)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--shadow', '--shadow', [CompletionResultType]::ParameterName, 'Change nothing: pass every message as it is and log what would have been done')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Log warnings and errors only, not every decision')
+            [CompletionResult]::new('--no-artifacts', '--no-artifacts', [CompletionResultType]::ParameterName, 'Keep no full results: shrunk results are previews without a reference')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'mcpguard;generate' {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Directory to write into (created if missing)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
@@ -193,6 +219,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('decode-cursor', 'decode-cursor', [CompletionResultType]::ParameterValue, 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies')
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -216,6 +243,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;validate-config' {
+            break
+        }
+        'mcpguard;help;proxy' {
             break
         }
         'mcpguard;help;generate' {

@@ -37,6 +37,9 @@ _mcpguard() {
             mcpguard,paginate)
                 cmd="mcpguard__subcmd__paginate"
                 ;;
+            mcpguard,proxy)
+                cmd="mcpguard__subcmd__proxy"
+                ;;
             mcpguard,summarize)
                 cmd="mcpguard__subcmd__summarize"
                 ;;
@@ -64,6 +67,9 @@ _mcpguard() {
             mcpguard__subcmd__help,paginate)
                 cmd="mcpguard__subcmd__help__subcmd__paginate"
                 ;;
+            mcpguard__subcmd__help,proxy)
+                cmd="mcpguard__subcmd__help__subcmd__proxy"
+                ;;
             mcpguard__subcmd__help,summarize)
                 cmd="mcpguard__subcmd__help__subcmd__summarize"
                 ;;
@@ -77,7 +83,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,7 +387,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate summarize decode-cursor chunk validate-config generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -492,6 +498,20 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__help__subcmd__proxy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__help__subcmd__summarize)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -557,6 +577,80 @@ _mcpguard() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --secret-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__proxy)
+            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcp-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --artifact-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --artifact-cap)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --secret-file)

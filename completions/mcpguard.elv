@@ -31,6 +31,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+            cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -164,6 +165,30 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mcpguard;proxy'= {
+            cand --server 'The server to run: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`'
+            cand --mcp-config 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json): run the server --name names in it (its command, args and env)'
+            cand --name 'The server to run from --mcp-config'
+            cand --timeout 'Seconds a request may wait for the server before the client gets an error (the session lives on)'
+            cand --max-message-bytes 'The largest message read from either side; a larger one is answered with an error'
+            cand --metrics 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead'
+            cand --metrics-max-bytes 'Rotate --metrics to FILE.1 when it passes this size'
+            cand --log-format 'The log on stderr: text for people, json for log collectors'
+            cand --artifact-dir 'Where full results are kept. Default: the config''s artifactDir'
+            cand --artifact-ttl 'How long a full result is kept, e.g. 1h, 30m'
+            cand --artifact-cap 'The store''s size cap in bytes; the oldest results go first'
+            cand --secret-file 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET'
+            cand --at 'Take this Unix time as now (reproducible cursors and expiry checks)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --shadow 'Change nothing: pass every message as it is and log what would have been done'
+            cand --quiet 'Log warnings and errors only, not every decision'
+            cand --no-artifacts 'Keep no full results: shrunk results are previews without a reference'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mcpguard;generate'= {
             cand --out 'Directory to write into (created if missing)'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
@@ -181,6 +206,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand decode-cursor 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+            cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -197,6 +223,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;chunk'= {
         }
         &'mcpguard;help;validate-config'= {
+        }
+        &'mcpguard;help;proxy'= {
         }
         &'mcpguard;help;generate'= {
         }

@@ -24,6 +24,7 @@ pub mod mcp;
 pub mod measure;
 pub mod paginate;
 pub mod pointer;
+pub mod proxy;
 pub mod pyjson;
 pub mod summarize;
 pub mod tokens;

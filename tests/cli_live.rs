@@ -45,8 +45,8 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
         server["capabilities"],
         json!(["prompts", "resources", "tools"])
     );
-    assert_eq!(server["toolCount"], 9);
-    assert_eq!(server["toolPages"], 3);
+    assert_eq!(server["toolCount"], 10);
+    assert_eq!(server["toolPages"], 4);
     assert!(server["catalogTokens"].as_u64().unwrap() > 0);
     // --probe called the read-only tools it could fill, and nothing else.
     assert_eq!(server["calls"], 3);
@@ -71,7 +71,7 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
             "{never} was called"
         );
     }
-    // Every list followed to its end: 3 pages of tools, 3 of resources, templates, prompts;
+    // Every list followed to its end: 4 pages of tools, 3 of resources, templates, prompts;
     // tools/list's first page once more (its order must hold), the invalid-cursor probe
     // answered with -32602 (no MG020), and a missing resource read (-32602 on 2026-07-28).
     let methods: Vec<String> = saved
@@ -79,7 +79,7 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter_map(|v| v["method"].as_str().map(str::to_owned))
         .collect();
-    assert_eq!(methods.iter().filter(|m| *m == "tools/list").count(), 5);
+    assert_eq!(methods.iter().filter(|m| *m == "tools/list").count(), 6);
     assert_eq!(methods.iter().filter(|m| *m == "resources/list").count(), 3);
     assert_eq!(methods.iter().filter(|m| *m == "resources/read").count(), 1);
     assert_eq!(methods[0], "server/discover");
@@ -136,7 +136,7 @@ fn the_same_server_over_streamable_http_gives_the_same_findings() {
     assert_eq!(code(&out), 1, "{}", transcript(&out));
     let report = json_report(&out);
     assert_eq!(report["servers"][0]["transport"], "http");
-    assert_eq!(report["servers"][0]["toolPages"], 3);
+    assert_eq!(report["servers"][0]["toolPages"], 4);
     assert_eq!(findings(&report), findings(&stdio));
 }
 

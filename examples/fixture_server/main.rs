@@ -159,6 +159,9 @@ fn tools(fault: Fault) -> Vec<Value> {
         json!({"name": "crash", "description": "Exits the server.", "inputSchema": {"type": "object"}}),
         json!({"name": "garbage", "description": "Writes a line that is not JSON on stdout.", "inputSchema": {"type": "object"}}),
         json!({"name": "huge", "description": "Answers with 5 MB of text.", "inputSchema": {"type": "object"}}),
+        // Not annotated read-only, so `audit --probe` leaves it to the proxy's tests.
+        json!({"name": "read_log", "description": "The worker's log: 4,000 lines (about 300 KB), with stack traces.",
+            "inputSchema": {"type": "object", "properties": {}}}),
     ]
 }
 
@@ -186,7 +189,12 @@ fn page<T: serde::de::DeserializeOwned>(
         },
     };
     let index = start / per_page;
-    let start = start.min(items.len().saturating_sub(per_page));
+    // A runaway server keeps serving its last page; a well-behaved one ends on a short page.
+    let start = if fault == Fault::Runaway {
+        start.min(items.len().saturating_sub(per_page))
+    } else {
+        start
+    };
     let slice: Vec<&Value> = items.iter().skip(start).take(per_page).collect();
     let next = match fault {
         Fault::RepeatCursor if cursor.is_some() => cursor.map(str::to_owned),
@@ -210,6 +218,38 @@ fn bookings(n: usize) -> Vec<Value> {
                 "notes": "Late arrival after 22:00; the key box code was sent by SMS. Prefers the upstairs room."})
         })
         .collect()
+}
+
+/// A realistic application log: timestamped lines, and now and then an error with its
+/// indented stack trace (continuation lines a chunker must keep with their entry).
+fn worker_log(lines: usize) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    while n < lines {
+        let (minute, second, milli) = (n / 600 % 60, n / 10 % 60, n * 37 % 1000);
+        let worker = n % 4;
+        if n % 97 == 96 {
+            out.push_str(&format!(
+                "2026-11-23T08:{minute:02}:{second:02}.{milli:03}Z ERROR [worker-{worker}] booking bk_{n:05} failed: payment gateway timed out after 30000 ms\n"
+            ));
+            for frame in [
+                "charge_card (payments/gateway.py:214)",
+                "confirm_booking (bookings/service.py:88)",
+                "handle (worker/loop.py:41)",
+            ] {
+                out.push_str(&format!("    at {frame}\n"));
+            }
+            n += 4;
+        } else {
+            out.push_str(&format!(
+                "2026-11-23T08:{minute:02}:{second:02}.{milli:03}Z INFO  [worker-{worker}] processed booking bk_{n:05} for property p_{:03} in {} ms\n",
+                n % 211,
+                n * 7 % 90 + 3
+            ));
+            n += 1;
+        }
+    }
+    out
 }
 
 fn text_result(text: String) -> CallToolResponse {
@@ -396,6 +436,7 @@ impl ServerHandler for Fixture {
                 text_result("garbage written".into())
             }
             "huge" => text_result("x".repeat(5 << 20)),
+            "read_log" => text_result(worker_log(4000)),
             other => {
                 return Err(McpError::invalid_params(format!("no tool {other}"), None));
             }

@@ -6,17 +6,24 @@ use std::process::ExitCode;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Code {
     /// 0: nothing to report.
-    Ok = 0,
+    Ok,
     /// 1: the command ran and found problems (a document over `--max-tokens`, an invalid
     /// config, findings at or above `--fail-on`).
-    Findings = 1,
+    Findings,
     /// 2: the command could not do its job (usage, I/O, unparsable input).
-    Failure = 2,
+    Failure,
+    /// `proxy`: the status the server exited with, passed on.
+    Server(u8),
 }
 
 impl From<Code> for ExitCode {
     fn from(code: Code) -> Self {
-        ExitCode::from(code as u8)
+        ExitCode::from(match code {
+            Code::Ok => 0,
+            Code::Findings => 1,
+            Code::Failure => 2,
+            Code::Server(status) => status,
+        })
     }
 }
 

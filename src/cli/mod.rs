@@ -14,9 +14,11 @@ pub mod exit;
 pub mod generate;
 pub mod live;
 pub mod paginate;
+pub mod proxy;
 pub mod render;
 pub mod summarize;
 pub mod validate_config;
+pub mod watch;
 
 use mcpguard::artifact::{Ref, Store};
 use mcpguard::config::{self, Config, Effective};
@@ -85,6 +87,9 @@ pub enum Command {
     /// Check a config file against the schema and the range rules; print the defaults or the
     /// effective config; watch a file and re-validate on every save.
     ValidateConfig(validate_config::Args),
+    /// Stand between an MCP client and a server (stdio): results that fit pass byte for byte,
+    /// the rest come back shrunk with the full data one tool call away.
+    Proxy(Box<proxy::Args>),
     /// Write shell completions and the man page (for packagers; used to refresh completions/).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -167,6 +172,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::DecodeCursor(args) => decode_cursor::run(args, &cli.config),
         Command::Chunk(args) => chunk::run(args, &cli.config),
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
+        Command::Proxy(args) => proxy::run(*args, &cli.config),
         Command::Generate(args) => generate::run(args),
     }
 }

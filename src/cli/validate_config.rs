@@ -3,11 +3,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::Duration;
 
 use anyhow::Context as _;
-use notify::Watcher as _;
 use serde::Serialize;
 
 use mcpguard::config::{self, ConfigError, ConfigIssue, Effective};
@@ -270,35 +267,11 @@ fn watch(
     };
     report(out, &mut good)?;
 
-    // Editors save by writing a temp file and renaming it over the original, which replaces
-    // the inode: watch the directory and pick out events that touch our file.
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let target = path.file_name().map(ToOwned::to_owned);
-    let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if let Ok(event) = event
-            && !event.kind.is_access()
-            && event
-                .paths
-                .iter()
-                .any(|p| p.file_name() == target.as_deref())
-        {
-            let _ = tx.send(());
-        }
-    })
-    .context("cannot start the file watcher")?;
-    watcher
-        .watch(&dir, notify::RecursiveMode::NonRecursive)
-        .with_context(|| format!("cannot watch {}", dir.display()))?;
+    let (_watcher, rx) = super::watch::file(path)?;
     eprintln!("mcpguard: watching {name} (Ctrl-C to stop)");
 
     while rx.recv().is_ok() {
-        // A save is often several events (truncate, write, rename): let them settle.
-        std::thread::sleep(Duration::from_millis(100));
-        while rx.try_recv().is_ok() {}
+        super::watch::settle(&rx);
         report(out, &mut good)?;
     }
     Ok(Code::Ok)

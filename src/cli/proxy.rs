@@ -1,0 +1,411 @@
+//! `mcpguard proxy`: stands between an MCP client and a server over stdio and applies the
+//! contract to the live traffic (DESIGN.md section 9). This file turns flags into the
+//! library's policy and transport, prints the log, writes the telemetry and reloads the
+//! config; the decisions are in `mcpguard::proxy`.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use mcpguard::cursor::Secrets;
+use mcpguard::mcp::{Target, config as servers};
+use mcpguard::proxy::Policy;
+use mcpguard::proxy::policy::{Level, Log, Record};
+use mcpguard::proxy::stdio::{self, Ended, Event};
+use mcpguard::proxy::store::{self, Artifacts, DirStore, NoStore};
+
+use super::exit::Code;
+
+const AFTER_HELP: &str = "\
+Put it where the client starts the server. In .mcp.json (Claude Code) or Claude Desktop's
+config, instead of {\"command\": \"npx\", \"args\": [\"-y\", \"some-mcp-server\"]}:
+
+  {\"command\": \"mcpguard\", \"args\": [\"proxy\", \"--\", \"npx\", \"-y\", \"some-mcp-server\"]}
+
+What it does: every message passes byte for byte, except a tools/call result over its tool's
+token budget (tokenBudgetThreshold, per tool under endpoints:) or the contract's limits. That
+one comes back as the first page of its list, the first chunk of its text, or a summary, with
+the full result stored (ax://DOMAIN/ID) and a line saying how to read on: the proxy adds one
+tool, mcpguard_more, that returns the next page or chunk (cursor), fields or sections in full
+(ref + fields), or a line range (ref + lines), each within the budget. The server never sees it.
+
+The config file is watched: a saved change applies to the next request, and a bad file keeps
+the last good config (the log says why). Every decision is logged to stderr; --metrics writes a
+record per request (JSON lines). --shadow changes nothing and logs what would have been done.
+
+Cursors are signed with MCPGUARD_CURSOR_SECRET (or --secret-file), else a random secret for this
+process: cursors then last as long as the process.
+
+Exit status: the server's, when it exits; 0 when the client closes the session; 2 when the
+server cannot be started or the flags are wrong.
+
+Examples:
+  mcpguard proxy -- npx -y @modelcontextprotocol/server-everything
+  mcpguard proxy --server 'uvx mcp-server-git --repository .' --metrics calls.jsonl
+  mcpguard proxy --mcp-config .mcp.json --name github
+  mcpguard proxy --shadow --log-format json -- python my_server.py";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The server to run: 'CMD ARGS', split as a shell would (no shell runs). Or give the
+    /// command after `--`.
+    #[arg(long, value_name = "CMD ARGS", conflicts_with = "mcp_config")]
+    pub server: Option<String>,
+
+    /// A client's server list (mcpServers of Claude Desktop, Claude Code's .mcp.json): run the
+    /// server --name names in it (its command, args and env).
+    #[arg(long, value_name = "FILE", requires = "name")]
+    pub mcp_config: Option<PathBuf>,
+
+    /// The server to run from --mcp-config.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Seconds a request may wait for the server before the client gets an error (the session
+    /// lives on).
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub timeout: f64,
+
+    /// The largest message read from either side; a larger one is answered with an error.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_message_bytes: usize,
+
+    /// Change nothing: pass every message as it is and log what would have been done.
+    #[arg(long)]
+    pub shadow: bool,
+
+    /// Write one record per request to this file (JSON lines): outcome, bytes and tokens
+    /// before and after, upstream latency, proxy overhead.
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
+
+    /// Rotate --metrics to FILE.1 when it passes this size.
+    #[arg(long, value_name = "BYTES", default_value_t = 10 << 20)]
+    pub metrics_max_bytes: u64,
+
+    /// The log on stderr: text for people, json for log collectors.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: LogFormat,
+
+    /// Log warnings and errors only, not every decision.
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Where full results are kept. Default: the config's artifactDir.
+    #[arg(long, value_name = "DIR")]
+    pub artifact_dir: Option<PathBuf>,
+
+    /// How long a full result is kept, e.g. 1h, 30m.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = humantime::parse_duration)]
+    pub artifact_ttl: Duration,
+
+    /// The store's size cap in bytes; the oldest results go first.
+    #[arg(long, value_name = "BYTES", default_value_t = store::DEFAULT_CAP_BYTES)]
+    pub artifact_cap: u64,
+
+    /// Keep no full results: shrunk results are previews without a reference.
+    #[arg(long)]
+    pub no_artifacts: bool,
+
+    #[command(flatten)]
+    pub signing: super::CursorArgs,
+
+    /// The server's command, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    let effective = super::load_config(config)?;
+    let (command, env, shown) = server_command(&args)?;
+    let secrets = match args.signing.secrets()? {
+        Some(s) => s,
+        None => process_secret()?,
+    };
+    let artifact_dir = args
+        .artifact_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&effective.config.artifact_dir));
+    let artifacts: Box<dyn Artifacts + Send> = if args.no_artifacts {
+        Box::new(NoStore)
+    } else {
+        Box::new(DirStore::new(
+            artifact_dir,
+            args.artifact_ttl,
+            args.artifact_cap,
+        ))
+    };
+    let config_file = effective.file.clone();
+    let mut policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
+
+    let (tx, rx) = mpsc::channel();
+    // Live reload: the watcher validates every save and hands the loop a good config only.
+    let _watcher = match &config_file {
+        Some(path) => Some(watch_config(path.clone(), config.clone(), tx.clone())?),
+        None => None,
+    };
+
+    let mut log = logger(args.log_format, args.quiet);
+    log(&Log {
+        level: Level::Info,
+        message: format!(
+            "proxying {shown}{}; results over {} tokens are shrunk{}",
+            if args.shadow { " in shadow mode" } else { "" },
+            policy.config().token_budget_threshold,
+            config_file
+                .as_ref()
+                .map(|p| format!("; watching {}", p.display()))
+                .unwrap_or_default()
+        ),
+        fields: Default::default(),
+    });
+    let mut metrics = args
+        .metrics
+        .clone()
+        .map(|path| Metrics::new(path, args.metrics_max_bytes));
+    let mut record = |r: &Record| {
+        if let Some(m) = &mut metrics {
+            m.write(r);
+        }
+    };
+    let opts = stdio::Options {
+        command,
+        env,
+        max_message_bytes: args.max_message_bytes,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+    };
+    let ended = stdio::run(&mut policy, &opts, &shown, (tx, rx), &mut log, &mut record)?;
+    Ok(match ended {
+        Ended::ClientClosed(_) => Code::Ok,
+        Ended::ServerExited(Some(0)) => Code::Ok,
+        Ended::ServerExited(code) => {
+            log(&Log {
+                level: Level::Warn,
+                message: format!(
+                    "the server exited ({})",
+                    code.map_or("killed by a signal".to_owned(), |c| format!("status {c}"))
+                ),
+                fields: Default::default(),
+            });
+            Code::Server(code.unwrap_or(1).clamp(1, 255) as u8)
+        }
+    })
+}
+
+/// The server's command and environment, and how to show it (as written: never a secret an
+/// environment variable expanded into it).
+fn server_command(
+    args: &Args,
+) -> anyhow::Result<(
+    Vec<String>,
+    std::collections::BTreeMap<String, String>,
+    String,
+)> {
+    if let Some(path) = &args.mcp_config {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{file}: cannot read the server list"))?;
+        let env = |var: &str| std::env::var(var).ok();
+        let mut list = servers::parse(&file, &text, args.name.as_deref(), &env)?;
+        let Some(server) = list.pop() else {
+            anyhow::bail!("{file}: mcpServers is empty");
+        };
+        return match server.target {
+            Target::Stdio {
+                command,
+                env,
+                shown,
+            } => {
+                let shown = shown.unwrap_or_else(|| command.join(" "));
+                Ok((command, env, shown))
+            }
+            Target::Http { .. } => anyhow::bail!(
+                "{file}: `{}` is a Streamable HTTP server; the stdio proxy runs servers it can start (a command)",
+                server.name
+            ),
+        };
+    }
+    let command = match &args.server {
+        Some(line) => shlex::split(line).with_context(|| {
+            format!("--server {line:?}: unbalanced quotes; quote the command as a shell would")
+        })?,
+        None => args.command.clone(),
+    };
+    if command.is_empty() {
+        anyhow::bail!(
+            "no server to proxy: give its command after --, e.g. `mcpguard proxy -- npx -y @modelcontextprotocol/server-everything`, or --server 'CMD ARGS', or --mcp-config FILE --name NAME"
+        );
+    }
+    let shown = Target::Stdio {
+        command: command.clone(),
+        env: Default::default(),
+        shown: None,
+    }
+    .describe();
+    Ok((command, Default::default(), shown))
+}
+
+/// A secret for this process alone, when none is configured: 32 bytes from the system's
+/// random source.
+fn process_secret() -> anyhow::Result<Secrets> {
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .context(
+            "no cursor secret is set and /dev/urandom cannot be read; set MCPGUARD_CURSOR_SECRET",
+        )?;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Secrets::parse(&hex, "a random per-process secret")?)
+}
+
+/// Watches the config file; every save that validates is sent to the loop, every one that
+/// does not is logged and the last good config stays.
+fn watch_config(
+    path: PathBuf,
+    explicit: Option<PathBuf>,
+    tx: mpsc::Sender<Event>,
+) -> anyhow::Result<notify::RecommendedWatcher> {
+    let (watcher, changes) = super::watch::file(&path)?;
+    std::thread::spawn(move || {
+        while changes.recv().is_ok() {
+            super::watch::settle(&changes);
+            let env = super::mcpguard_env();
+            let dir = std::env::current_dir().unwrap_or_default();
+            let explicit = explicit.clone().or_else(|| Some(path.clone()));
+            let event = match mcpguard::config::load(explicit.as_deref(), &env, &dir) {
+                Ok(effective) => Event::Reload(Arc::new(effective.config)),
+                Err(e) => Event::Note(Log {
+                    level: Level::Error,
+                    message: format!(
+                        "{}: not reloaded, the last good config stays: {e}",
+                        path.display()
+                    ),
+                    fields: Default::default(),
+                }),
+            };
+            if tx.send(event).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(watcher)
+}
+
+/// Prints log lines to stderr as text or JSON; `quiet` keeps warnings and errors only.
+fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) {
+    move |l: &Log| {
+        if quiet && l.level == Level::Info {
+            return;
+        }
+        let mut err = anstream::stderr().lock();
+        let _ = match format {
+            LogFormat::Json => {
+                let mut line = serde_json::Map::new();
+                line.insert(
+                    "ts".into(),
+                    mcpguard::cursor::iso_time(mcpguard::cursor::now()).into(),
+                );
+                if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(l) {
+                    line.extend(m);
+                }
+                writeln!(err, "{}", serde_json::Value::Object(line))
+            }
+            LogFormat::Text => {
+                let level = match l.level {
+                    Level::Info => "info",
+                    Level::Warn => "warning",
+                    Level::Error => "error",
+                };
+                writeln!(err, "mcpguard proxy: {level}: {}", l.message)
+            }
+        };
+    }
+}
+
+/// The `--metrics` file: a JSON line per request, rotated at a size, and a failure that warns
+/// once and never touches the traffic.
+struct Metrics {
+    path: PathBuf,
+    max_bytes: u64,
+    file: Option<std::fs::File>,
+    written: u64,
+    failed: bool,
+}
+
+impl Metrics {
+    fn new(path: PathBuf, max_bytes: u64) -> Metrics {
+        Metrics {
+            path,
+            max_bytes,
+            file: None,
+            written: 0,
+            failed: false,
+        }
+    }
+
+    fn write(&mut self, record: &Record) {
+        if self.failed {
+            return;
+        }
+        if let Err(e) = self.try_write(record) {
+            self.failed = true;
+            let _ = writeln!(
+                anstream::stderr(),
+                "mcpguard proxy: warning: --metrics {}: {e}; telemetry is off for this session, the traffic is not affected",
+                self.path.display()
+            );
+        }
+    }
+
+    fn try_write(&mut self, record: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        if self.file.is_none() {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)?;
+            self.written = file.metadata()?.len();
+            self.file = Some(file);
+        }
+        if self.written + line.len() as u64 > self.max_bytes && self.written > 0 {
+            let mut rotated = self.path.clone().into_os_string();
+            rotated.push(".1");
+            std::fs::rename(&self.path, rotated)?;
+            self.file = Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&self.path)?,
+            );
+            self.written = 0;
+        }
+        if let Some(f) = &mut self.file {
+            f.write_all(&line)?;
+            self.written += line.len() as u64;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_injected_tool_description_stays_short() {
+        let d = mcpguard::proxy::more::definition(mcpguard::proxy::more::NAME);
+        let text = d["description"].as_str().unwrap();
+        let tokens = mcpguard::tokens::Tokenizer::Claude.counter().count(text);
+        assert!(tokens < 150, "{tokens} tokens");
+    }
+}

@@ -1,0 +1,14 @@
+//! `mcpguard proxy`: the contract applied to a live server's traffic (DESIGN.md section 9).
+//!
+//! [`policy`] decides, without I/O, what each message becomes; [`shrink`] is its answer to a
+//! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
+//! full results; [`stdio`] is the transport that moves the bytes.
+
+pub mod more;
+pub mod policy;
+pub mod result;
+pub mod shrink;
+pub mod stdio;
+pub mod store;
+
+pub use policy::Policy;

@@ -1,0 +1,440 @@
+//! The tool the proxy adds to `tools/list` and answers itself: the rest of a result it shrank,
+//! read from the store a budget-sized piece at a time (DESIGN.md section 9).
+//!
+//! `ref` (an `ax://` reference) starts at the beginning: the first page when the result holds
+//! a list, else the first chunk of its text. `cursor` (a `nextCursor` of an earlier answer)
+//! goes on: the cursor carries the reference, the kind and the chunking, HMAC-signed, so a
+//! forged or stale one is refused. `fields` narrows records (or an object) to the members
+//! named; `lines` gives a line range of the text; `limit` sets the items per page (or lines
+//! per chunk). Following `nextCursor` from `ref` to the end returns every item of the list, or
+//! every byte of the text, once and in order.
+//!
+//! Every refusal is an `isError` result that says what to do: usually, call the original tool
+//! again.
+
+use serde_json::{Map, Value, json};
+
+use super::result::{self, Sizes};
+use super::shrink::{self, Context, HOWTO_RESERVE};
+use super::store::Artifacts;
+use crate::artifact::Ref;
+use crate::chunk::lines::{self, Range};
+use crate::cursor::{self, Decoded};
+use crate::document::{self, PartContent};
+use crate::paginate;
+
+/// The name the proxy gives its tool unless a server already has a tool of that name.
+pub const NAME: &str = "mcpguard_more";
+
+/// The arguments it takes.
+const ARGUMENTS: [&str; 5] = ["ref", "cursor", "fields", "lines", "limit"];
+
+/// The tool as `tools/list` lists it (its description is kept under 150 tokens: it costs
+/// every conversation that lists it).
+pub fn definition(name: &str) -> Value {
+    json!({
+        "name": name,
+        "title": "Read the rest of a shortened result",
+        "description": "Reads the rest of a tool result that mcpguard shortened to fit the context. Start with `ref` (the result's artifactRef, ax://...) or continue with `cursor` (the nextCursor of the previous answer). Optional: `fields` (comma-separated) returns only those fields of each record, or those sections of an object, in full; `lines` (e.g. \"200-400\") returns a line range of text; `limit` sets items per page.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "ref": {"type": "string", "description": "artifactRef of a shortened result (ax://...)"},
+                "cursor": {"type": "string", "description": "nextCursor of the previous answer"},
+                "fields": {"type": "string", "description": "comma-separated fields or sections"},
+                "lines": {"type": "string", "description": "a line range, START-END"},
+                "limit": {"type": "integer", "minimum": 1, "description": "items per page"}
+            }
+        },
+        "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+    })
+}
+
+/// What the tool was asked.
+#[derive(Debug, Default)]
+struct Ask {
+    reference: Option<String>,
+    cursor: Option<String>,
+    fields: Option<String>,
+    lines: Option<String>,
+    limit: Option<usize>,
+}
+
+/// An answer and what it weighed.
+#[derive(Debug)]
+pub struct Answer {
+    pub result: Value,
+    pub sizes: Sizes,
+    pub is_error: bool,
+}
+
+/// Answers one call of the tool.
+pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
+    match respond(arguments, cx, store) {
+        Ok(result) => {
+            let tokens = result::tokens(&result, cx.config, u64::MAX / 4);
+            let bytes = serde_json::to_string(&result).map_or(0, |s| s.len() as u64);
+            Answer {
+                result,
+                sizes: Sizes {
+                    bytes_after: bytes,
+                    tokens_after: tokens,
+                    ..Sizes::default()
+                },
+                is_error: false,
+            }
+        }
+        Err(message) => Answer {
+            result: result::error(format!("{NAME}: {message}")),
+            sizes: Sizes::default(),
+            is_error: true,
+        },
+    }
+}
+
+fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
+    let empty = Map::new();
+    let args = match arguments {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err("the arguments must be an object".into()),
+    };
+    if let Some(unknown) = args.keys().find(|k| !ARGUMENTS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown argument `{}`; it takes {}",
+            cut(unknown, 40),
+            ARGUMENTS.join(", ")
+        ));
+    }
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match args.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) if key == "lines" => Ok(Some(n.to_string())),
+            Some(Value::Array(a)) if key == "fields" => Ok(Some(
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            )),
+            Some(_) => Err(format!("`{key}` must be a string")),
+        }
+    };
+    let limit = match args.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(n) if n >= 1 => Some(n.min(100_000) as usize),
+            _ => return Err("`limit` must be a whole number of at least 1".into()),
+        },
+    };
+    Ok(Ask {
+        reference: text("ref")?,
+        cursor: text("cursor")?,
+        fields: text("fields")?.filter(|f| !f.trim().is_empty()),
+        lines: text("lines")?,
+        limit,
+    })
+}
+
+fn respond(
+    arguments: Option<&Value>,
+    cx: &Context<'_>,
+    store: &mut dyn Artifacts,
+) -> Result<Value, String> {
+    let ask = parse_ask(arguments)?;
+    let again = "call the original tool again for a fresh result";
+    let decoded = match &ask.cursor {
+        Some(text) => {
+            let decoded = cursor::decode(text)
+                .map_err(|e| format!("this cursor is not one mcpguard issued ({e}); {again}"))?;
+            let verdict = cursor::check(
+                &decoded,
+                Some(cx.secrets),
+                cx.now,
+                cx.config.cursor_ttl_seconds as f64,
+            );
+            if !verdict.usable() {
+                return Err(format!(
+                    "this cursor is refused: {}; {again}",
+                    verdict.explain(decoded.payload.ts)
+                ));
+            }
+            Some(decoded)
+        }
+        None => None,
+    };
+    let from_cursor = |key: &str| {
+        decoded
+            .as_ref()
+            .and_then(|d| d.payload.unknown.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let reference = match (&decoded, &ask.reference) {
+        (Some(_), _) => from_cursor("ref").ok_or_else(|| {
+            format!("this cursor was not issued by the proxy (it names no result); {again}")
+        })?,
+        (None, Some(r)) => r.clone(),
+        (None, None) => {
+            return Err(
+                "give `ref` (the artifactRef of a shortened result) or `cursor` (the nextCursor of the previous answer)"
+                    .into(),
+            );
+        }
+    };
+    let fields = match &decoded {
+        Some(_) => from_cursor("fields"),
+        None => ask.fields.clone(),
+    };
+    let r = Ref::parse(&reference).map_err(|e| e.to_string())?;
+    let text = match store.get(&r) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            return Err(format!(
+                "{r} has expired or is not in this proxy's store; {again}"
+            ));
+        }
+        Err(e) => return Err(format!("{r} cannot be read ({e}); {again}")),
+    };
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{r} is not a JSON result ({e}); {again}"))?;
+    drop(text);
+    let budget = cx.config.budget_for(r.domain());
+    let inner = budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1);
+
+    let mut out = if let Some(spec) = &ask.lines {
+        let text = text_view(&value, fields.as_deref())?;
+        line_range(&text, spec, &reference, cx, inner)?
+    } else {
+        let kind = decoded.as_ref().and_then(|d| d.payload.kind.clone());
+        let list = match kind.as_deref() {
+            Some("chunk") => None,
+            _ => list_view(&value, fields.as_deref()),
+        };
+        match (list, kind.as_deref()) {
+            (Some(doc), Some("page") | None) => {
+                let located = paginate::locate(&doc, None).map_err(|e| e.to_string())?;
+                let page_size = ask
+                    .limit
+                    .unwrap_or(cx.config.default_page_size as usize)
+                    .min(cx.config.max_page_size as usize);
+                let offset = match &decoded {
+                    Some(d) => resume(&located, d)?,
+                    None => 0,
+                };
+                shrink::page_of(
+                    &located,
+                    &reference,
+                    fields.as_deref(),
+                    page_size,
+                    cx,
+                    inner,
+                    offset,
+                    decoded.as_ref(),
+                )
+                .ok_or_else(|| {
+                    format!(
+                        "one item of this list is over the {budget}-token budget; ask for fewer `fields`"
+                    )
+                })?
+            }
+            (None, Some("page")) => {
+                return Err(format!(
+                    "this cursor is for a list {r} does not hold; {again}"
+                ));
+            }
+            _ => {
+                let text = text_view(&value, fields.as_deref())?;
+                let at = decoded
+                    .as_ref()
+                    .map_or(0, |d| d.payload.offset.max(0) as usize);
+                let issued = decoded.as_ref().map(|d| &d.payload);
+                let max_lines = ask.limit.map(|l| l as u64);
+                shrink::chunk_of(
+                    &text,
+                    &reference,
+                    fields.as_deref(),
+                    cx,
+                    (inner, max_lines),
+                    at,
+                    issued,
+                )
+                .map_err(|e| format!("{e}; {again}"))?
+            }
+        }
+    };
+    let tokens = result::tokens(&out, cx.config, budget);
+    let sizes = Sizes {
+        tokens_after: tokens,
+        ..Sizes::default()
+    };
+    let mut extra = Map::new();
+    extra.insert("artifactRef".into(), reference.into());
+    result::set_budget_meta(&mut out, budget, &sizes, extra);
+    Ok(out)
+}
+
+fn resume(located: &paginate::Located<'_>, decoded: &Decoded) -> Result<usize, String> {
+    let pager = paginate::Pager::new(
+        located,
+        &paginate::Request {
+            input_order: true,
+            ..Default::default()
+        },
+        Some(decoded),
+        paginate::ABSOLUTE_MAX_PAGE_SIZE,
+    )
+    .map_err(|e| e.to_string())?;
+    pager.resume(decoded).map_err(|e| e.to_string())
+}
+
+/// The list the result holds (its records narrowed to `fields`), as a document to page.
+fn list_view(value: &Value, fields: Option<&str>) -> Option<Value> {
+    let located = paginate::locate(value, None).ok()?;
+    let Some(fields) = fields else {
+        return Some(value.clone());
+    };
+    let names: Vec<&str> = fields.split(',').map(str::trim).collect();
+    let items: Vec<Value> = located
+        .items()
+        .iter()
+        .map(|item| select(item, &names))
+        .collect();
+    Some(json!({ "items": items }))
+}
+
+/// The members of `value` named (dotted paths reach inside), in the order named.
+fn select(value: &Value, names: &[&str]) -> Value {
+    let Value::Object(_) = value else {
+        return value.clone();
+    };
+    let mut out = Map::new();
+    for name in names {
+        let mut at = value;
+        let mut found = true;
+        for step in name.split('.') {
+            match at.get(step) {
+                Some(v) => at = v,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if found {
+            out.insert((*name).to_owned(), at.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The text the model reads of the result: its text blocks (joined by a newline), or the
+/// members `fields` names of its data as indented JSON, or the result itself as JSON when it
+/// has no text.
+fn text_view(value: &Value, fields: Option<&str>) -> Result<String, String> {
+    let anatomy = document::anatomy(value, "");
+    if let Some(fields) = fields {
+        let names: Vec<&str> = fields.split(',').map(str::trim).collect();
+        let data = anatomy
+            .parts
+            .iter()
+            .find_map(|p| match &p.content {
+                PartContent::Json(v) if p.pointer.ends_with("/structuredContent") => Some(*v),
+                _ => None,
+            })
+            .cloned()
+            .or_else(|| {
+                anatomy.parts.iter().find_map(|p| match &p.content {
+                    PartContent::Text { json: Some(v), .. } => Some(v.clone()),
+                    _ => None,
+                })
+            })
+            .ok_or("`fields` needs a result that holds JSON; this one is text (use `lines`)")?;
+        let selected = select(&data, &names);
+        if selected.as_object().is_some_and(Map::is_empty) {
+            let known: Vec<&str> = data
+                .as_object()
+                .map(|m| m.keys().map(String::as_str).take(30).collect())
+                .unwrap_or_default();
+            return Err(format!(
+                "none of `{}` is in this result; it has {}",
+                cut(fields, 200),
+                known.join(", ")
+            ));
+        }
+        return serde_json::to_string_pretty(&selected).map_err(|e| e.to_string());
+    }
+    let texts: Vec<&str> = anatomy
+        .parts
+        .iter()
+        .filter_map(|p| match &p.content {
+            PartContent::Text { text, .. } => Some(*text),
+            _ => None,
+        })
+        .collect();
+    if texts.is_empty() {
+        return serde_json::to_string_pretty(value).map_err(|e| e.to_string());
+    }
+    Ok(texts.join("\n"))
+}
+
+/// Lines `spec` of `text`, as many of them as fit `budget`.
+fn line_range(
+    text: &str,
+    spec: &str,
+    reference: &str,
+    cx: &Context<'_>,
+    budget: u64,
+) -> Result<Value, String> {
+    let range = Range::parse(&spec.replacen('-', ":", 1)).map_err(|_| {
+        format!(
+            "`lines` {}: expected START-END with 1 <= START <= END, e.g. 200-400",
+            cut(spec, 40)
+        )
+    })?;
+    let Some(got) = lines::extract(text.as_bytes(), range).map_err(|e| e.to_string())? else {
+        let total = text.lines().count();
+        return Err(format!(
+            "`lines` {spec}: the text has {total} lines; the range starts past the end"
+        ));
+    };
+    let content = String::from_utf8_lossy(&got.content);
+    let counter = cx.config.tokenizer.counter();
+    let max_lines = cx.config.chunk_max_lines.max(1) as usize;
+    let mut used = 0u64;
+    let mut end = 0usize;
+    let mut shown = 0u64;
+    for line in content.split_inclusive('\n') {
+        let cost = counter.count(line) as u64;
+        if shown > 0 && (used + cost > budget || shown as usize >= max_lines) {
+            break;
+        }
+        used += cost;
+        end += line.len();
+        shown += 1;
+    }
+    let last = got.start_line + shown.saturating_sub(1);
+    let mut out = result::text(&content[..end]);
+    let position = format!("Lines {}-{last} of {}", got.start_line, got.total_lines);
+    let line = if last < got.end_line {
+        format!(
+            "[mcpguard] {position} (the rest of the range did not fit the budget). Next: {}.",
+            result::call(
+                cx.more_tool,
+                &json!({"ref": reference, "lines": format!("{}-{}", last + 1, got.end_line)})
+            )
+        )
+    } else {
+        format!("[mcpguard] {position}.")
+    };
+    result::push_text(&mut out, line);
+    Ok(out)
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        s.chars().take(max).collect::<String>() + "…"
+    }
+}

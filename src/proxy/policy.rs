@@ -1,0 +1,829 @@
+//! The proxy's decisions, without I/O: a message and the state of the conversation in, what
+//! to send to whom, what to log and what to record out. The transports move bytes; this
+//! decides (DESIGN.md section 9).
+//!
+//! Transparent first: a message passes as the same bytes unless one of these applies:
+//! - a client's `tools/call` of the injected tool is answered here, never forwarded;
+//! - the last page of a server's `tools/list` gets the injected tool appended (and each
+//!   tool's outputSchema is remembered, so a shrunk result stays valid against it);
+//! - a server's `tools/call` result over its budget or the contract is shrunk ([`shrink`]);
+//! - a line that is not JSON is answered (from the client: a parse error) or skipped (from the
+//!   server: logged), and a response to an id nobody is waiting for is dropped and logged;
+//! - requests that will get no answer (the server is gone, or took longer than the timeout)
+//!   get a JSON-RPC error, and the server a `notifications/cancelled` for a timed-out one.
+//!
+//! Requests are matched to responses by id, kept as canonical JSON text (`1` and `"1"` are
+//! different ids). JSON-RPC batches (gone since 2025-06-18) pass untouched.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use super::more;
+use super::result::Sizes;
+use super::shrink::{self, Context, Outcome};
+use super::store::Artifacts;
+use crate::config::{self, Config};
+use crate::cursor::Secrets;
+
+/// The code of the errors the proxy answers for a server that cannot (JSON-RPC's
+/// implementation-defined server error range).
+pub const SERVER_ERROR: i64 = -32000;
+/// A request the server did not answer in time.
+pub const TIMEOUT_ERROR: i64 = -32001;
+
+/// Where a message goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    Client(Vec<u8>),
+    Server(Vec<u8>),
+}
+
+/// How loud a log line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+/// A log line: a message and fields for `--log-format json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Log {
+    pub level: Level,
+    pub message: String,
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, Value>,
+}
+
+impl Log {
+    fn new(level: Level, message: impl Into<String>) -> Log {
+        Log {
+            level,
+            message: message.into(),
+            fields: serde_json::Map::new(),
+        }
+    }
+
+    fn with(mut self, key: &str, value: impl Into<Value>) -> Log {
+        self.fields.insert(key.to_owned(), value.into());
+        self
+    }
+}
+
+/// One telemetry record per request (seed 002 TelemetryRecord, with what the proxy adds).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// Unix seconds when the answer went out.
+    pub timestamp: f64,
+    pub request_id: String,
+    /// The method (seed 002's endpoint), and the tool for tools/call.
+    pub endpoint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub outcome: &'static str,
+    #[serde(flatten)]
+    pub sizes: Sizes,
+    /// The budget the result was held to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    pub pagination_used: bool,
+    pub summarization_used: bool,
+    pub chunking_used: bool,
+    /// From the request reaching the server to its answer reaching the proxy.
+    pub upstream_ms: f64,
+    /// What the proxy added: deciding, shrinking, storing.
+    pub overhead_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact_ref: Option<String>,
+    /// `--shadow`: what would have been done; the server's bytes went out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shadow: bool,
+}
+
+/// What one event makes the proxy do.
+#[derive(Debug, Default)]
+pub struct Effects {
+    pub sends: Vec<Route>,
+    pub logs: Vec<Log>,
+    pub records: Vec<Record>,
+}
+
+/// A request of the client's the server still owes an answer.
+#[derive(Debug)]
+struct Pending {
+    /// The id as the client wrote it, for answers the proxy makes.
+    raw_id: String,
+    method: String,
+    tool: Option<String>,
+    since: Instant,
+}
+
+/// The fields of a JSON-RPC message the policy looks at; the rest stays raw.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    name: Option<String>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Value>,
+}
+
+/// The proxy's state for one client and one server.
+pub struct Policy {
+    config: Arc<Config>,
+    secrets: Secrets,
+    store: Box<dyn Artifacts + Send>,
+    shadow: bool,
+    /// The injected tool's name: [`more::NAME`] unless the server has a tool of that name.
+    more_tool: String,
+    pending: HashMap<String, Pending>,
+    /// outputSchema of each tool the server listed.
+    schemas: HashMap<String, Value>,
+    /// Tool names the server listed.
+    server_tools: std::collections::HashSet<String>,
+}
+
+impl Policy {
+    pub fn new(
+        config: Arc<Config>,
+        secrets: Secrets,
+        store: Box<dyn Artifacts + Send>,
+        shadow: bool,
+    ) -> Policy {
+        Policy {
+            config,
+            secrets,
+            store,
+            shadow,
+            more_tool: more::NAME.to_owned(),
+            pending: HashMap::new(),
+            schemas: HashMap::new(),
+            server_tools: Default::default(),
+        }
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    /// The injected tool's name.
+    pub fn more_tool(&self) -> &str {
+        &self.more_tool
+    }
+
+    /// Requests waiting for the server.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Puts a new config in force for the next request; returns what changed.
+    pub fn set_config(&mut self, config: Arc<Config>) -> Vec<config::Change> {
+        let changes = config::diff(&self.config, &config);
+        self.config = config;
+        changes
+    }
+
+    /// A line from the client.
+    pub fn from_client(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
+        let mut fx = Effects::default();
+        let Some(env) = parse(line) else {
+            if first_byte(line) == Some(b'[') {
+                // A batch: not in either era's spec any more; the server decides.
+                fx.sends.push(Route::Server(line.to_vec()));
+                return fx;
+            }
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    "the client sent a line that is not JSON-RPC; answered with a parse error",
+                )
+                .with("line", preview(line)),
+            );
+            fx.sends.push(Route::Client(error_line(
+                "null",
+                -32700,
+                "Parse error: mcpguard proxy could not read this line as a JSON-RPC message",
+            )));
+            return fx;
+        };
+        match (&env.method, env.id) {
+            (Some(method), Some(id)) => {
+                let key = id_key(id);
+                if method == "tools/call"
+                    && let Some(call) = env
+                        .params
+                        .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
+                    && call.name.as_deref() == Some(self.more_tool.as_str())
+                {
+                    let started = Instant::now();
+                    let cx = Context {
+                        config: &self.config,
+                        secrets: &self.secrets,
+                        now: wall,
+                        more_tool: &self.more_tool,
+                    };
+                    let arguments: Option<Value> = call
+                        .arguments
+                        .and_then(|a| serde_json::from_str(a.get()).ok());
+                    let answer = more::answer(arguments.as_ref(), &cx, self.store.as_mut());
+                    let mut result = answer.result;
+                    if modern(call.meta.as_ref()) {
+                        result["resultType"] = json!("complete");
+                    }
+                    fx.logs.push(
+                        Log::new(
+                            if answer.is_error {
+                                Level::Warn
+                            } else {
+                                Level::Info
+                            },
+                            format!(
+                                "{} answered from the store{}",
+                                self.more_tool,
+                                if answer.is_error {
+                                    " with an error"
+                                } else {
+                                    ""
+                                }
+                            ),
+                        )
+                        .with("id", key.clone())
+                        .with("tokens", answer.sizes.tokens_after),
+                    );
+                    fx.records.push(Record {
+                        timestamp: wall,
+                        request_id: key,
+                        endpoint: method.clone(),
+                        tool: Some(self.more_tool.clone()),
+                        outcome: if answer.is_error { "error" } else { "answered" },
+                        sizes: answer.sizes,
+                        budget: None,
+                        pagination_used: false,
+                        summarization_used: false,
+                        chunking_used: false,
+                        upstream_ms: 0.0,
+                        overhead_ms: ms(started.elapsed()),
+                        artifact_ref: None,
+                        shadow: false,
+                    });
+                    fx.sends.push(Route::Client(result_line(id.get(), &result)));
+                    return fx;
+                }
+                let tool = (method == "tools/call")
+                    .then(|| {
+                        env.params
+                            .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
+                            .and_then(|c| c.name)
+                    })
+                    .flatten();
+                self.pending.insert(
+                    key,
+                    Pending {
+                        raw_id: id.get().to_owned(),
+                        method: method.clone(),
+                        tool,
+                        since: now,
+                    },
+                );
+            }
+            (Some(method), None) if method == "notifications/cancelled" => {
+                // The server owes nothing more for a cancelled request.
+                if let Some(id) = env
+                    .params
+                    .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                    .and_then(|p| p.get("requestId").cloned())
+                {
+                    self.pending.remove(&id.to_string());
+                }
+            }
+            _ => {}
+        }
+        fx.sends.push(Route::Server(line.to_vec()));
+        fx
+    }
+
+    /// A line from the server.
+    pub fn from_server(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
+        let mut fx = Effects::default();
+        let Some(env) = parse(line) else {
+            if first_byte(line) == Some(b'[') {
+                fx.sends.push(Route::Client(line.to_vec()));
+                return fx;
+            }
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    "the server wrote a line that is not JSON-RPC on stdout; skipped (servers must log to stderr)",
+                )
+                .with("line", preview(line)),
+            );
+            return fx;
+        };
+        let (None, Some(id)) = (&env.method, env.id) else {
+            // Requests and notifications of the server's pass as they are.
+            fx.sends.push(Route::Client(line.to_vec()));
+            return fx;
+        };
+        let key = id_key(id);
+        let Some(pending) = self.pending.remove(&key) else {
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    "the server answered an id no request is waiting for; dropped",
+                )
+                .with("id", key),
+            );
+            return fx;
+        };
+        let upstream = now.saturating_duration_since(pending.since);
+        let started = Instant::now();
+        let mut record = Record {
+            timestamp: wall,
+            request_id: key.clone(),
+            endpoint: pending.method.clone(),
+            tool: pending.tool.clone(),
+            outcome: if env.error.is_some() {
+                "error"
+            } else {
+                "passthrough"
+            },
+            sizes: Sizes {
+                bytes_before: line.len() as u64,
+                bytes_after: line.len() as u64,
+                ..Sizes::default()
+            },
+            budget: None,
+            pagination_used: false,
+            summarization_used: false,
+            chunking_used: false,
+            upstream_ms: ms(upstream),
+            overhead_ms: 0.0,
+            artifact_ref: None,
+            shadow: self.shadow,
+        };
+        let out = match (pending.method.as_str(), env.result) {
+            ("tools/list", Some(result)) => self.tools_list(result.get(), &pending, &mut fx),
+            ("tools/call", Some(result)) => {
+                let tool = pending.tool.clone().unwrap_or_default();
+                self.tools_call(&tool, result.get(), &pending, &mut record, &mut fx, wall)
+            }
+            _ => None,
+        };
+        record.overhead_ms = ms(started.elapsed());
+        if let Some(bytes) = &out {
+            record.sizes.bytes_after = bytes.len() as u64;
+        }
+        fx.sends
+            .push(Route::Client(out.unwrap_or_else(|| line.to_vec())));
+        fx.records.push(record);
+        fx
+    }
+
+    /// The last page of a tools/list gets the injected tool; every page teaches the policy
+    /// the tools' names and outputSchemas. `None`: the page passes as it is.
+    fn tools_list(&mut self, result: &str, pending: &Pending, fx: &mut Effects) -> Option<Vec<u8>> {
+        let mut value: Value = serde_json::from_str(result).ok()?;
+        let tools = value.get("tools")?.as_array()?;
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            self.server_tools.insert(name.to_owned());
+            match tool.get("outputSchema") {
+                Some(schema) => self.schemas.insert(name.to_owned(), schema.clone()),
+                None => self.schemas.remove(name),
+            };
+        }
+        if self.server_tools.contains(&self.more_tool) {
+            let taken = self.more_tool.clone();
+            let mut n = 2;
+            while self.server_tools.contains(&format!("{}_{n}", more::NAME)) {
+                n += 1;
+            }
+            self.more_tool = format!("{}_{n}", more::NAME);
+            fx.logs.push(Log::new(
+                Level::Warn,
+                format!(
+                    "the server has a tool named {taken}; the proxy's tool is {} instead",
+                    self.more_tool
+                ),
+            ));
+        }
+        if value.get("nextCursor").is_some_and(|c| !c.is_null()) || self.shadow {
+            return None;
+        }
+        value
+            .get_mut("tools")?
+            .as_array_mut()?
+            .push(more::definition(&self.more_tool));
+        Some(result_line(&pending.raw_id, &value))
+    }
+
+    fn tools_call(
+        &mut self,
+        tool: &str,
+        result: &str,
+        pending: &Pending,
+        record: &mut Record,
+        fx: &mut Effects,
+        wall: f64,
+    ) -> Option<Vec<u8>> {
+        let cx = Context {
+            config: &self.config,
+            secrets: &self.secrets,
+            now: wall,
+            more_tool: &self.more_tool,
+        };
+        let decision = shrink::decide(
+            tool,
+            result,
+            self.schemas.get(tool),
+            &cx,
+            self.store.as_mut(),
+        );
+        let mut sizes = decision.sizes;
+        // The bytes of the whole message, not only the result, for the record.
+        let frame = record
+            .sizes
+            .bytes_before
+            .saturating_sub(result.len() as u64);
+        sizes.bytes_before += frame;
+        sizes.bytes_after += frame;
+        record.sizes = sizes;
+        record.budget = Some(decision.budget);
+        record.outcome = decision.outcome.name();
+        record.pagination_used = decision.outcome == Outcome::Paginated;
+        record.summarization_used = decision.outcome == Outcome::Summarized;
+        record.chunking_used = decision.outcome == Outcome::Chunked;
+        record.artifact_ref = decision.reference.clone();
+        if let Some(w) = &decision.warning {
+            fx.logs
+                .push(Log::new(Level::Warn, w.clone()).with("tool", tool));
+        }
+        let verb = if self.shadow { "would be" } else { "was" };
+        if decision.outcome != Outcome::Passthrough {
+            fx.logs.push(
+                Log::new(
+                    Level::Info,
+                    format!(
+                        "{tool}: {} bytes, {} tokens over a budget of {}: {verb} {} to {} tokens",
+                        sizes.bytes_before,
+                        sizes.tokens_before,
+                        decision.budget,
+                        decision.outcome.name(),
+                        sizes.tokens_after
+                    ),
+                )
+                .with("id", record.request_id.clone())
+                .with("tool", tool)
+                .with("outcome", decision.outcome.name())
+                .with("shadow", self.shadow),
+            );
+        } else {
+            fx.logs.push(
+                Log::new(Level::Info, format!("{tool}: passed through"))
+                    .with("id", record.request_id.clone())
+                    .with("tool", tool)
+                    .with("bytes", sizes.bytes_before)
+                    .with("tokens", sizes.tokens_before),
+            );
+        }
+        if self.shadow {
+            record.sizes.bytes_after = record.sizes.bytes_before;
+            return None;
+        }
+        let out = decision.result?;
+        Some(result_line(&pending.raw_id, &out))
+    }
+
+    /// The server is gone: every request it owed gets an error.
+    pub fn server_gone(&mut self, why: &str) -> Effects {
+        let mut fx = Effects::default();
+        let mut owed: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
+        owed.sort_by_key(|p| p.since);
+        for p in owed {
+            fx.sends.push(Route::Client(error_line(
+                &p.raw_id,
+                SERVER_ERROR,
+                &format!(
+                    "mcpguard proxy: the server {why} before answering {}",
+                    p.method
+                ),
+            )));
+        }
+        fx
+    }
+
+    /// A line from the server too long to hold: the request it answered (named by the id at
+    /// its head, else the only one waiting) gets an error instead.
+    pub fn server_line_too_long(&mut self, head: &[u8], cap: usize) -> Effects {
+        let mut fx = Effects::default();
+        let key = sniff_id(head).or_else(|| {
+            (self.pending.len() == 1)
+                .then(|| self.pending.keys().next().cloned())
+                .flatten()
+        });
+        let owner = key.and_then(|k| self.pending.remove(&k));
+        fx.logs.push(
+            Log::new(
+                Level::Error,
+                format!("the server wrote a message over the {cap}-byte cap (--max-message-bytes); skipped"),
+            )
+            .with("answers", owner.as_ref().map_or(Value::Null, |p| p.method.clone().into())),
+        );
+        if let Some(p) = owner {
+            fx.sends.push(Route::Client(error_line(
+                &p.raw_id,
+                SERVER_ERROR,
+                &format!(
+                    "mcpguard proxy: the server's answer to {} was over {cap} bytes and was not read; ask for less",
+                    p.method
+                ),
+            )));
+        }
+        fx
+    }
+
+    /// A line from the client too long to hold.
+    pub fn client_line_too_long(&mut self, cap: usize) -> Effects {
+        let mut fx = Effects::default();
+        fx.logs.push(Log::new(
+            Level::Warn,
+            format!("the client sent a message over the {cap}-byte cap; answered with an error"),
+        ));
+        fx.sends.push(Route::Client(error_line(
+            "null",
+            -32600,
+            &format!("mcpguard proxy: a message over {cap} bytes was not read"),
+        )));
+        fx
+    }
+
+    /// When the oldest waiting request times out.
+    pub fn next_deadline(&self, timeout: Duration) -> Option<Instant> {
+        self.pending.values().map(|p| p.since + timeout).min()
+    }
+
+    /// Requests older than `timeout`: an error to the client, a cancellation to the server.
+    pub fn expire(&mut self, now: Instant, timeout: Duration) -> Effects {
+        let mut fx = Effects::default();
+        let late: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|(_, p)| now.saturating_duration_since(p.since) >= timeout)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in late {
+            let Some(p) = self.pending.remove(&key) else {
+                continue;
+            };
+            let what = match &p.tool {
+                Some(t) => format!("{} {t}", p.method),
+                None => p.method.clone(),
+            };
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    format!(
+                        "{what}: no answer in {} s; the client got an error and the server a cancellation",
+                        timeout.as_secs_f64()
+                    ),
+                )
+                .with("id", key),
+            );
+            fx.sends.push(Route::Client(error_line(
+                &p.raw_id,
+                TIMEOUT_ERROR,
+                &format!(
+                    "mcpguard proxy: the server did not answer {what} within {} s (--timeout)",
+                    timeout.as_secs_f64()
+                ),
+            )));
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": serde_json::from_str::<Value>(&p.raw_id).unwrap_or(Value::Null),
+                    "reason": "mcpguard proxy: timed out"}});
+            let mut bytes = cancel.to_string().into_bytes();
+            bytes.push(b'\n');
+            fx.sends.push(Route::Server(bytes));
+        }
+        fx
+    }
+}
+
+fn parse(line: &[u8]) -> Option<Envelope<'_>> {
+    let text = std::str::from_utf8(line).ok()?;
+    serde_json::from_str(text.trim_end()).ok()
+}
+
+fn first_byte(line: &[u8]) -> Option<u8> {
+    line.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// An id in canonical form (a string stays quoted, a number as JSON writes it).
+fn id_key(id: &RawValue) -> String {
+    serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |v| v.to_string())
+}
+
+/// Whether a request declared the 2026-07-28 era in its `_meta`.
+fn modern(meta: Option<&Value>) -> bool {
+    meta.and_then(|m| m.get(crate::mcp::era::META_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+        .is_some_and(|v| v >= crate::mcp::era::MODERN)
+}
+
+fn result_line(raw_id: &str, result: &Value) -> Vec<u8> {
+    let mut out = format!("{{\"jsonrpc\":\"2.0\",\"id\":{raw_id},\"result\":").into_bytes();
+    // Writing a Value to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, result);
+    out.extend_from_slice(b"}\n");
+    out
+}
+
+fn error_line(raw_id: &str, code: i64, message: &str) -> Vec<u8> {
+    let mut out = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{raw_id},\"error\":{}}}",
+        json!({"code": code, "message": message})
+    )
+    .into_bytes();
+    out.push(b'\n');
+    out
+}
+
+/// The id at the head of a message too long to parse: `"id":` then a number or a string.
+fn sniff_id(head: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(&head[..head.len().min(64 << 10)]);
+    let at = text.find("\"id\"")? + 4;
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+    match stream.next()?.ok()? {
+        v @ (Value::Number(_) | Value::String(_)) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+fn preview(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&line[..line.len().min(120)]);
+    text.trim_end().to_owned()
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proxy::store::NoStore;
+
+    fn policy() -> Policy {
+        Policy::new(
+            Arc::new(Config::default()),
+            Secrets::parse("test-secret-test-secret", "test").unwrap(),
+            Box::new(NoStore),
+            false,
+        )
+    }
+
+    fn client(p: &mut Policy, line: &str) -> Effects {
+        p.from_client(line.as_bytes(), Instant::now(), 1_800_000_000.0)
+    }
+
+    fn server(p: &mut Policy, line: &str) -> Effects {
+        p.from_server(line.as_bytes(), Instant::now(), 1_800_000_000.0)
+    }
+
+    #[test]
+    fn what_it_does_not_touch_passes_byte_for_byte() {
+        let mut p = policy();
+        let init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n";
+        assert_eq!(client(&mut p, init).sends, vec![Route::Server(init.into())]);
+        let answer = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",  \"x\":[1, 2]}}\n";
+        assert_eq!(
+            server(&mut p, answer).sends,
+            vec![Route::Client(answer.into())]
+        );
+        let note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n";
+        assert_eq!(server(&mut p, note).sends, vec![Route::Client(note.into())]);
+        let ask = "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}\n";
+        assert_eq!(server(&mut p, ask).sends, vec![Route::Client(ask.into())]);
+        let reply = "{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"result\":{\"roots\":[]}}\n";
+        assert_eq!(
+            client(&mut p, reply).sends,
+            vec![Route::Server(reply.into())]
+        );
+    }
+
+    #[test]
+    fn the_injected_tool_is_listed_last_on_the_last_page_and_never_collides() {
+        let mut p = policy();
+        client(&mut p, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+        let page1 = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"p2"}}"#;
+        assert_eq!(
+            server(&mut p, page1).sends,
+            vec![Route::Client(page1.into())]
+        );
+        client(
+            &mut p,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"p2"}}"#,
+        );
+        let page2 = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"mcpguard_more","inputSchema":{}}],"ttlMs":1000}}"#;
+        let fx = server(&mut p, page2);
+        let Route::Client(bytes) = &fx.sends[0] else {
+            panic!()
+        };
+        let v: Value = serde_json::from_slice(bytes).unwrap();
+        let names: Vec<&str> = v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["mcpguard_more", "mcpguard_more_2"]);
+        assert_eq!(v["result"]["ttlMs"], 1000);
+        assert_eq!(v["id"], 3);
+    }
+
+    #[test]
+    fn garbage_unknown_ids_timeouts_and_a_dead_server_each_get_an_answer() {
+        let mut p = policy();
+        let fx = client(&mut p, "not json\n");
+        assert!(
+            matches!(&fx.sends[0], Route::Client(b) if String::from_utf8_lossy(b).contains("-32700"))
+        );
+        assert!(server(&mut p, "Traceback\n").sends.is_empty());
+        assert!(
+            server(&mut p, r#"{"jsonrpc":"2.0","id":99,"result":{}}"#)
+                .sends
+                .is_empty()
+        );
+
+        let t0 = Instant::now();
+        p.from_client(
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"hang"}}"#,
+            t0,
+            0.0,
+        );
+        p.from_client(
+            br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}}"#,
+            t0 + Duration::from_secs(20),
+            0.0,
+        );
+        let fx = p.expire(t0 + Duration::from_secs(31), Duration::from_secs(30));
+        assert_eq!(fx.sends.len(), 2, "one error, one cancellation");
+        assert!(
+            matches!(&fx.sends[0], Route::Client(b) if String::from_utf8_lossy(b).contains("\"id\":\"a\""))
+        );
+        assert!(
+            matches!(&fx.sends[1], Route::Server(b) if String::from_utf8_lossy(b).contains("\"requestId\":\"a\""))
+        );
+        let fx = p.server_gone("exited with status 3");
+        assert!(
+            matches!(&fx.sends[..], [Route::Client(b)] if String::from_utf8_lossy(b).contains("\"id\":5"))
+        );
+        assert_eq!(p.in_flight(), 0);
+    }
+
+    #[test]
+    fn an_oversize_line_is_charged_to_the_request_named_at_its_head() {
+        let mut p = policy();
+        client(
+            &mut p,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"huge"}}"#,
+        );
+        client(&mut p, r#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#);
+        let fx = p.server_line_too_long(
+            br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxxx"#,
+            1024,
+        );
+        assert!(
+            matches!(&fx.sends[..], [Route::Client(b)] if String::from_utf8_lossy(b).contains("\"id\":7"))
+        );
+        assert_eq!(p.in_flight(), 1);
+        assert_eq!(
+            sniff_id(br#"{"id" : "x\"y", "result"#),
+            Some(r#""x\"y""#.into())
+        );
+    }
+}

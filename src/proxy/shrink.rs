@@ -1,0 +1,495 @@
+//! What becomes of one `tools/call` result: it passes byte for byte when it fits its tool's
+//! budget and the contract, else it is replaced by what `paginate`, `chunk` or `summarize`
+//! would make of it, with the full result stored and a line saying how to read on.
+//!
+//! The choice, per tool (each strategy can be switched off under `endpoints:`, FR-035):
+//! a list longer than a page is paged (the first page, in the server's order, with a signed
+//! cursor); a result that is one block of plain text is chunked at semantic boundaries (the
+//! first chunk, with a cursor); anything else, and whatever did not fit that way, is
+//! summarized (a preview that always fits). A result with structuredContent and an
+//! outputSchema is always summarized, because the summary keeps structuredContent valid
+//! against the schema and a page or a chunk would not.
+//!
+//! `summarize` runs first, as the judge of "fits": its early return is the pass-through, and
+//! its preview is the fallback for every other strategy, so an answer over budget is never
+//! sent. When the store fails, the preview is remade without a reference (degraded, logged),
+//! never the oversize result.
+
+use serde_json::{Map, Value, json};
+
+use super::result::{self, Sizes};
+use super::store::Artifacts;
+use crate::artifact::Ref;
+use crate::chunk;
+use crate::config::Config;
+use crate::cursor::{self, Payload, Secrets};
+use crate::document::{self, PartContent};
+use crate::paginate::{self, Pager, Request};
+use crate::summarize::{self, Fields, Outcome as SummaryOutcome};
+
+/// Tokens kept back from the budget for the line that says how to read on and the `_meta`
+/// budget fields, so the whole answer fits.
+pub const HOWTO_RESERVE: u64 = 300;
+/// And bytes kept back from maxBytes for the same.
+pub const HOWTO_RESERVE_BYTES: u64 = 1200;
+
+/// What the proxy did with a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Passthrough,
+    Paginated,
+    Chunked,
+    Summarized,
+    Error,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Passthrough => "passthrough",
+            Outcome::Paginated => "paginated",
+            Outcome::Chunked => "chunked",
+            Outcome::Summarized => "summarized",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+/// What the policy needs to shrink.
+pub struct Context<'a> {
+    pub config: &'a Config,
+    pub secrets: &'a Secrets,
+    /// Unix seconds, for cursors.
+    pub now: f64,
+    /// The injected tool's name, for the way back.
+    pub more_tool: &'a str,
+}
+
+/// The decision on one result.
+#[derive(Debug)]
+pub struct Decision {
+    pub outcome: Outcome,
+    /// The result to send instead of the server's; `None`: the server's bytes go as they are.
+    pub result: Option<Value>,
+    pub sizes: Sizes,
+    pub budget: u64,
+    pub reference: Option<String>,
+    /// Something the operator should know (the store failed, a strategy fell back).
+    pub warning: Option<String>,
+}
+
+impl Decision {
+    fn pass(sizes: Sizes, budget: u64) -> Decision {
+        Decision {
+            outcome: Outcome::Passthrough,
+            result: None,
+            sizes,
+            budget,
+            reference: None,
+            warning: None,
+        }
+    }
+}
+
+/// Decides what `tool`'s result (its JSON text, as the server sent it) becomes.
+pub fn decide(
+    tool: &str,
+    result_text: &str,
+    output_schema: Option<&Value>,
+    cx: &Context<'_>,
+    store: &mut dyn Artifacts,
+) -> Decision {
+    let c = cx.config;
+    let budget = c.budget_for(tool);
+    let endpoint = c.endpoints.get(tool);
+    let flag =
+        |f: fn(&crate::config::Endpoint) -> Option<bool>| endpoint.and_then(f) != Some(false);
+    let (paging, chunking, summarizing) = (
+        flag(|e| e.pagination),
+        flag(|e| e.chunking),
+        flag(|e| e.summarization),
+    );
+    let bytes = result_text.len() as u64;
+    let unmeasured = Sizes {
+        bytes_before: bytes,
+        bytes_after: bytes,
+        ..Sizes::default()
+    };
+    if !(paging || chunking || summarizing) {
+        return Decision::pass(unmeasured, budget);
+    }
+    // An input_required result is a question for the client, not content (2026-07-28 MRTR).
+    if result_text.len() < 1 << 20
+        && serde_json::from_str::<Value>(result_text)
+            .ok()
+            .and_then(|v| v.get("resultType").cloned())
+            == Some(json!("input_required"))
+    {
+        return Decision::pass(unmeasured, budget);
+    }
+
+    let mut limits = c.limits_for(tool);
+    limits.max_bytes = limits
+        .max_bytes
+        .saturating_sub(HOWTO_RESERVE_BYTES)
+        .max(1024);
+    let inner_budget = budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1);
+    let fields = endpoint
+        .and_then(|e| e.fields.clone())
+        .map_or(Fields::Auto, Fields::Paths);
+    let opts = |artifact: bool| summarize::Options {
+        limits: limits.clone(),
+        budget: inner_budget,
+        tokenizer: c.tokenizer,
+        media_tokens: c.media_tokens,
+        fields: fields.clone(),
+        projections: &c.projections,
+        drop_empty: false,
+        table: false,
+        force: false,
+        output_schema,
+        domain: Some(tool.to_owned()),
+        artifact,
+        more_tool: Some(cx.more_tool),
+    };
+    // The fit check is against the real limits, not the reserved ones: a result that fits
+    // them passes untouched.
+    let judge = summarize::Options {
+        limits: c.limits_for(tool),
+        budget,
+        ..opts(false)
+    };
+    let name = format!("{tool} result");
+    let mut sizes = match summarize::summarize(&name, result_text.to_owned(), &judge, |_, _| Ok(()))
+    {
+        Ok(verdict) => {
+            let before = verdict.report.before;
+            let sizes = Sizes {
+                bytes_before: before.bytes,
+                tokens_before: before.tokens,
+                bytes_after: before.bytes,
+                tokens_after: before.tokens,
+            };
+            if verdict.report.outcome == SummaryOutcome::Unchanged {
+                return Decision::pass(sizes, budget);
+            }
+            sizes
+        }
+        // Does not fit, and even a preview may not: the shrinking below says so.
+        Err(summarize::SummarizeError::CannotFit { .. }) => unmeasured,
+        Err(e) => {
+            return failed(
+                format!("the result of {tool} could not be read: {e}"),
+                unmeasured,
+                budget,
+            );
+        }
+    };
+
+    // Over: store the full result once, through summarize (it names it by its content).
+    let mut warning = None;
+    let summary = match summarize::summarize(&name, result_text.to_owned(), &opts(true), |r, t| {
+        store.put(r, t.as_bytes())
+    }) {
+        Ok(s) => s,
+        Err(summarize::SummarizeError::Store(why)) => {
+            warning = Some(format!(
+                "the artifact store failed ({why}); {tool}'s result goes out as a preview without a reference"
+            ));
+            match summarize::summarize(&name, result_text.to_owned(), &opts(false), |_, _| Ok(())) {
+                Ok(s) => s,
+                Err(e) => return failed(e.to_string(), sizes, budget),
+            }
+        }
+        Err(e) => return failed(e.to_string(), sizes, budget),
+    };
+    let reference = summary.artifact.as_ref().map(Ref::to_string);
+    let original: Option<Value> = serde_json::from_str(result_text).ok();
+
+    let mut chosen: Option<(Outcome, Value)> = None;
+    if let (Some(r), Some(value)) = (&reference, &original) {
+        let structured = output_schema.is_some() && value.get("structuredContent").is_some();
+        if paging && !structured {
+            chosen = first_page(value, tool, r, cx, inner_budget);
+        }
+        if chosen.is_none() && chunking && !structured {
+            chosen = first_chunk(value, r, cx, inner_budget);
+        }
+    }
+    let (outcome, mut out) = match chosen {
+        Some(c) => c,
+        None if summarizing => {
+            let Ok(mut preview) = serde_json::from_str::<Value>(&summary.output) else {
+                return failed("the preview is not JSON".into(), sizes, budget);
+            };
+            if let Some(r) = &reference {
+                result::push_text(
+                    &mut preview,
+                    format!(
+                        "[mcpguard] This is a preview of a {}-byte result. The rest: {}.",
+                        sizes.bytes_before,
+                        result::call(cx.more_tool, &json!({"ref": r}))
+                    ),
+                );
+            }
+            (Outcome::Summarized, preview)
+        }
+        // The strategies that apply are switched off for this tool: the operator's choice.
+        None => return Decision::pass(sizes, budget),
+    };
+    if let Some(value) = &original {
+        result::carry_envelope(value, &mut out);
+    }
+    sizes.tokens_after = result::tokens(&out, c, budget);
+    let mut extra = Map::new();
+    extra.insert("outcome".into(), outcome.name().into());
+    if let Some(r) = &reference {
+        extra.insert("artifactRef".into(), r.clone().into());
+    }
+    result::set_budget_meta(&mut out, budget, &sizes, extra);
+    sizes.bytes_after = serde_json::to_string(&out).map_or(0, |s| s.len() as u64);
+    Decision {
+        outcome,
+        result: Some(out),
+        sizes,
+        budget,
+        reference,
+        warning,
+    }
+}
+
+fn failed(why: String, sizes: Sizes, budget: u64) -> Decision {
+    Decision {
+        outcome: Outcome::Error,
+        result: Some(result::error(format!(
+            "mcpguard could not bring this result within its budget of {budget} tokens ({why}); it was not sent"
+        ))),
+        sizes,
+        budget,
+        reference: None,
+        warning: Some(why),
+    }
+}
+
+/// Page 1 of the result's list, when it has one longer than a page and that page fits.
+fn first_page(
+    value: &Value,
+    tool: &str,
+    reference: &str,
+    cx: &Context<'_>,
+    budget: u64,
+) -> Option<(Outcome, Value)> {
+    let c = cx.config;
+    let page_size = c
+        .endpoints
+        .get(tool)
+        .and_then(|e| e.page_size)
+        .unwrap_or(c.default_page_size) as usize;
+    let located = paginate::locate(value, None).ok()?;
+    if located.items().len() <= page_size {
+        return None;
+    }
+    let page = page_of(&located, reference, None, page_size, cx, budget, 0, None)?;
+    Some((Outcome::Paginated, page))
+}
+
+/// A page of `located` from `offset`, as a tool result with the way on, or `None` when even
+/// one item is over the budget.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn page_of(
+    located: &paginate::Located<'_>,
+    reference: &str,
+    fields: Option<&str>,
+    page_size: usize,
+    cx: &Context<'_>,
+    budget: u64,
+    offset: usize,
+    issued: Option<&cursor::Decoded>,
+) -> Option<Value> {
+    let c = cx.config;
+    let request = Request {
+        limit: issued.is_none().then_some(page_size),
+        input_order: true,
+        ..Request::default()
+    };
+    let mut pager = Pager::new(located, &request, issued, c.max_page_size as usize).ok()?;
+    pager.tags.insert("ref".into(), reference.into());
+    if let Some(f) = fields {
+        pager.tags.insert("fields".into(), f.into());
+    }
+    let page = pager.page_within(offset, budget, c.tokenizer, cx.now, cx.secrets);
+    if page.meta.budget_exceeded == Some(true) {
+        return None;
+    }
+    let mut out = if page.output.get("content").is_some() {
+        page.output
+    } else {
+        result::text(page.output.to_string())
+    };
+    let shown = format!(
+        "Items {}-{} of {}",
+        offset + usize::from(page.count > 0),
+        offset + page.count,
+        pager.total()
+    );
+    let line = match &page.next_cursor {
+        Some(_) => format!(
+            "[mcpguard] {shown}. The next page: {} (the nextCursor above). All of it: {reference}.",
+            result::call(cx.more_tool, &json!({"cursor": "<nextCursor>"}))
+        ),
+        None => format!("[mcpguard] {shown}: the last page."),
+    };
+    result::push_text(&mut out, line);
+    if let Some(next) = page.next_cursor {
+        out["nextCursor"] = next.into();
+    }
+    Some(out)
+}
+
+/// The only text of a result that is one block of plain (not JSON) text.
+pub(super) fn sole_text(value: &Value) -> Option<&str> {
+    if value.get("structuredContent").is_some() {
+        return None;
+    }
+    let anatomy = document::anatomy(value, "");
+    let [part] = anatomy.parts.as_slice() else {
+        return None;
+    };
+    match &part.content {
+        PartContent::Text { text, json: None } => Some(text),
+        _ => None,
+    }
+}
+
+/// Chunk 1 of a result that is one block of plain text, when it makes more than one chunk.
+fn first_chunk(
+    value: &Value,
+    reference: &str,
+    cx: &Context<'_>,
+    budget: u64,
+) -> Option<(Outcome, Value)> {
+    let text = sole_text(value)?;
+    let mut out = chunk_of(text, reference, None, cx, (budget, None), 0, None).ok()?;
+    if out.get("nextCursor").is_none() || result::tokens(&out, cx.config, budget) > budget {
+        // One chunk is the whole text, or even a chunk is over: a summary does better.
+        return None;
+    }
+    if out.get("isError").is_none()
+        && let Some(e) = value.get("isError")
+    {
+        out["isError"] = e.clone();
+    }
+    Some((Outcome::Chunked, out))
+}
+
+/// The chunking the proxy uses for `budget`.
+pub(super) fn chunk_options(
+    cx: &Context<'_>,
+    budget: u64,
+    max_lines: Option<u64>,
+) -> chunk::Options {
+    chunk::Options {
+        max_tokens: cx.config.chunk_size.min(budget).max(1),
+        max_lines: max_lines.unwrap_or(cx.config.chunk_max_lines).max(1),
+        kind: None,
+        tokenizer: cx.config.tokenizer,
+    }
+}
+
+/// Chunk `index` of `text` as a tool result with the way on. `Err` carries a message for the
+/// model (a cursor for other text, past the end).
+pub(super) fn chunk_of(
+    text: &str,
+    reference: &str,
+    fields: Option<&str>,
+    cx: &Context<'_>,
+    (budget, max_lines): (u64, Option<u64>),
+    at: usize,
+    issued: Option<&Payload>,
+) -> Result<Value, String> {
+    let mut opts = chunk_options(cx, budget, max_lines);
+    if let Some(p) = issued {
+        opts.max_tokens = p.limit.unwrap_or(opts.max_tokens);
+        opts.max_lines = p
+            .unknown
+            .get("maxLines")
+            .and_then(Value::as_u64)
+            .unwrap_or(opts.max_lines);
+        opts.kind = p
+            .unknown
+            .get("textKind")
+            .and_then(Value::as_str)
+            .and_then(chunk::Kind::parse);
+    }
+    let mut index = chunk::index("result", text.as_bytes(), &opts).map_err(|e| e.to_string())?;
+    // The chunker estimates as it cuts; the answer is held to the budget as counted. Where
+    // they disagree (long runs of one character, say) the first answer shrinks its chunks
+    // until it fits, and its cursor carries the size every later chunk is cut at.
+    if issued.is_none() {
+        let counter = cx.config.tokenizer.counter();
+        for _ in 0..5 {
+            let Some(b) = index.chunks.get(at) else { break };
+            let Some(content) = text.get(b.start as usize..b.end as usize) else {
+                break;
+            };
+            let tokens = counter.count(content) as u64;
+            if tokens <= budget || opts.max_tokens <= 50 {
+                break;
+            }
+            opts.max_tokens = (opts.max_tokens * budget * 9 / (10 * tokens)).max(50);
+            index = chunk::index("result", text.as_bytes(), &opts).map_err(|e| e.to_string())?;
+        }
+    }
+    if let Some(p) = issued
+        && p.fingerprint.as_deref() != Some(index.fingerprint.as_str())
+    {
+        return Err("this cursor is for other content than its reference holds".into());
+    }
+    let Some(b) = index.chunks.get(at) else {
+        return Err(format!(
+            "the cursor points at chunk {} of {}",
+            at + 1,
+            index.chunks.len()
+        ));
+    };
+    let content = text
+        .get(b.start as usize..b.end as usize)
+        .ok_or("a chunk boundary is not on a character boundary")?;
+    let mut out = result::text(content);
+    let position = format!(
+        "Lines {}-{} of {} (chunk {} of {})",
+        b.start_line,
+        b.end_line,
+        index.total_lines,
+        at + 1,
+        index.chunks.len()
+    );
+    let line = if at + 1 < index.chunks.len() {
+        let mut p = Payload::new(at as u64 + 1, cx.now);
+        p.kind = Some("chunk".into());
+        p.limit = Some(opts.max_tokens);
+        p.fingerprint = Some(index.fingerprint.clone());
+        p.unknown.insert("ref".into(), reference.into());
+        if let Some(f) = fields {
+            p.unknown.insert("fields".into(), f.into());
+        }
+        p.unknown.insert("maxLines".into(), opts.max_lines.into());
+        p.unknown
+            .insert("textKind".into(), index.kind.name().into());
+        let next = cursor::encode(&p, cx.secrets);
+        out["nextCursor"] = next.clone().into();
+        format!(
+            "[mcpguard] {position}. The next chunk: {}. A line range: {}.",
+            result::call(cx.more_tool, &json!({"cursor": next})),
+            result::call(
+                cx.more_tool,
+                &json!({"ref": reference, "lines": "START-END"})
+            )
+        )
+    } else {
+        format!("[mcpguard] {position}: the end.")
+    };
+    result::push_text(&mut out, line);
+    Ok(out)
+}

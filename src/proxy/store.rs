@@ -1,0 +1,243 @@
+//! Where the proxy keeps the full results it shrank: a directory of artifacts (the same
+//! `ax://DOMAIN/ID` files `summarize` writes, so `mcpguard chunk ax://…` reads them too), with
+//! a time to live and a size cap, files readable by the user alone.
+//!
+//! The policy sees the store through [`Artifacts`], so a test can hand it a failing one and
+//! the HTTP proxy a shared one. A failure is a `String` for the log: the policy's answer to
+//! it is always a preview without a reference, never the oversize result.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::artifact::{Ref, Store};
+use crate::fsutil::Durability;
+
+/// The store as the policy uses it.
+pub trait Artifacts {
+    /// Keeps `bytes` under `reference`.
+    fn put(&mut self, reference: &Ref, bytes: &[u8]) -> Result<(), String>;
+    /// The artifact, or `None` when it expired, was removed, or never was.
+    fn get(&mut self, reference: &Ref) -> Result<Option<String>, String>;
+}
+
+/// Defaults of `--artifact-ttl` and `--artifact-cap`.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
+pub const DEFAULT_CAP_BYTES: u64 = 100 << 20;
+
+/// A directory store with a TTL and a size cap (oldest out first).
+pub struct DirStore {
+    store: Store,
+    ttl: Duration,
+    cap: u64,
+    /// Bytes written since the last sweep: the directory is walked again only when enough
+    /// was added to matter, not on every result.
+    since_sweep: u64,
+}
+
+/// One artifact on disk, as `artifacts list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub reference: String,
+    pub bytes: u64,
+    /// Seconds since it was written.
+    pub age_seconds: u64,
+    pub expired: bool,
+    #[serde(skip)]
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub modified: SystemTime,
+}
+
+impl DirStore {
+    pub fn new(dir: impl Into<PathBuf>, ttl: Duration, cap: u64) -> DirStore {
+        DirStore {
+            store: Store::new(dir),
+            ttl,
+            cap,
+            since_sweep: 0,
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.store.dir()
+    }
+
+    /// Every artifact in the store, oldest first. Unreadable entries are skipped.
+    pub fn entries(&self, now: SystemTime) -> Vec<Entry> {
+        let mut out = Vec::new();
+        let Ok(domains) = std::fs::read_dir(self.store.dir()) else {
+            return out;
+        };
+        for domain in domains.flatten() {
+            let Ok(files) = std::fs::read_dir(domain.path()) else {
+                continue;
+            };
+            let domain_name = domain.file_name().to_string_lossy().into_owned();
+            for file in files.flatten() {
+                let name = file.file_name().to_string_lossy().into_owned();
+                let Some(id) = name.strip_suffix(".json") else {
+                    continue;
+                };
+                let Ok(reference) = Ref::parse(&format!("ax://{domain_name}/{id}")) else {
+                    continue;
+                };
+                let Ok(meta) = file.metadata() else { continue };
+                let modified = meta.modified().unwrap_or(now);
+                let age = now.duration_since(modified).unwrap_or_default();
+                out.push(Entry {
+                    reference: reference.to_string(),
+                    bytes: meta.len(),
+                    age_seconds: age.as_secs(),
+                    expired: age > self.ttl,
+                    path: file.path(),
+                    modified,
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            a.modified
+                .cmp(&b.modified)
+                .then(a.reference.cmp(&b.reference))
+        });
+        out
+    }
+
+    /// Removes what expired, then the oldest until the store is under its cap. Returns the
+    /// entries removed.
+    pub fn sweep(&mut self, now: SystemTime) -> Vec<Entry> {
+        self.since_sweep = 0;
+        let entries = self.entries(now);
+        let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
+        let mut removed = Vec::new();
+        for entry in entries {
+            if (entry.expired || total > self.cap) && std::fs::remove_file(&entry.path).is_ok() {
+                total -= entry.bytes;
+                removed.push(entry);
+            }
+        }
+        removed
+    }
+}
+
+impl Artifacts for DirStore {
+    fn put(&mut self, reference: &Ref, bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() as u64 > self.cap {
+            return Err(format!(
+                "{} bytes is more than the store's cap of {} bytes (--artifact-cap)",
+                bytes.len(),
+                self.cap
+            ));
+        }
+        let path = self
+            .store
+            .put_with(reference, bytes, Durability::PrivateCache)
+            .map_err(|e| e.to_string())?;
+        // A result stored again is new again: its TTL starts over.
+        if let Ok(file) = std::fs::File::options().append(true).open(&path) {
+            let _ = file.set_modified(SystemTime::now());
+        }
+        self.since_sweep += bytes.len() as u64;
+        if self.since_sweep > self.cap / 10 {
+            self.sweep(SystemTime::now());
+        }
+        Ok(())
+    }
+
+    fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
+        let path = self.store.path(reference);
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .unwrap_or_default();
+        if age > self.ttl {
+            let _ = std::fs::remove_file(&path);
+            return Ok(None);
+        }
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Content-addressed: bytes that no longer hash to their name were edited or damaged.
+        if Ref::for_content(reference.domain(), &bytes) != *reference {
+            return Err(format!(
+                "{}: its bytes no longer match {reference}",
+                path.display()
+            ));
+        }
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("{}: not UTF-8", path.display()))
+    }
+}
+
+/// A store that holds nothing (`--no-artifacts`, and tests of the degraded path).
+pub struct NoStore;
+
+impl Artifacts for NoStore {
+    fn put(&mut self, _: &Ref, _: &[u8]) -> Result<(), String> {
+        Err("artifacts are switched off".to_owned())
+    }
+
+    fn get(&mut self, _: &Ref) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_reads_expires_and_caps() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = DirStore::new(dir.path(), Duration::from_secs(3600), 1000);
+        let a = Ref::for_content("text", b"hello");
+        store.put(&a, b"hello").unwrap();
+        assert_eq!(store.get(&a).unwrap().as_deref(), Some("hello"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(dir.path().join("text").join(format!(
+                "{}.json",
+                a.to_string().rsplit('/').next().unwrap()
+            )))
+            .unwrap()
+            .permissions()
+            .mode();
+            assert_eq!(mode & 0o777, 0o600, "artifacts are private");
+        }
+        // Over the cap: refused, never half-stored.
+        let big = vec![b'x'; 2000];
+        assert!(store.put(&Ref::for_content("text", &big), &big).is_err());
+        // Oldest out first when the total passes the cap.
+        let b_bytes = vec![b'b'; 600];
+        let b = Ref::for_content("text", &b_bytes);
+        store.put(&b, &b_bytes).unwrap();
+        let c_bytes = vec![b'c'; 600];
+        let c = Ref::for_content("text", &c_bytes);
+        let old = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::options()
+            .append(true)
+            .open(store.store.path(&a))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        store.put(&c, &c_bytes).unwrap();
+        store.sweep(SystemTime::now());
+        assert_eq!(store.get(&a).unwrap(), None, "the oldest went first");
+        assert!(store.get(&c).unwrap().is_some());
+        // Expired: gone on read.
+        let mut short = DirStore::new(dir.path(), Duration::from_secs(10), 1 << 20);
+        std::fs::File::options()
+            .append(true)
+            .open(short.store.path(&c))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(short.get(&c).unwrap(), None);
+    }
+}

@@ -1,0 +1,708 @@
+//! `mcpguard proxy` over stdio, in front of the rmcp fixture server, driven by a client that
+//! writes JSON-RPC lines as Claude Code does: what fits passes byte for byte (checked against
+//! the same conversation without the proxy), what does not comes back within budget and is
+//! read to the end through the injected tool, and every fault gets an answer.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::live::fixture;
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A client session: a process on pipes, JSON-RPC lines both ways.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    next_id: u64,
+}
+
+impl Session {
+    /// `mcpguard proxy ARGS -- fixture_server FIXTURE_ARGS`, run in `dir`.
+    fn proxy(dir: &Path, args: &[&str], fixture_args: &[&str]) -> Session {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+        cmd.arg("proxy")
+            .args(args)
+            .arg("--")
+            .arg(fixture())
+            .args(fixture_args);
+        Session::spawn(cmd, dir)
+    }
+
+    /// The fixture alone: the conversation the proxy must not change.
+    fn direct(dir: &Path) -> Session {
+        Session::spawn(Command::new(fixture()), dir)
+    }
+
+    fn spawn(mut cmd: Command, dir: &Path) -> Session {
+        for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MCPGUARD_")) {
+            cmd.env_remove(key);
+        }
+        let mut child = cmd
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines() {
+                let Ok(line) = line else { break };
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            next_id: 0,
+        }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line from the process.
+    fn line(&mut self) -> String {
+        self.lines
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no answer in {WAIT:?}; stderr:\n{}", self.stderr()))
+    }
+
+    /// Sends a request; returns its answer's exact line (messages in between are skipped).
+    fn request_raw(&mut self, method: &str, params: Value) -> String {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        loop {
+            let line = self.line();
+            let v: Value = serde_json::from_str(&line).expect("the proxy writes JSON");
+            if v["id"] == json!(id) && v.get("method").is_none() {
+                return line;
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        serde_json::from_str(&self.request_raw(method, params)).unwrap()
+    }
+
+    fn initialize(&mut self) -> String {
+        let line = self.request_raw(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "cli-proxy-test", "version": "1"}}),
+        );
+        self.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        line
+    }
+
+    /// Every page of tools/list, as the exact lines received.
+    fn tools_pages(&mut self) -> Vec<String> {
+        let mut pages = Vec::new();
+        let mut params = json!({});
+        loop {
+            let line = self.request_raw("tools/list", params);
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let next = v["result"]["nextCursor"].clone();
+            pages.push(line);
+            if next.is_null() {
+                return pages;
+            }
+            params = json!({ "cursor": next });
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let v = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        v.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool}: not a result: {v}"))
+    }
+
+    fn more(&mut self, arguments: Value) -> Value {
+        self.call("mcpguard_more", arguments)
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until stderr holds `text`.
+    fn wait_stderr(&self, text: &str) {
+        let until = Instant::now() + WAIT;
+        while !self.stderr().contains(text) {
+            assert!(
+                Instant::now() < until,
+                "never logged {text:?}:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes stdin and waits for the exit code.
+    fn finish(mut self) -> (Option<i32>, String) {
+        drop(self.stdin.take());
+        let until = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(50));
+                return (status.code(), self.stderr());
+            }
+            assert!(Instant::now() < until, "the proxy did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn text_of(result: &Value) -> Vec<String> {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn budget_meta(result: &Value) -> &Value {
+    &result["_meta"]["mcpguard/budget"]
+}
+
+/// The answer's cost as the proxy counted it, checked against the default budget.
+fn assert_within_budget(result: &Value) {
+    let meta = budget_meta(result);
+    let tokens = meta["estimatedTokens"]
+        .as_u64()
+        .expect("budget fields in _meta");
+    assert!(tokens <= 4000, "{tokens} tokens: {meta}");
+    let bytes = serde_json::to_string(result).unwrap().len();
+    assert!(bytes <= 10240 + 2048, "{bytes} bytes");
+}
+
+#[test]
+fn what_fits_passes_byte_for_byte_and_the_injected_tool_is_listed_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    let mut proxied = Session::proxy(dir.path(), &[], &[]);
+    assert_eq!(proxied.initialize(), direct.initialize());
+
+    let (theirs, ours) = (direct.tools_pages(), proxied.tools_pages());
+    assert_eq!(ours.len(), theirs.len());
+    let last = ours.len() - 1;
+    assert_eq!(
+        ours[..last],
+        theirs[..last],
+        "every page but the last is untouched"
+    );
+    let page: Value = serde_json::from_str(&ours[last]).unwrap();
+    let names: Vec<&str> = page["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.last(), Some(&"mcpguard_more"), "{names:?}");
+    let mut expected: Value = serde_json::from_str(&theirs[last]).unwrap();
+    expected["result"]["tools"].as_array_mut().unwrap().push(
+        page["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone(),
+    );
+    assert_eq!(
+        page, expected,
+        "the last page gains the tool and nothing else"
+    );
+
+    for (tool, args) in [
+        ("get_report", json!({"format": "json"})),
+        ("search", json!({"query": "late arrival"})),
+        ("delete_everything", json!({})),
+    ] {
+        let params = json!({"name": tool, "arguments": args});
+        assert_eq!(
+            proxied.request_raw("tools/call", params.clone()),
+            direct.request_raw("tools/call", params),
+            "{tool}: a result that fits passes as the same bytes"
+        );
+    }
+    let (code, stderr) = proxied.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("get_report: passed through"), "{stderr}");
+}
+
+#[test]
+fn an_oversized_list_comes_back_paged_and_the_pages_add_up_to_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let original = direct.call("list_bookings", json!({"status": "confirmed"}));
+    let original: Value = serde_json::from_str(&text_of(&original)[0]).unwrap();
+    let bookings = original["bookings"].as_array().unwrap();
+    assert_eq!(bookings.len(), 300);
+
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("list_bookings", json!({"status": "confirmed"}));
+    assert_within_budget(&first);
+    assert_eq!(budget_meta(&first)["outcome"], "paginated");
+    let texts = text_of(&first);
+    assert!(texts.last().unwrap().contains("mcpguard_more"), "{texts:?}");
+    let reference = budget_meta(&first)["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(reference.starts_with("ax://list_bookings/"), "{reference}");
+
+    let mut seen: Vec<Value> = Vec::new();
+    let mut page = first;
+    loop {
+        let body: Value = serde_json::from_str(&text_of(&page)[0]).unwrap();
+        seen.extend(body["bookings"].as_array().unwrap().iter().cloned());
+        let Some(next) = page["nextCursor"].as_str().map(str::to_owned) else {
+            break;
+        };
+        assert_eq!(body["nextCursor"], json!(next), "the page's own nextCursor");
+        page = s.more(json!({ "cursor": next }));
+        assert_ne!(page["isError"], json!(true), "{page}");
+        assert_within_budget(&page);
+    }
+    assert_eq!(&seen, bookings, "every booking once, in the server's order");
+
+    // `fields`: the records narrowed, paged the same way.
+    let narrow = s.more(json!({"ref": reference, "fields": "id,totalPrice.amount", "limit": 100}));
+    let body: Value = serde_json::from_str(&text_of(&narrow)[0]).unwrap();
+    assert_eq!(
+        body["items"][0],
+        json!({"id": "bk_00000", "totalPrice.amount": 120})
+    );
+    assert_eq!(body["items"].as_array().unwrap().len(), 100);
+    assert!(narrow["nextCursor"].is_string());
+    // The full result is on disk, private to the user.
+    let (code, _) = s.finish();
+    assert_eq!(code, Some(0));
+    let stored = std::fs::read_dir(dir.path().join(".mcpguard/artifacts/list_bookings"))
+        .unwrap()
+        .count();
+    assert_eq!(stored, 1);
+}
+
+#[test]
+fn a_300_kb_log_is_read_in_chunks_that_add_up_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let original = text_of(&direct.call("read_log", json!({})))[0].clone();
+    assert!(original.len() > 300_000);
+
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let mut page = s.call("read_log", json!({}));
+    assert_eq!(budget_meta(&page)["outcome"], "chunked");
+    let reference = budget_meta(&page)["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut joined = String::new();
+    let mut chunks = 0;
+    loop {
+        assert_within_budget(&page);
+        let texts = text_of(&page);
+        assert_eq!(
+            texts.len(),
+            2,
+            "the chunk, then the line that says how to go on"
+        );
+        joined.push_str(&texts[0]);
+        chunks += 1;
+        let Some(next) = page["nextCursor"].as_str().map(str::to_owned) else {
+            assert!(texts[1].contains("the end"), "{}", texts[1]);
+            break;
+        };
+        page = s.more(json!({ "cursor": next }));
+    }
+    assert!(chunks > 10, "{chunks} chunks");
+    assert_eq!(joined, original, "the chunks are the log, byte for byte");
+
+    // A line range, and a range too big for one answer: what fits, and where to go on.
+    let range = s.more(json!({"ref": reference, "lines": "101-120"}));
+    let want: String = original.split_inclusive('\n').skip(100).take(20).collect();
+    assert_eq!(text_of(&range)[0], want);
+    let wide = s.more(json!({"ref": reference, "lines": "1-999999999"}));
+    assert_within_budget(&wide);
+    let texts = text_of(&wide);
+    let shown = texts[0].lines().count();
+    assert!(shown > 10 && shown < 4000, "{shown} lines");
+    let want: String = original.split_inclusive('\n').take(shown).collect();
+    assert_eq!(texts[0], want);
+    assert!(
+        texts[1].contains("did not fit")
+            && texts[1].contains(&format!(
+                "\"lines\":\"{}-{}\"",
+                shown + 1,
+                original.lines().count()
+            )),
+        "{}",
+        texts[1]
+    );
+}
+
+#[test]
+fn forged_stale_and_escaping_requests_of_the_tool_get_errors_that_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("list_bookings", json!({"status": "confirmed"}));
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    // One character changed in the signed payload.
+    let mut forged = cursor.into_bytes();
+    forged[20] = if forged[20] == b'A' { b'B' } else { b'A' };
+    let forged = String::from_utf8(forged).unwrap();
+    for (args, says) in [
+        (json!({"cursor": forged}), "call the original tool again"),
+        (
+            json!({"cursor": "bm90IGEgY3Vyc29y"}),
+            "call the original tool again",
+        ),
+        (
+            json!({"ref": "ax://../../etc/passwd"}),
+            "not an artifact reference",
+        ),
+        (
+            json!({"ref": "ax://list_bookings/0123456789abcdef"}),
+            "has expired",
+        ),
+        (
+            json!({"ref": "ax://x/0123456789abcdef", "path": "/"}),
+            "unknown argument `path`",
+        ),
+        (json!({}), "give `ref`"),
+        (
+            json!({"ref": "ax://x/0123456789abcdef", "limit": 0}),
+            "`limit`",
+        ),
+    ] {
+        let answer = s.more(args.clone());
+        assert_eq!(answer["isError"], json!(true), "{args}: {answer}");
+        let text = text_of(&answer).join(" ");
+        assert!(text.contains(says), "{args}: {text}");
+    }
+    // The session is fine afterwards.
+    assert_eq!(
+        budget_meta(&s.call("list_bookings", json!({"status": "confirmed"})))["outcome"],
+        "paginated"
+    );
+}
+
+#[test]
+fn a_hung_call_times_out_and_the_session_lives_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &["--timeout", "1"], &[]);
+    s.initialize();
+    let hung = s.request("tools/call", json!({"name": "hang", "arguments": {}}));
+    assert_eq!(hung["error"]["code"], json!(-32001), "{hung}");
+    assert!(
+        hung["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("within 1 s")
+    );
+    let report = s.call("get_report", json!({"format": "json"}));
+    assert_eq!(report["structuredContent"]["week"], "2026-W47");
+    // A line the server writes that is not JSON is skipped; its call is still answered.
+    let garbage = s.call("garbage", json!({}));
+    assert_eq!(text_of(&garbage), ["garbage written"]);
+    // The client's own garbage gets a parse error and nothing reaches the server.
+    s.send_raw("this is not json");
+    let answer: Value = serde_json::from_str(&s.line()).unwrap();
+    assert_eq!(answer["error"]["code"], json!(-32700));
+    let stderr = s.stderr();
+    assert!(
+        stderr.contains("not JSON-RPC on stdout; skipped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("hang: no answer in 1 s"), "{stderr}");
+}
+
+#[test]
+fn a_flood_over_the_message_cap_is_an_error_for_its_call_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &["--max-message-bytes", "1000000"], &[]);
+    s.initialize();
+    let flood = s.request("tools/call", json!({"name": "huge", "arguments": {}}));
+    assert_eq!(flood["error"]["code"], json!(-32000), "{flood}");
+    assert!(
+        flood["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over 1000000 bytes")
+    );
+    let report = s.call("get_report", json!({"format": "json"}));
+    assert_eq!(report["structuredContent"]["nights"], 143);
+}
+
+#[test]
+fn a_server_that_dies_mid_call_answers_with_an_error_and_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let crashed = s.request("tools/call", json!({"name": "crash", "arguments": {}}));
+    assert_eq!(crashed["error"]["code"], json!(-32000), "{crashed}");
+    assert!(
+        crashed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 3"),
+        "{crashed}"
+    );
+    let (code, stderr) = s.finish();
+    assert_eq!(
+        code,
+        Some(3),
+        "the proxy exits with the server's status: {stderr}"
+    );
+}
+
+#[test]
+fn a_result_with_an_output_schema_stays_valid_against_it_when_shrunk() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpguard.yaml"),
+        "endpoints:\n  get_report:\n    tokenBudgetThreshold: 300\n",
+    )
+    .unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let pages = s.tools_pages();
+    let schema = pages
+        .iter()
+        .flat_map(|p| {
+            serde_json::from_str::<Value>(p).unwrap()["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .clone()
+        })
+        .find(|t| t["name"] == "get_report")
+        .unwrap()["outputSchema"]
+        .clone();
+    // A 2,000-character argument comes back in the report: over maxStringLength and the budget.
+    let report = s.call(
+        "get_report",
+        json!({"format": "a format name ".repeat(150)}),
+    );
+    assert_eq!(budget_meta(&report)["outcome"], "summarized", "{report}");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(
+        validator.is_valid(&report["structuredContent"]),
+        "{}",
+        report["structuredContent"]
+    );
+}
+
+#[test]
+fn a_config_edit_changes_the_next_response_without_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcpguard.yaml");
+    std::fs::write(
+        &config,
+        "tokenBudgetThreshold: 100000\nhardCap: 200000\nlimits:\n  maxBytes: 1000000\n  maxArrayItems: 1000\n  maxStringLength: 100000\n",
+    )
+    .unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let params = json!({"name": "list_bookings", "arguments": {"status": "confirmed"}});
+    let unchanged = direct.request_raw("tools/call", params.clone());
+
+    let metrics = dir.path().join("calls.jsonl");
+    let mut s = Session::proxy(dir.path(), &["--metrics", metrics.to_str().unwrap()], &[]);
+    s.initialize();
+    assert_eq!(
+        s.request_raw("tools/call", params.clone()),
+        unchanged,
+        "within the raised limits"
+    );
+
+    std::fs::write(&config, "tokenBudgetThreshold: 2000\n").unwrap();
+    s.wait_stderr("config reloaded: tokenBudgetThreshold 100000 -> 2000");
+    let paged: Value = serde_json::from_str(&s.request_raw("tools/call", params.clone())).unwrap();
+    let meta = budget_meta(&paged["result"]);
+    assert_eq!(meta["outcome"], "paginated");
+    assert_eq!(meta["tokenBudget"], 2000);
+    assert!(meta["estimatedTokens"].as_u64().unwrap() <= 2000, "{meta}");
+
+    // A broken file keeps the last good config, and says why.
+    std::fs::write(&config, "tokenBudgetThreshold: lots\n").unwrap();
+    s.wait_stderr("not reloaded, the last good config stays");
+    let still: Value = serde_json::from_str(&s.request_raw("tools/call", params)).unwrap();
+    assert_eq!(budget_meta(&still["result"])["tokenBudget"], 2000);
+
+    let (code, _) = s.finish();
+    assert_eq!(code, Some(0));
+    let records: Vec<Value> = std::fs::read_to_string(&metrics)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let calls: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["endpoint"] == "tools/call")
+        .collect();
+    let outcomes: Vec<&str> = calls
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["passthrough", "paginated", "paginated"]);
+    assert!(calls[1]["tokensBefore"].as_u64().unwrap() > calls[1]["tokensAfter"].as_u64().unwrap());
+    assert!(calls[1]["bytesBefore"].as_u64().unwrap() > 80_000);
+    assert_eq!(calls[1]["paginationUsed"], true);
+    assert!(records.iter().any(|r| r["endpoint"] == "initialize"));
+}
+
+#[test]
+fn shadow_mode_changes_nothing_and_records_what_it_would_have_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let params = json!({"name": "list_bookings", "arguments": {"status": "confirmed"}});
+    let unchanged = direct.request_raw("tools/call", params.clone());
+    let direct_pages = direct.tools_pages();
+
+    let metrics = dir.path().join("shadow.jsonl");
+    let mut s = Session::proxy(
+        dir.path(),
+        &[
+            "--shadow",
+            "--log-format",
+            "json",
+            "--metrics",
+            metrics.to_str().unwrap(),
+        ],
+        &[],
+    );
+    s.initialize();
+    assert_eq!(s.request_raw("tools/call", params), unchanged);
+    assert_eq!(
+        s.tools_pages(),
+        direct_pages,
+        "no tool is added in shadow mode"
+    );
+    let (_, stderr) = s.finish();
+    let decision: Value = stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["outcome"] == "paginated")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(decision["shadow"], true);
+    assert!(
+        decision["message"]
+            .as_str()
+            .unwrap()
+            .contains("would be paginated")
+    );
+    let record: Value = std::fs::read_to_string(&metrics)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["endpoint"] == "tools/call")
+        .unwrap();
+    assert_eq!(record["shadow"], true);
+    assert_eq!(record["outcome"], "paginated");
+    assert_eq!(record["bytesAfter"], record["bytesBefore"]);
+}
+
+#[test]
+fn a_2026_07_28_client_passes_through_and_gets_modern_answers_from_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let discover = s.request("server/discover", json!({"_meta": meta}));
+    assert!(
+        discover["result"]["supportedVersions"]
+            .to_string()
+            .contains("2026-07-28"),
+        "{discover}"
+    );
+    let first = s.request(
+        "tools/call",
+        json!({"name": "read_log", "arguments": {}, "_meta": meta}),
+    )["result"]
+        .clone();
+    assert_eq!(
+        first["resultType"], "complete",
+        "carried over from the server's result"
+    );
+    let next = s.request(
+        "tools/call",
+        json!({"name": "mcpguard_more", "arguments": {"cursor": first["nextCursor"]}, "_meta": meta}),
+    )["result"]
+        .clone();
+    assert_eq!(next["resultType"], "complete");
+    assert!(text_of(&next)[1].contains("chunk 2 of"), "{next}");
+}
+
+#[test]
+fn bad_invocations_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::mcpguard_in(dir.path())
+        .arg("proxy")
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give its command after --"));
+    let out = common::mcpguard_in(dir.path())
+        .args(["proxy", "--", "/nonexistent/mcp-server"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot start the server `/nonexistent/mcp-server`")
+            && stderr.contains("on PATH"),
+        "{stderr}"
+    );
+}
