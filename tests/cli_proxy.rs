@@ -587,7 +587,7 @@ fn a_config_edit_changes_the_next_response_without_a_restart() {
         .collect();
     let calls: Vec<&Value> = records
         .iter()
-        .filter(|r| r["endpoint"] == "tools/call")
+        .filter(|r| r["method"] == "tools/call")
         .collect();
     let outcomes: Vec<&str> = calls
         .iter()
@@ -597,7 +597,35 @@ fn a_config_edit_changes_the_next_response_without_a_restart() {
     assert!(calls[1]["tokensBefore"].as_u64().unwrap() > calls[1]["tokensAfter"].as_u64().unwrap());
     assert!(calls[1]["bytesBefore"].as_u64().unwrap() > 80_000);
     assert_eq!(calls[1]["paginationUsed"], true);
-    assert!(records.iter().any(|r| r["endpoint"] == "initialize"));
+    assert!(records.iter().any(|r| r["method"] == "initialize"));
+
+    // `audit --from-metrics` reads the proxy's records.
+    let out = common::mcpguard_in(dir.path())
+        .args(["audit", "--from-metrics", "calls.jsonl", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 0, "{}", common::transcript(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<(String, String, u64)> = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["tool"] == "list_bookings")
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().to_owned(),
+                r["outcome"].as_str().unwrap().to_owned(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("list_bookings".into(), "paginated".into(), 2),
+            ("list_bookings".into(), "plain".into(), 1)
+        ]
+    );
 }
 
 #[test]
@@ -645,7 +673,7 @@ fn shadow_mode_changes_nothing_and_records_what_it_would_have_done() {
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|r| r["endpoint"] == "tools/call")
+        .find(|r| r["method"] == "tools/call")
         .unwrap();
     assert_eq!(record["shadow"], true);
     assert_eq!(record["outcome"], "paginated");

@@ -359,6 +359,26 @@ impl<'l, 'd> Pager<'l, 'd> {
         issued_at: f64,
         secrets: &Secrets,
     ) -> Page {
+        // Fits or not is a verdict: auto counts exactly near the budget.
+        let cost = |output: &Value| {
+            let text = output.to_string();
+            tokenizer
+                .count_for_verdict([text.as_str()].into_iter(), 0, &[tokens])
+                .0
+        };
+        self.page_within_by(offset, tokens, &cost, issued_at, secrets)
+    }
+
+    /// [`Pager::page_within`] with the page's cost measured by `cost` (the proxy counts what
+    /// the model is shown of a tool result, not its JSON text).
+    pub fn page_within_by(
+        &self,
+        offset: usize,
+        tokens: u64,
+        cost: &dyn Fn(&Value) -> u64,
+        issued_at: f64,
+        secrets: &Secrets,
+    ) -> Page {
         let available = self.limit.min(self.total().saturating_sub(offset));
         let fits = |n: usize| {
             let page = self.page(
@@ -371,10 +391,7 @@ impl<'l, 'd> Pager<'l, 'd> {
                     exceeded: false,
                 }),
             );
-            // Fits or not is a verdict: auto counts exactly near the budget.
-            let text = page.output.to_string();
-            let (cost, _) = tokenizer.count_for_verdict([text.as_str()].into_iter(), 0, &[tokens]);
-            (cost <= tokens, page)
+            (cost(&page.output) <= tokens, page)
         };
         // Output grows with every item: binary search the largest count that fits.
         let (mut lo, mut hi) = (1usize, available.max(1));

@@ -15,7 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use super::result::{self, Sizes};
-use super::shrink::{self, Context, HOWTO_RESERVE};
+use super::shrink::{self, Context};
 use super::store::Artifacts;
 use crate::artifact::Ref;
 use crate::chunk::lines::{self, Range};
@@ -200,7 +200,7 @@ fn respond(
         .map_err(|e| format!("{r} is not a JSON result ({e}); {again}"))?;
     drop(text);
     let budget = cx.config.budget_for(r.domain());
-    let inner = budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1);
+    let inner = shrink::inner_budget(budget);
 
     let mut out = if let Some(spec) = &ask.lines {
         let text = text_view(&value, fields.as_deref())?;
@@ -209,7 +209,7 @@ fn respond(
         let kind = decoded.as_ref().and_then(|d| d.payload.kind.clone());
         let list = match kind.as_deref() {
             Some("chunk") => None,
-            _ => list_view(&value, fields.as_deref()),
+            _ => list_view(&value, fields.as_deref(), inner, cx.config.tokenizer),
         };
         match (list, kind.as_deref()) {
             (Some(doc), Some("page") | None) => {
@@ -288,9 +288,24 @@ fn resume(located: &paginate::Located<'_>, decoded: &Decoded) -> Result<usize, S
     pager.resume(decoded).map_err(|e| e.to_string())
 }
 
+/// How `ref` alone reads a stored result under `budget`: `pages` of its list, or `chunks` of
+/// its text.
+pub fn reads_as(result: &Value, budget: u64, tokenizer: crate::tokens::Tokenizer) -> &'static str {
+    if shrink::pageable(result, shrink::inner_budget(budget), tokenizer).is_some() {
+        "pages"
+    } else {
+        "chunks"
+    }
+}
+
 /// The list the result holds (its records narrowed to `fields`), as a document to page.
-fn list_view(value: &Value, fields: Option<&str>) -> Option<Value> {
-    let located = paginate::locate(value, None).ok()?;
+fn list_view(
+    value: &Value,
+    fields: Option<&str>,
+    budget: u64,
+    tokenizer: crate::tokens::Tokenizer,
+) -> Option<Value> {
+    let located = shrink::pageable(value, budget, tokenizer)?;
     let Some(fields) = fields else {
         return Some(value.clone());
     };

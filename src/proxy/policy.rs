@@ -76,26 +76,34 @@ impl Log {
     }
 }
 
-/// One telemetry record per request (seed 002 TelemetryRecord, with what the proxy adds).
+/// One telemetry record per request: seed 002's TelemetryRecord in the names `audit
+/// --metrics` writes (so `audit --from-metrics` reads either), with what the proxy adds.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
-    /// Unix seconds when the answer went out.
-    pub timestamp: f64,
-    pub request_id: String,
-    /// The method (seed 002's endpoint), and the tool for tools/call.
-    pub endpoint: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
+    /// The request's id.
+    pub id: String,
+    /// The tool called, or the method for other requests (seed 002's endpoint).
+    pub tool: String,
+    pub method: String,
+    /// When the answer went out (RFC 3339).
+    pub time: String,
+    /// Tokens and bytes of what the client received.
+    pub estimated_tokens: u64,
+    pub response_bytes: u64,
+    pub item_count: u64,
+    /// From the request to the answer: upstream plus overhead.
+    pub latency_ms: f64,
+    pub pagination_used: bool,
+    pub summarization_used: bool,
+    pub chunking_used: bool,
+    /// passthrough, paginated, chunked, summarized, answered (the injected tool) or error.
     pub outcome: &'static str,
     #[serde(flatten)]
     pub sizes: Sizes,
     /// The budget the result was held to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<u64>,
-    pub pagination_used: bool,
-    pub summarization_used: bool,
-    pub chunking_used: bool,
     /// From the request reaching the server to its answer reaching the proxy.
     pub upstream_ms: f64,
     /// What the proxy added: deciding, shrinking, storing.
@@ -105,6 +113,39 @@ pub struct Record {
     /// `--shadow`: what would have been done; the server's bytes went out.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
+}
+
+impl Record {
+    fn new(id: String, method: &str, tool: Option<&str>, wall: f64) -> Record {
+        Record {
+            id,
+            tool: tool.unwrap_or(method).to_owned(),
+            method: method.to_owned(),
+            time: crate::cursor::iso_time(wall),
+            estimated_tokens: 0,
+            response_bytes: 0,
+            item_count: 0,
+            latency_ms: 0.0,
+            pagination_used: false,
+            summarization_used: false,
+            chunking_used: false,
+            outcome: "passthrough",
+            sizes: Sizes::default(),
+            budget: None,
+            upstream_ms: 0.0,
+            overhead_ms: 0.0,
+            artifact_ref: None,
+            shadow: false,
+        }
+    }
+
+    /// Fills in the seed's fields from the sizes and times.
+    fn finish(mut self) -> Record {
+        self.estimated_tokens = self.sizes.tokens_after;
+        self.response_bytes = self.sizes.bytes_after;
+        self.latency_ms = ((self.upstream_ms + self.overhead_ms) * 1e3).round() / 1e3;
+        self
+    }
 }
 
 /// What one event makes the proxy do.
@@ -272,22 +313,11 @@ impl Policy {
                         .with("id", key.clone())
                         .with("tokens", answer.sizes.tokens_after),
                     );
-                    fx.records.push(Record {
-                        timestamp: wall,
-                        request_id: key,
-                        endpoint: method.clone(),
-                        tool: Some(self.more_tool.clone()),
-                        outcome: if answer.is_error { "error" } else { "answered" },
-                        sizes: answer.sizes,
-                        budget: None,
-                        pagination_used: false,
-                        summarization_used: false,
-                        chunking_used: false,
-                        upstream_ms: 0.0,
-                        overhead_ms: ms(started.elapsed()),
-                        artifact_ref: None,
-                        shadow: false,
-                    });
+                    let mut record = Record::new(key, method, Some(self.more_tool.as_str()), wall);
+                    record.outcome = if answer.is_error { "error" } else { "answered" };
+                    record.sizes = answer.sizes;
+                    record.overhead_ms = ms(started.elapsed());
+                    fx.records.push(record.finish());
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));
                     return fx;
                 }
@@ -359,30 +389,17 @@ impl Policy {
         };
         let upstream = now.saturating_duration_since(pending.since);
         let started = Instant::now();
-        let mut record = Record {
-            timestamp: wall,
-            request_id: key.clone(),
-            endpoint: pending.method.clone(),
-            tool: pending.tool.clone(),
-            outcome: if env.error.is_some() {
-                "error"
-            } else {
-                "passthrough"
-            },
-            sizes: Sizes {
-                bytes_before: line.len() as u64,
-                bytes_after: line.len() as u64,
-                ..Sizes::default()
-            },
-            budget: None,
-            pagination_used: false,
-            summarization_used: false,
-            chunking_used: false,
-            upstream_ms: ms(upstream),
-            overhead_ms: 0.0,
-            artifact_ref: None,
-            shadow: self.shadow,
+        let mut record = Record::new(key.clone(), &pending.method, pending.tool.as_deref(), wall);
+        if env.error.is_some() {
+            record.outcome = "error";
+        }
+        record.sizes = Sizes {
+            bytes_before: line.len() as u64,
+            bytes_after: line.len() as u64,
+            ..Sizes::default()
         };
+        record.upstream_ms = ms(upstream);
+        record.shadow = self.shadow;
         let out = match (pending.method.as_str(), env.result) {
             ("tools/list", Some(result)) => self.tools_list(result.get(), &pending, &mut fx),
             ("tools/call", Some(result)) => {
@@ -397,7 +414,7 @@ impl Policy {
         }
         fx.sends
             .push(Route::Client(out.unwrap_or_else(|| line.to_vec())));
-        fx.records.push(record);
+        fx.records.push(record.finish());
         fx
     }
 
@@ -496,7 +513,7 @@ impl Policy {
                         sizes.tokens_after
                     ),
                 )
-                .with("id", record.request_id.clone())
+                .with("id", record.id.clone())
                 .with("tool", tool)
                 .with("outcome", decision.outcome.name())
                 .with("shadow", self.shadow),
@@ -504,7 +521,7 @@ impl Policy {
         } else {
             fx.logs.push(
                 Log::new(Level::Info, format!("{tool}: passed through"))
-                    .with("id", record.request_id.clone())
+                    .with("id", record.id.clone())
                     .with("tool", tool)
                     .with("bytes", sizes.bytes_before)
                     .with("tokens", sizes.tokens_before),

@@ -134,7 +134,7 @@ pub fn decide(
         .max_bytes
         .saturating_sub(HOWTO_RESERVE_BYTES)
         .max(1024);
-    let inner_budget = budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1);
+    let inner_budget = inner_budget(budget);
     let fields = endpoint
         .and_then(|e| e.fields.clone())
         .map_or(Fields::Auto, Fields::Paths);
@@ -286,12 +286,46 @@ fn first_page(
         .get(tool)
         .and_then(|e| e.page_size)
         .unwrap_or(c.default_page_size) as usize;
-    let located = paginate::locate(value, None).ok()?;
+    let located = pageable(value, budget, c.tokenizer)?;
     if located.items().len() <= page_size {
         return None;
     }
     let page = page_of(&located, reference, None, page_size, cx, budget, 0, None)?;
     Some((Outcome::Paginated, page))
+}
+
+/// The list a result is made of, when it has one to page: found as `paginate` finds it, but
+/// never the result's own content blocks (a text that is not JSON is chunked instead).
+///
+/// And only when every item fits `budget` on its own (with a fifth to spare for the page
+/// around it, and half of it when the item is shown twice, as text and structuredContent): a list of a few huge trees is read as text, in chunks, so no page is ever
+/// over budget. An item's JSON is counted only when its bytes could be over: a token is at
+/// least a byte.
+pub fn pageable<'v>(
+    value: &'v Value,
+    budget: u64,
+    tokenizer: crate::tokens::Tokenizer,
+) -> Option<paginate::Located<'v>> {
+    let located = paginate::locate(value, None).ok()?;
+    let items = located.items();
+    // A page of a result with structuredContent shows each item twice (text and structured).
+    let copies = if value.get("structuredContent").is_some() {
+        2
+    } else {
+        1
+    };
+    let room = budget * 4 / 5 / copies;
+    let counter = tokenizer.counter();
+    let fits = |item: &Value| {
+        crate::measure::json_len(item) as u64 <= room
+            || counter.count(&item.to_string()) as u64 <= room
+    };
+    (located.pointer != "/content" && items.len() > 1 && items.iter().all(fits)).then_some(located)
+}
+
+/// The budget left for content once the line that says how to read on is paid for.
+pub fn inner_budget(budget: u64) -> u64 {
+    budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1)
 }
 
 /// A page of `located` from `offset`, as a tool result with the way on, or `None` when even
@@ -318,7 +352,8 @@ pub(super) fn page_of(
     if let Some(f) = fields {
         pager.tags.insert("fields".into(), f.into());
     }
-    let page = pager.page_within(offset, budget, c.tokenizer, cx.now, cx.secrets);
+    let shown = |output: &Value| result::tokens(output, c, budget);
+    let page = pager.page_within_by(offset, budget, &shown, cx.now, cx.secrets);
     if page.meta.budget_exceeded == Some(true) {
         return None;
     }
