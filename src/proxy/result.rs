@@ -76,6 +76,10 @@ pub fn set_budget_meta(result: &mut Value, budget: u64, sizes: &Sizes, extra: Ma
         meta.insert("originalTokens".into(), sizes.tokens_before.into());
     }
     meta.extend(extra);
+    // SDK clients that keep only the result's declared members still find the way on.
+    if let Some(next) = obj.get("nextCursor") {
+        meta.insert("nextCursor".into(), next.clone());
+    }
     let slot = obj
         .entry("_meta")
         .or_insert_with(|| Value::Object(Map::new()));

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Real clients through `mcpguard proxy` (the stdio proxy issue's "done when"):
+#
+# - Claude Code (@anthropic-ai/claude-code, pinned in tests/peers/package.json): `claude mcp add`
+#   three servers behind the proxy (server-everything, mcp-server-time, the rmcp fixture) and
+#   `claude mcp list` must report each connected. Offline: list only starts the servers.
+# - The MCP Inspector CLI (@modelcontextprotocol/inspector, pinned): reads the fixture's 385 KB
+#   log through the proxy, one process per call as the CLI works, following nextCursor through
+#   mcpguard_more; every piece within budget, the pieces equal to the log read without the proxy.
+# - The Python SDK client (mcp 2.x, both eras) and the TypeScript SDK client: the same, each
+#   from its own side (tests/peers/python/proxy_client.py, tests/peers/proxy_client.mjs).
+#
+#   bash scripts/check-proxy-clients.sh   # after: npm ci --prefix tests/peers;
+#                                         #        cargo build --release --bins --examples
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=$root/target/release/mcpguard
+fixture=$root/target/release/examples/fixture_server
+peers=$root/tests/peers/node_modules/.bin
+for need in "$bin" "$fixture"; do
+  [ -x "$need" ] || { echo "missing $need: cargo build --release --bins --examples" >&2; exit 1; }
+done
+for need in claude mcp-inspector mcp-server-everything; do
+  [ -x "$peers/$need" ] || { echo "missing $peers/$need: npm ci --prefix tests/peers" >&2; exit 1; }
+done
+servers=$(bash scripts/python-servers.sh)
+out=$root/target/proxy-clients
+rm -rf "$out" && mkdir -p "$out/home" "$out/project"
+
+echo "-- Claude Code: claude mcp add, claude mcp list"
+claude() { (cd "$out/project" && HOME="$out/home" "$peers/claude" "$@"); }
+claude mcp add everything -- "$bin" proxy -- "$peers/mcp-server-everything" >/dev/null
+claude mcp add time -- "$bin" proxy -- "$servers/mcp-server-time" >/dev/null
+claude mcp add fixture -- "$bin" proxy --artifact-dir "$out/store-claude" -- "$fixture" >/dev/null
+claude mcp list > "$out/claude-list.txt" 2>&1 || true
+cat "$out/claude-list.txt"
+for name in everything time fixture; do
+  grep -q "^$name: $bin proxy .* Connected" "$out/claude-list.txt" \
+    || { echo "claude mcp list: $name is not connected" >&2; exit 1; }
+done
+
+echo "-- MCP Inspector CLI: a 385 KB result read through the proxy"
+# The Inspector takes everything after the server's command as its arguments, so the proxy is
+# named in a config file; each call is its own process, so cursors are signed with a secret
+# shared through the environment.
+python3 - "$peers/mcp-inspector" "$bin" "$fixture" "$out" <<'PY'
+import json, os, subprocess, sys
+inspector, mcpguard, fixture, out = sys.argv[1:]
+config = os.path.join(out, "inspector.json")
+env = {"MCPGUARD_CURSOR_SECRET": "inspector-check-" + os.urandom(16).hex()}
+servers = {
+    "direct": {"command": fixture, "args": []},
+    "guarded": {"command": mcpguard, "env": env,
+                "args": ["proxy", "--quiet", "--artifact-dir", os.path.join(out, "store-inspector"), "--", fixture]},
+}
+with open(config, "w") as f:
+    json.dump({"mcpServers": servers}, f)
+
+def call(server, *args):
+    done = subprocess.run([inspector, "--cli", "--config", config, "--server", server, *args],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"inspector {server} {args}: not JSON:\n{done.stdout}\n{done.stderr}")
+
+tools = call("guarded", "--method", "tools/list")["tools"]
+assert tools[-1]["name"] == "mcpguard_more", [t["name"] for t in tools]
+original = call("direct", "--method", "tools/call", "--tool-name", "read_log")["content"][0]["text"]
+piece = call("guarded", "--method", "tools/call", "--tool-name", "read_log")
+pieces, largest = [], 0
+while True:
+    meta = piece["_meta"]["mcpguard/budget"]
+    assert not piece.get("isError"), piece
+    assert meta["estimatedTokens"] <= meta["tokenBudget"], meta
+    largest = max(largest, meta["estimatedTokens"])
+    pieces.append(piece["content"][0]["text"])
+    if "nextCursor" not in piece:
+        break
+    piece = call("guarded", "--method", "tools/call", "--tool-name", "mcpguard_more",
+                 "--tool-arg", f"cursor={piece['nextCursor']}")
+assert "".join(pieces) == original, "the pieces differ from the original"
+print(f"inspector cli: read_log {len(original)} bytes in {len(pieces)} calls "
+      f"(largest {largest} tokens), byte for byte")
+PY
+
+echo "-- Python SDK client, both eras"
+"$servers/python" tests/peers/python/proxy_client.py "$bin" "$fixture" 2>"$out/python-sdk.log"
+
+echo "-- TypeScript SDK client"
+(cd tests/peers && node proxy_client.mjs "$bin" "$out/store-ts" "$fixture" 2>"$out/ts-sdk.log")
+echo "proxy clients: ok"

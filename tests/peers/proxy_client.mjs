@@ -1,0 +1,52 @@
+// The TypeScript SDK's client (@modelcontextprotocol/sdk, pinned in package.json) through
+// `mcpguard proxy`: it lists the tools (the proxy's tool is last), calls a tool whose result is
+// oversized, reads the rest through the proxy's tool, and checks that the pieces add up to what
+// the server sent without the proxy. Run by scripts/check-proxy-clients.sh.
+//
+//   node proxy_client.mjs MCPGUARD STORE SERVER [SERVER ARGS...]
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [mcpguard, store, ...server] = process.argv.slice(2);
+const BUDGET = 4000;
+
+async function connect(command, args) {
+  const client = new Client({ name: "mcpguard-proxy-check", version: "1.0.0" });
+  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+  return client;
+}
+
+const texts = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text);
+const meta = (result) => (result._meta ?? {})["mcpguard/budget"] ?? {};
+
+const direct = await connect(server[0], server.slice(1));
+const original = JSON.parse(texts(await direct.callTool({ name: "list_bookings", arguments: { status: "confirmed" } }))[0]);
+await direct.close();
+
+const proxied = await connect(mcpguard, ["proxy", "--artifact-dir", store, "--", ...server]);
+const tools = [];
+let cursor;
+do {
+  const page = await proxied.listTools(cursor ? { cursor } : {});
+  tools.push(...page.tools.map((t) => t.name));
+  cursor = page.nextCursor;
+} while (cursor);
+assert.equal(tools.at(-1), "mcpguard_more", `the proxy's tool is listed last: ${tools}`);
+
+let page = await proxied.callTool({ name: "list_bookings", arguments: { status: "confirmed" } });
+assert.equal(meta(page).outcome, "paginated");
+const seen = [];
+let calls = 1;
+for (;;) {
+  assert.ok(meta(page).estimatedTokens <= BUDGET, JSON.stringify(meta(page)));
+  seen.push(...JSON.parse(texts(page)[0]).bookings);
+  const next = meta(page).nextCursor;
+  if (!next) break;
+  page = await proxied.callTool({ name: "mcpguard_more", arguments: { cursor: next } });
+  assert.ok(!page.isError, texts(page).join(" "));
+  calls += 1;
+}
+assert.deepEqual(seen, original.bookings, "the pages add up to the original list");
+await proxied.close();
+console.log(`typescript sdk: list_bookings ${seen.length} bookings in ${calls} calls, all of them, in order`);

@@ -1,0 +1,78 @@
+"""The Python SDK's client (mcp 2.x, pinned in requirements-servers.txt) through `mcpguard
+proxy`, in both eras: it lists the tools (the proxy's tool is last), calls a tool whose result
+is oversized (a piece within budget comes back), reads the rest through the proxy's tool to the
+end, and checks that the pieces add up to what the server sent without the proxy.
+
+    python proxy_client.py MCPGUARD SERVER [SERVER ARGS...]
+
+Exits non-zero with the reason on the first thing that is not so. Run by
+scripts/check-proxy-clients.sh.
+"""
+
+import asyncio
+import json
+import sys
+import tempfile
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+BUDGET = 4000
+
+
+def texts(result):
+    return [b.text for b in result.content if getattr(b, "type", None) == "text"]
+
+
+def meta(result):
+    return (result.meta or {}).get("mcpguard/budget", {})
+
+
+async def all_tools(client):
+    tools, cursor = [], None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+async def direct_text(server, tool):
+    async with Client(StdioServerParameters(command=server[0], args=server[1:]), mode="legacy") as c:
+        return texts(await c.call_tool(tool, {}))[0]
+
+
+async def through_proxy(mode, mcpguard, server, store):
+    params = StdioServerParameters(
+        command=mcpguard, args=["proxy", "--artifact-dir", store, "--", *server]
+    )
+    async with Client(params, mode=mode) as c:
+        names = [t.name for t in await all_tools(c)]
+        assert names[-1] == "mcpguard_more", f"{mode}: the proxy's tool is listed last: {names}"
+        first = await c.call_tool("read_log", {})
+        m = meta(first)
+        assert m.get("outcome") == "chunked", f"{mode}: {m}"
+        assert m["estimatedTokens"] <= BUDGET, f"{mode}: {m}"
+        pieces, piece, calls = [texts(first)[0]], first, 1
+        while meta(piece).get("nextCursor"):
+            piece = await c.call_tool("mcpguard_more", {"cursor": meta(piece)["nextCursor"]})
+            assert not piece.is_error, f"{mode}: {texts(piece)}"
+            assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
+            pieces.append(texts(piece)[0])
+            calls += 1
+        return "".join(pieces), calls
+
+
+async def main():
+    mcpguard, server = sys.argv[1], sys.argv[2:]
+    original = await direct_text(server, "read_log")
+    with tempfile.TemporaryDirectory() as store:
+        for mode in ["auto", "legacy"]:
+            joined, calls = await through_proxy(mode, mcpguard, server, store)
+            assert joined == original, f"{mode}: the pieces differ from the original"
+            print(f"python sdk ({mode}): read_log {len(original)} bytes in {calls} calls, byte for byte")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
