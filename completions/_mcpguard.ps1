@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
+            [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -201,6 +202,75 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'mcpguard;artifacts' {
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;artifacts;list' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;artifacts;show' {
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;artifacts;gc' {
+            [CompletionResult]::new('--cap', '--cap', [CompletionResultType]::ParameterName, 'The store''s size cap in bytes')
+            [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;artifacts;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;artifacts;help;list' {
+            break
+        }
+        'mcpguard;artifacts;help;show' {
+            break
+        }
+        'mcpguard;artifacts;help;gc' {
+            break
+        }
+        'mcpguard;artifacts;help;help' {
+            break
+        }
         'mcpguard;generate' {
             [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Directory to write into (created if missing)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
@@ -220,6 +290,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
+            [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -246,6 +317,21 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;proxy' {
+            break
+        }
+        'mcpguard;help;artifacts' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
+            break
+        }
+        'mcpguard;help;artifacts;list' {
+            break
+        }
+        'mcpguard;help;artifacts;show' {
+            break
+        }
+        'mcpguard;help;artifacts;gc' {
             break
         }
         'mcpguard;help;generate' {

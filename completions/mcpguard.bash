@@ -16,6 +16,9 @@ _mcpguard() {
             ",$1")
                 cmd="mcpguard"
                 ;;
+            mcpguard,artifacts)
+                cmd="mcpguard__subcmd__artifacts"
+                ;;
             mcpguard,audit)
                 cmd="mcpguard__subcmd__audit"
                 ;;
@@ -45,6 +48,33 @@ _mcpguard() {
                 ;;
             mcpguard,validate-config)
                 cmd="mcpguard__subcmd__validate__subcmd__config"
+                ;;
+            mcpguard__subcmd__artifacts,gc)
+                cmd="mcpguard__subcmd__artifacts__subcmd__gc"
+                ;;
+            mcpguard__subcmd__artifacts,help)
+                cmd="mcpguard__subcmd__artifacts__subcmd__help"
+                ;;
+            mcpguard__subcmd__artifacts,list)
+                cmd="mcpguard__subcmd__artifacts__subcmd__list"
+                ;;
+            mcpguard__subcmd__artifacts,show)
+                cmd="mcpguard__subcmd__artifacts__subcmd__show"
+                ;;
+            mcpguard__subcmd__artifacts__subcmd__help,gc)
+                cmd="mcpguard__subcmd__artifacts__subcmd__help__subcmd__gc"
+                ;;
+            mcpguard__subcmd__artifacts__subcmd__help,help)
+                cmd="mcpguard__subcmd__artifacts__subcmd__help__subcmd__help"
+                ;;
+            mcpguard__subcmd__artifacts__subcmd__help,list)
+                cmd="mcpguard__subcmd__artifacts__subcmd__help__subcmd__list"
+                ;;
+            mcpguard__subcmd__artifacts__subcmd__help,show)
+                cmd="mcpguard__subcmd__artifacts__subcmd__help__subcmd__show"
+                ;;
+            mcpguard__subcmd__help,artifacts)
+                cmd="mcpguard__subcmd__help__subcmd__artifacts"
                 ;;
             mcpguard__subcmd__help,audit)
                 cmd="mcpguard__subcmd__help__subcmd__audit"
@@ -76,6 +106,15 @@ _mcpguard() {
             mcpguard__subcmd__help,validate-config)
                 cmd="mcpguard__subcmd__help__subcmd__validate__subcmd__config"
                 ;;
+            mcpguard__subcmd__help__subcmd__artifacts,gc)
+                cmd="mcpguard__subcmd__help__subcmd__artifacts__subcmd__gc"
+                ;;
+            mcpguard__subcmd__help__subcmd__artifacts,list)
+                cmd="mcpguard__subcmd__help__subcmd__artifacts__subcmd__list"
+                ;;
+            mcpguard__subcmd__help__subcmd__artifacts,show)
+                cmd="mcpguard__subcmd__help__subcmd__artifacts__subcmd__show"
+                ;;
             *)
                 ;;
         esac
@@ -83,12 +122,210 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts)
+            opts="-h -V --artifact-dir --ttl --config --color --help --version list show gc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__gc)
+            opts="-h -V --cap --artifact-dir --ttl --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --cap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__help)
+            opts="list show gc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__list)
+            opts="-h -V --format --artifact-dir --ttl --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__artifacts__subcmd__show)
+            opts="-h -V --artifact-dir --ttl --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --artifact-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -387,8 +624,64 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__artifacts)
+            opts="list show gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__artifacts__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__artifacts__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__artifacts__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

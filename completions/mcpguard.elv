@@ -32,6 +32,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+            cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -189,6 +190,66 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mcpguard;artifacts'= {
+            cand --artifact-dir 'The store. Default: the config''s artifactDir'
+            cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Every artifact, oldest first: reference, size, age, expired or not'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand gc 'Remove what expired, then the oldest until the store is under --cap'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;artifacts;list'= {
+            cand --format 'format'
+            cand --artifact-dir 'The store. Default: the config''s artifactDir'
+            cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;artifacts;show'= {
+            cand --artifact-dir 'The store. Default: the config''s artifactDir'
+            cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;artifacts;gc'= {
+            cand --cap 'The store''s size cap in bytes'
+            cand --artifact-dir 'The store. Default: the config''s artifactDir'
+            cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;artifacts;help'= {
+            cand list 'Every artifact, oldest first: reference, size, age, expired or not'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand gc 'Remove what expired, then the oldest until the store is under --cap'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;artifacts;help;list'= {
+        }
+        &'mcpguard;artifacts;help;show'= {
+        }
+        &'mcpguard;artifacts;help;gc'= {
+        }
+        &'mcpguard;artifacts;help;help'= {
+        }
         &'mcpguard;generate'= {
             cand --out 'Directory to write into (created if missing)'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
@@ -207,6 +268,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+            cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -225,6 +287,17 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;validate-config'= {
         }
         &'mcpguard;help;proxy'= {
+        }
+        &'mcpguard;help;artifacts'= {
+            cand list 'Every artifact, oldest first: reference, size, age, expired or not'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand gc 'Remove what expired, then the oldest until the store is under --cap'
+        }
+        &'mcpguard;help;artifacts;list'= {
+        }
+        &'mcpguard;help;artifacts;show'= {
+        }
+        &'mcpguard;help;artifacts;gc'= {
         }
         &'mcpguard;help;generate'= {
         }

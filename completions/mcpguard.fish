@@ -38,6 +38,7 @@ complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "proxy" -d 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "artifacts" -d 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l format -d 'Output format' -r -f -a "table\t''
@@ -235,6 +236,49 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l quiet -d 'Lo
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l no-artifacts -d 'Keep no full results: shrunk results are previews without a reference'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -l artifact-dir -d 'The store. Default: the config\'s artifactDir' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -l ttl -d 'How long an artifact lives, e.g. 1h, 30m' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -s h -l help -d 'Print help'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l format -r -f -a "table\t'A table for people'
+json\t'Pretty JSON with a stable key order (schemas in contracts/schemas/)'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l artifact-dir -d 'The store. Default: the config\'s artifactDir' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l ttl -d 'How long an artifact lives, e.g. 1h, 30m' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l artifact-dir -d 'The store. Default: the config\'s artifactDir' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l ttl -d 'How long an artifact lives, e.g. 1h, 30m' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -l cap -d 'The store\'s size cap in bytes' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -l artifact-dir -d 'The store. Default: the config\'s artifactDir' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -l ttl -d 'How long an artifact lives, e.g. 1h, 30m' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l out -d 'Directory to write into (created if missing)' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
@@ -242,13 +286,17 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "audit" -d 'Lint captured responses or live servers (stdio, Streamable HTTP, a client\'s server list) against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "proxy" -d 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "audit" -d 'Lint captured responses or live servers (stdio, Streamable HTTP, a client\'s server list) against the contract: findings with JSON pointers and savings, per-tool statistics, client verdicts, baselines; table, JSON, SARIF, JUnit, GitHub, Markdown'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "estimate" -d 'Measure documents: bytes, what the model sees, tokens, budget, client verdicts, and where the tokens go'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "paginate" -d 'Cut one page of a list (a JSON array, a document holding one, an MCP tool result) with a signed nextCursor; --cursor fetches the next page'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "summarize" -d 'Shrink a response so it fits the budget and the contract, with the full data stored as an artifact (ax://DOMAIN/ID): projected fields, summarized text, bloat removed'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "decode-cursor" -d 'Show what a cursor carries, when it was issued, when it expires, and whether it verifies'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "proxy" -d 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "artifacts" -d 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'

@@ -734,3 +734,56 @@ fn bad_invocations_say_what_to_do() {
         "{stderr}"
     );
 }
+
+#[test]
+fn artifacts_are_listed_shown_and_cleared_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let original = direct.call("read_log", json!({}));
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("read_log", json!({}));
+    let reference = budget_meta(&first)["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.finish();
+
+    let run = |args: &[&str]| common::mcpguard_in(dir.path()).args(args).output().unwrap();
+    let listed = run(&["artifacts", "list", "--format", "json"]);
+    assert_eq!(common::code(&listed), 0);
+    let entries: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(entries[0]["reference"], json!(reference), "{entries}");
+    assert!(entries[0]["bytes"].as_u64().unwrap() > 380_000);
+    let shown = run(&["artifacts", "show", &reference]);
+    assert_eq!(common::code(&shown), 0);
+    let stored: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(
+        stored["content"], original["content"],
+        "the full result, as the server sent it"
+    );
+    let escaping = run(&["artifacts", "show", "ax://../../etc/passwd"]);
+    assert_eq!(common::code(&escaping), 2);
+    // Nothing has expired at an hour; everything has at no time at all.
+    let kept = run(&["artifacts", "gc"]);
+    assert!(String::from_utf8_lossy(&kept.stdout).starts_with("removed 0 artifacts"));
+    let cleared = run(&["artifacts", "gc", "--ttl", "0s"]);
+    assert!(String::from_utf8_lossy(&cleared.stdout).starts_with("removed 1 artifacts"));
+    assert_eq!(common::code(&run(&["artifacts", "show", &reference])), 1);
+}
+
+#[test]
+fn a_store_that_cannot_be_written_degrades_to_a_preview_never_to_the_full_result() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the store's directory should be: every write fails.
+    std::fs::write(dir.path().join("blocked"), "not a directory").unwrap();
+    let mut s = Session::proxy(dir.path(), &["--artifact-dir", "blocked/store"], &[]);
+    s.initialize();
+    let result = s.call("read_log", json!({}));
+    assert_within_budget(&result);
+    assert_eq!(budget_meta(&result)["outcome"], "summarized", "{result}");
+    assert!(budget_meta(&result).get("artifactRef").is_none());
+    assert!(!text_of(&result).join(" ").contains("ax://"));
+    s.wait_stderr("the artifact store failed");
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod artifacts;
 pub mod audit;
 pub mod chunk;
 pub mod decode_cursor;
@@ -90,6 +91,8 @@ pub enum Command {
     /// Stand between an MCP client and a server (stdio): results that fit pass byte for byte,
     /// the rest come back shrunk with the full data one tool call away.
     Proxy(Box<proxy::Args>),
+    /// List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID).
+    Artifacts(artifacts::Args),
     /// Write shell completions and the man page (for packagers; used to refresh completions/).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -173,6 +176,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::Chunk(args) => chunk::run(args, &cli.config),
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
         Command::Proxy(args) => proxy::run(*args, &cli.config),
+        Command::Artifacts(args) => artifacts::run(args, &cli.config),
         Command::Generate(args) => generate::run(args),
     }
 }
