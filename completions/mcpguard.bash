@@ -37,6 +37,9 @@ _mcpguard() {
             mcpguard,help)
                 cmd="mcpguard__subcmd__help"
                 ;;
+            mcpguard,install)
+                cmd="mcpguard__subcmd__install"
+                ;;
             mcpguard,paginate)
                 cmd="mcpguard__subcmd__paginate"
                 ;;
@@ -45,6 +48,9 @@ _mcpguard() {
                 ;;
             mcpguard,summarize)
                 cmd="mcpguard__subcmd__summarize"
+                ;;
+            mcpguard,uninstall)
+                cmd="mcpguard__subcmd__uninstall"
                 ;;
             mcpguard,validate-config)
                 cmd="mcpguard__subcmd__validate__subcmd__config"
@@ -94,6 +100,9 @@ _mcpguard() {
             mcpguard__subcmd__help,help)
                 cmd="mcpguard__subcmd__help__subcmd__help"
                 ;;
+            mcpguard__subcmd__help,install)
+                cmd="mcpguard__subcmd__help__subcmd__install"
+                ;;
             mcpguard__subcmd__help,paginate)
                 cmd="mcpguard__subcmd__help__subcmd__paginate"
                 ;;
@@ -102,6 +111,9 @@ _mcpguard() {
                 ;;
             mcpguard__subcmd__help,summarize)
                 cmd="mcpguard__subcmd__help__subcmd__summarize"
+                ;;
+            mcpguard__subcmd__help,uninstall)
+                cmd="mcpguard__subcmd__help__subcmd__uninstall"
                 ;;
             mcpguard__subcmd__help,validate-config)
                 cmd="mcpguard__subcmd__help__subcmd__validate__subcmd__config"
@@ -122,7 +134,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -624,7 +636,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy artifacts generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,6 +789,20 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__help__subcmd__paginate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -819,6 +845,20 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__help__subcmd__validate__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -826,6 +866,36 @@ _mcpguard() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__install)
+            opts="-h -V --claude-desktop --name --dry-run --mcpguard --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcpguard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1006,6 +1076,32 @@ _mcpguard() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__uninstall)
+            opts="-h -V --claude-desktop --name --dry-run --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -32,6 +32,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+            cand install 'Rewrite a client''s MCP config (.mcp.json, Claude Desktop''s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent'
+            cand uninstall 'Undo `install`: the servers start their own commands again'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -190,6 +192,29 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'mcpguard;install'= {
+            cand --name 'Only this server (repeatable). Default: every server in the file'
+            cand --mcpguard 'The command that starts mcpguard in the config. Default: this mcpguard''s full path (clients such as Claude Desktop start servers without your shell''s PATH)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --claude-desktop 'Claude Desktop''s config (claude_desktop_config.json in its place for this system)'
+            cand --dry-run 'Say what would change; write nothing'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;uninstall'= {
+            cand --name 'Only this server (repeatable). Default: every server in the file'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --claude-desktop 'Claude Desktop''s config (claude_desktop_config.json in its place for this system)'
+            cand --dry-run 'Say what would change; write nothing'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'mcpguard;artifacts'= {
             cand --artifact-dir 'The store. Default: the config''s artifactDir'
             cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
@@ -268,6 +293,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand chunk 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
             cand validate-config 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
+            cand install 'Rewrite a client''s MCP config (.mcp.json, Claude Desktop''s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent'
+            cand uninstall 'Undo `install`: the servers start their own commands again'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -287,6 +314,10 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;validate-config'= {
         }
         &'mcpguard;help;proxy'= {
+        }
+        &'mcpguard;help;install'= {
+        }
+        &'mcpguard;help;uninstall'= {
         }
         &'mcpguard;help;artifacts'= {
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'

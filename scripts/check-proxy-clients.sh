@@ -40,6 +40,24 @@ for name in everything time fixture; do
     || { echo "claude mcp list: $name is not connected" >&2; exit 1; }
 done
 
+echo "-- mcpguard install / uninstall on a project's .mcp.json, as Claude Code reads it"
+mkdir -p "$out/installed" "$out/home-installed/.claude"
+# Project servers need the user's approval; the user's settings give it for all of them.
+echo '{"enableAllProjectMcpServers": true}' > "$out/home-installed/.claude/settings.json"
+cat > "$out/installed/.mcp.json" <<JSON
+{"mcpServers": {"everything": {"command": "$peers/mcp-server-everything", "args": [], "env": {}}}}
+JSON
+installed() { (cd "$out/installed" && HOME="$out/home-installed" "$@"); }
+installed "$bin" install
+installed "$peers/claude" mcp list > "$out/installed-list.txt" 2>&1 || true
+grep -q "^everything: $bin proxy -- $peers/mcp-server-everything - .*Connected" "$out/installed-list.txt" \
+  || { cat "$out/installed-list.txt" >&2; echo "after install, claude mcp list does not show the proxy connected" >&2; exit 1; }
+installed "$bin" uninstall
+installed "$peers/claude" mcp list > "$out/uninstalled-list.txt" 2>&1 || true
+grep -q "^everything: $peers/mcp-server-everything  - .*Connected\|^everything: $peers/mcp-server-everything - .*Connected" "$out/uninstalled-list.txt" \
+  || { cat "$out/uninstalled-list.txt" >&2; echo "after uninstall, the server is not back on its own command" >&2; exit 1; }
+echo "install: claude mcp list shows everything connected through the proxy; uninstall: back on its own"
+
 echo "-- MCP Inspector CLI: a 385 KB result read through the proxy"
 # The Inspector takes everything after the server's command as its arguments, so the proxy is
 # named in a config file; each call is its own process, so cursors are signed with a secret

@@ -787,3 +787,61 @@ fn a_store_that_cannot_be_written_degrades_to_a_preview_never_to_the_full_result
     assert!(!text_of(&result).join(" ").contains("ax://"));
     s.wait_stderr("the artifact store failed");
 }
+
+#[test]
+fn install_rewrites_a_client_config_atomically_with_a_backup_and_uninstall_undoes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    let original = r#"{
+  "mcpServers": {
+    "git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git", "--repository", "."], "env": {"TOKEN": "${GIT_TOKEN}"}},
+    "remote": {"type": "http", "url": "https://example.com/mcp"}
+  }
+}"#;
+    std::fs::write(&config, original).unwrap();
+    let run = |args: &[&str]| common::mcpguard_in(dir.path()).args(args).output().unwrap();
+
+    let out = run(&["install", "--mcpguard", "mcpguard", "--", "--shadow"]);
+    assert_eq!(common::code(&out), 0, "{}", common::transcript(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("git: now starts through mcpguard proxy"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("remote: is a URL"), "{stdout}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(
+        doc["mcpServers"]["git"],
+        json!({"type": "stdio", "command": "mcpguard",
+               "args": ["proxy", "--shadow", "--", "uvx", "mcp-server-git", "--repository", "."],
+               "env": {"TOKEN": "${GIT_TOKEN}"}})
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".mcp.json.mcpguard-backup")).unwrap(),
+        original
+    );
+    let installed = std::fs::read(&config).unwrap();
+    let again = run(&["install", "--mcpguard", "mcpguard"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
+    assert_eq!(std::fs::read(&config).unwrap(), installed, "idempotent");
+
+    let out = run(&["uninstall", "--name", "git"]);
+    assert_eq!(common::code(&out), 0);
+    let restored: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(restored, serde_json::from_str::<Value>(original).unwrap());
+
+    let unknown = run(&["install", "--name", "github"]);
+    assert_eq!(common::code(&unknown), 2);
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("no server named github; it has git, remote")
+    );
+    std::fs::write(&config, "{\"mcpServers\": {\n  \"a\": ,\n}").unwrap();
+    let broken = run(&["install"]);
+    assert_eq!(common::code(&broken), 2);
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(
+        stderr.contains(".mcp.json:2:") && stderr.contains("nothing was changed"),
+        "{stderr}"
+    );
+}

@@ -13,6 +13,7 @@ pub mod decode_cursor;
 pub mod estimate;
 pub mod exit;
 pub mod generate;
+pub mod install;
 pub mod live;
 pub mod paginate;
 pub mod proxy;
@@ -91,6 +92,11 @@ pub enum Command {
     /// Stand between an MCP client and a server (stdio): results that fit pass byte for byte,
     /// the rest come back shrunk with the full data one tool call away.
     Proxy(Box<proxy::Args>),
+    /// Rewrite a client's MCP config (.mcp.json, Claude Desktop's) so its servers start
+    /// through `mcpguard proxy`; atomic, with a backup, idempotent.
+    Install(install::InstallArgs),
+    /// Undo `install`: the servers start their own commands again.
+    Uninstall(install::UninstallArgs),
     /// List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID).
     Artifacts(artifacts::Args),
     /// Write shell completions and the man page (for packagers; used to refresh completions/).
@@ -177,6 +183,8 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
         Command::Proxy(args) => proxy::run(*args, &cli.config),
         Command::Artifacts(args) => artifacts::run(args, &cli.config),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
         Command::Generate(args) => generate::run(args),
     }
 }
