@@ -113,7 +113,7 @@ fn rewrite(
             e.column()
         )
     })?;
-    let changes = apply(&mut doc, &target.names).with_context(|| format!("{name}"))?;
+    let changes = apply(&mut doc, &target.names).with_context(|| name.clone())?;
     let mut out = std::io::stdout().lock();
     for c in &changes {
         writeln!(out, "{}: {}", c.name, c.action.describe())?;
