@@ -147,7 +147,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         ))
     };
     let config_file = effective.file.clone();
-    let mut policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
+    let policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
 
     let (tx, rx) = mpsc::channel();
     // Live reload: the watcher validates every save and hands the loop a good config only.
@@ -174,7 +174,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         .metrics
         .clone()
         .map(|path| Metrics::new(path, args.metrics_max_bytes));
-    let mut record = |r: &Record| {
+    let record = move |r: &Record| {
         if let Some(m) = &mut metrics {
             m.write(r);
         }
@@ -185,7 +185,11 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         max_message_bytes: args.max_message_bytes,
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
     };
-    let ended = stdio::run(&mut policy, &opts, &shown, (tx, rx), &mut log, &mut record)?;
+    let sinks = stdio::Sinks {
+        log: Box::new(logger(args.log_format, args.quiet)),
+        record: Box::new(record),
+    };
+    let ended = stdio::run(policy, &opts, &shown, (tx, rx), sinks)?;
     Ok(match ended {
         Ended::ClientClosed(_) => Code::Ok,
         Ended::ServerExited(Some(0)) => Code::Ok,
@@ -303,7 +307,7 @@ fn watch_config(
 }
 
 /// Prints log lines to stderr as text or JSON; `quiet` keeps warnings and errors only.
-fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) {
+fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
     move |l: &Log| {
         if quiet && l.level == Level::Info {
             return;

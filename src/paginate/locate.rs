@@ -109,13 +109,15 @@ impl Located<'_> {
 /// Finds the list to page in `doc`: at `path` (relative to the data) if given, else the data
 /// itself if it is an array, else its largest array member.
 pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, PaginateError> {
-    let anatomy = document::anatomy(doc, "");
+    let mut anatomy = document::anatomy(doc, "");
     let (holder, data) = match anatomy.kind {
         Kind::ToolResult => {
-            let text_block = anatomy.parts.iter().find_map(|p| match &p.content {
-                PartContent::Text { json: Some(v), .. } => {
-                    block_index(&p.pointer).map(|i| (i, v.clone()))
-                }
+            // The parsed text is moved out of the anatomy, not copied: it can be 100 MB.
+            let text_block = anatomy.parts.iter_mut().find_map(|p| match &mut p.content {
+                PartContent::Text {
+                    json: json @ Some(_),
+                    ..
+                } => block_index(&p.pointer).and_then(|i| json.take().map(|v| (i, v))),
                 _ => None,
             });
             match text_block {

@@ -119,107 +119,104 @@ pub fn decide(
     if !(paging || chunking || summarizing) {
         return Decision::pass(unmeasured, budget);
     }
+    // One parse of the envelope; the JSON inside text blocks stays text until a strategy
+    // needs it.
+    let Ok(original) = serde_json::from_str::<Value>(result_text) else {
+        return Decision::pass(unmeasured, budget);
+    };
     // An input_required result is a question for the client, not content (2026-07-28 MRTR).
-    if result_text.len() < 1 << 20
-        && serde_json::from_str::<Value>(result_text)
-            .ok()
-            .and_then(|v| v.get("resultType").cloned())
-            == Some(json!("input_required"))
-    {
+    if original.get("resultType") == Some(&json!("input_required")) {
         return Decision::pass(unmeasured, budget);
     }
 
-    let mut limits = c.limits_for(tool);
-    limits.max_bytes = limits
-        .max_bytes
-        .saturating_sub(HOWTO_RESERVE_BYTES)
-        .max(1024);
-    let inner_budget = inner_budget(budget);
-    let fields = endpoint
-        .and_then(|e| e.fields.clone())
-        .map_or(Fields::Auto, Fields::Paths);
-    let opts = |artifact: bool| summarize::Options {
-        limits: limits.clone(),
-        budget: inner_budget,
-        tokenizer: c.tokenizer,
-        media_tokens: c.media_tokens,
-        fields: fields.clone(),
-        projections: &c.projections,
-        drop_empty: false,
-        table: false,
-        force: false,
-        output_schema,
-        domain: Some(tool.to_owned()),
-        artifact,
-        more_tool: Some(cx.more_tool),
-    };
-    // The fit check is against the real limits, not the reserved ones: a result that fits
-    // them passes untouched.
-    let judge = summarize::Options {
-        limits: c.limits_for(tool),
-        budget,
-        ..opts(false)
-    };
-    let name = format!("{tool} result");
-    let mut sizes = match summarize::summarize(&name, result_text.to_owned(), &judge, |_, _| Ok(()))
-    {
-        Ok(verdict) => {
-            let before = verdict.report.before;
-            let sizes = Sizes {
-                bytes_before: before.bytes,
-                tokens_before: before.tokens,
-                bytes_after: before.bytes,
-                tokens_after: before.tokens,
-            };
-            if verdict.report.outcome == SummaryOutcome::Unchanged {
-                return Decision::pass(sizes, budget);
+    let limits = c.limits_for(tool);
+    let mut sizes = unmeasured;
+    if bytes <= limits.max_bytes {
+        // Small enough to fit: summarize judges it (budget and every contract limit), and its
+        // early return is the pass-through.
+        let judge = summary_options(cx, tool, output_schema, limits.clone(), budget, false);
+        match summarize::summarize(tool, result_text.to_owned(), &judge, |_, _| Ok(())) {
+            Ok(verdict) => {
+                let before = verdict.report.before;
+                sizes.tokens_before = before.tokens;
+                sizes.tokens_after = before.tokens;
+                if verdict.report.outcome == SummaryOutcome::Unchanged {
+                    return Decision::pass(sizes, budget);
+                }
             }
-            sizes
+            // Does not fit, and even a preview may not: the shrinking below says so.
+            Err(summarize::SummarizeError::CannotFit { .. }) => {}
+            Err(e) => {
+                return failed(
+                    format!("the result of {tool} could not be read: {e}"),
+                    sizes,
+                    budget,
+                );
+            }
         }
-        // Does not fit, and even a preview may not: the shrinking below says so.
-        Err(summarize::SummarizeError::CannotFit { .. }) => unmeasured,
-        Err(e) => {
-            return failed(
-                format!("the result of {tool} could not be read: {e}"),
-                unmeasured,
-                budget,
-            );
-        }
-    };
+    } else {
+        // Over maxBytes: over the contract whatever its tokens; they are counted for the
+        // record, on the text the model would read, without parsing it.
+        let counter = c.tokenizer.counter();
+        let anatomy = document::anatomy_shallow(&original, "");
+        sizes.tokens_before = anatomy
+            .parts
+            .iter()
+            .map(|p| match &p.content {
+                PartContent::Text { text, .. } | PartContent::Raw(text) => {
+                    counter.count(text) as u64
+                }
+                PartContent::Json(v) => counter.count(&v.to_string()) as u64,
+                PartContent::Media { .. } => c.media_tokens,
+            })
+            .sum();
+    }
 
-    // Over: store the full result once, through summarize (it names it by its content).
+    // Over: the full result is stored once, named by its content.
     let mut warning = None;
-    let summary = match summarize::summarize(&name, result_text.to_owned(), &opts(true), |r, t| {
-        store.put(r, t.as_bytes())
-    }) {
-        Ok(s) => s,
-        Err(summarize::SummarizeError::Store(why)) => {
+    let stored = Ref::for_content(tool, result_text.as_bytes());
+    let reference = match store.put(&stored, result_text.as_bytes()) {
+        Ok(()) => Some(stored.to_string()),
+        Err(why) => {
             warning = Some(format!(
                 "the artifact store failed ({why}); {tool}'s result goes out as a preview without a reference"
             ));
-            match summarize::summarize(&name, result_text.to_owned(), &opts(false), |_, _| Ok(())) {
-                Ok(s) => s,
-                Err(e) => return failed(e.to_string(), sizes, budget),
-            }
+            None
         }
-        Err(e) => return failed(e.to_string(), sizes, budget),
     };
-    let reference = summary.artifact.as_ref().map(Ref::to_string);
-    let original: Option<Value> = serde_json::from_str(result_text).ok();
-
+    let inner = inner_budget(budget);
     let mut chosen: Option<(Outcome, Value)> = None;
-    if let (Some(r), Some(value)) = (&reference, &original) {
-        let structured = output_schema.is_some() && value.get("structuredContent").is_some();
+    if let Some(r) = &reference {
+        let structured = output_schema.is_some() && original.get("structuredContent").is_some();
         if paging && !structured {
-            chosen = first_page(value, tool, r, cx, inner_budget);
+            chosen = first_page(&original, tool, r, cx, inner);
         }
         if chosen.is_none() && chunking && !structured {
-            chosen = first_chunk(value, r, cx, inner_budget);
+            chosen = first_chunk(&original, r, cx, inner);
         }
     }
     let (outcome, mut out) = match chosen {
         Some(c) => c,
         None if summarizing => {
+            let mut reserved = limits.clone();
+            reserved.max_bytes = reserved
+                .max_bytes
+                .saturating_sub(HOWTO_RESERVE_BYTES)
+                .max(1024);
+            let opts = summary_options(
+                cx,
+                tool,
+                output_schema,
+                reserved,
+                inner,
+                reference.is_some(),
+            );
+            // Already stored: summarize names the same artifact (same domain, same bytes).
+            let summary =
+                match summarize::summarize(tool, result_text.to_owned(), &opts, |_, _| Ok(())) {
+                    Ok(s) => s,
+                    Err(e) => return failed(e.to_string(), sizes, budget),
+                };
             let Ok(mut preview) = serde_json::from_str::<Value>(&summary.output) else {
                 return failed("the preview is not JSON".into(), sizes, budget);
             };
@@ -238,9 +235,7 @@ pub fn decide(
         // The strategies that apply are switched off for this tool: the operator's choice.
         None => return Decision::pass(sizes, budget),
     };
-    if let Some(value) = &original {
-        result::carry_envelope(value, &mut out);
-    }
+    result::carry_envelope(&original, &mut out);
     sizes.tokens_after = result::tokens(&out, c, budget);
     let mut extra = Map::new();
     extra.insert("outcome".into(), outcome.name().into());
@@ -256,6 +251,38 @@ pub fn decide(
         budget,
         reference,
         warning,
+    }
+}
+
+/// How the proxy asks summarize, for the fit check and for a preview.
+fn summary_options<'a>(
+    cx: &Context<'a>,
+    tool: &str,
+    output_schema: Option<&'a Value>,
+    limits: crate::contract::Limits,
+    budget: u64,
+    artifact: bool,
+) -> summarize::Options<'a> {
+    let fields = cx
+        .config
+        .endpoints
+        .get(tool)
+        .and_then(|e| e.fields.clone())
+        .map_or(Fields::Auto, Fields::Paths);
+    summarize::Options {
+        limits,
+        budget,
+        tokenizer: cx.config.tokenizer,
+        media_tokens: cx.config.media_tokens,
+        fields,
+        projections: &cx.config.projections,
+        drop_empty: false,
+        table: false,
+        force: false,
+        output_schema,
+        domain: Some(tool.to_owned()),
+        artifact,
+        more_tool: Some(cx.more_tool),
     }
 }
 

@@ -1,17 +1,19 @@
 //! The stdio transport of the proxy: the client on this process's stdin and stdout, the
 //! server a child process on its own pipes, newline-delimited JSON-RPC both ways.
 //!
-//! Four threads move bytes and one decides: a reader per side turns lines (capped before they
-//! are held) into events, a writer per side drains a queue, and the loop hands each event to
-//! the [`Policy`] and queues what it says. No side ever waits on the other: a server that
-//! stops reading does not stall the client's answers, and a hung server is a timeout. The
-//! child's stderr is this process's stderr. On every way out the child is ended: its stdin
-//! closed, a grace period, then killed.
+//! Each side has a thread that reads its lines (capped before they are held), asks the
+//! [`Policy`] (shared behind a mutex) what to do, and writes the result to the other side
+//! itself: a message crosses one pipe and one thread, as it would without the proxy, so the
+//! pass-through costs a parse, not a chain of thread wake-ups. A side that stops reading
+//! holds back only the side that writes to it, as a direct connection would. The main thread
+//! waits for the end, expires requests the server did not answer in time, and applies config
+//! reloads. The child's stderr is this process's stderr. On every way out the child is ended:
+//! its stdin closed, a grace period, then killed.
 
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, Command, Stdio as Pipe};
-use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::policy::{Effects, Log, Policy, Record, Route};
@@ -21,15 +23,14 @@ use crate::lines::{self, Capped};
 /// How long a server gets to exit after its stdin is closed.
 pub const GRACE: Duration = Duration::from_millis(1500);
 
-/// What the loop reacts to.
+/// How often the main thread looks for requests to time out.
+const TICK: Duration = Duration::from_millis(200);
+
+/// What the main thread reacts to.
 pub enum Event {
-    Client(Vec<u8>),
-    ClientTooLong,
     ClientEnd,
     /// The client stopped reading (stdout closed).
     ClientGone,
-    Server(Vec<u8>),
-    ServerTooLong(Vec<u8>),
     ServerEnd,
     /// A new config is in force (the CLI's watcher sends it, after validating it).
     Reload(Arc<Config>),
@@ -64,16 +65,78 @@ pub enum ProxyError {
     },
 }
 
-/// Runs the proxy until the client or the server goes. `events` is the loop's queue, `tx`
-/// its sender (the CLI keeps a clone for config reloads); `log` and `record` receive what
-/// the policy says.
+/// Where log lines and records go: shared by the threads.
+pub struct Sinks {
+    pub log: Box<dyn FnMut(&Log) + Send>,
+    pub record: Box<dyn FnMut(&Record) + Send>,
+}
+
+/// What the threads share.
+struct Shared {
+    policy: Mutex<Policy>,
+    to_client: Mutex<Box<dyn Write + Send>>,
+    to_server: Mutex<Option<ChildStdin>>,
+    sinks: Mutex<Sinks>,
+    events: Sender<Event>,
+}
+
+impl Shared {
+    /// Carries out what the policy said: writes first (the traffic), then the log and records.
+    fn apply(&self, fx: Effects) {
+        for route in fx.sends {
+            match route {
+                Route::Client(bytes) => {
+                    let mut out = lock(&self.to_client);
+                    if write_line(&mut *out, &bytes).is_err() {
+                        let _ = self.events.send(Event::ClientGone);
+                    }
+                }
+                Route::Server(bytes) => {
+                    // A server that closed its stdin is noticed by its stdout ending.
+                    if let Some(stdin) = lock(&self.to_server).as_mut() {
+                        let _ = write_line(stdin, &bytes);
+                    }
+                }
+            }
+        }
+        if fx.logs.is_empty() && fx.records.is_empty() {
+            return;
+        }
+        let mut sinks = lock(&self.sinks);
+        for l in &fx.logs {
+            (sinks.log)(l);
+        }
+        for r in &fx.records {
+            (sinks.record)(r);
+        }
+    }
+
+    fn log(&self, l: &Log) {
+        (lock(&self.sinks).log)(l);
+    }
+}
+
+/// A poisoned lock means a thread panicked mid-write; the data is still the best there is.
+fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write_line(out: &mut (impl Write + ?Sized), bytes: &[u8]) -> std::io::Result<()> {
+    out.write_all(bytes)?;
+    if bytes.last() != Some(&b'\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+/// Runs the proxy until the client or the server goes. `events` is the main thread's queue
+/// and `tx` its sender (the CLI keeps a clone for config reloads).
 pub fn run(
-    policy: &mut Policy,
+    policy: Policy,
     opts: &Options,
     shown_command: &str,
     (tx, events): (Sender<Event>, Receiver<Event>),
-    log: &mut dyn FnMut(&Log),
-    record: &mut dyn FnMut(&Record),
+    sinks: Sinks,
 ) -> Result<Ended, ProxyError> {
     let Some((program, args)) = opts.command.split_first() else {
         return Err(ProxyError::Spawn {
@@ -106,69 +169,44 @@ pub fn run(
             c.stdout.take().expect("stdout is piped"),
         )
     };
-
+    let shared = Arc::new(Shared {
+        policy: Mutex::new(policy),
+        to_client: Mutex::new(Box::new(std::io::stdout())),
+        to_server: Mutex::new(Some(server_in)),
+        sinks: Mutex::new(sinks),
+        events: tx.clone(),
+    });
     let cap = opts.max_message_bytes;
-    spawn_reader(std::io::stdin(), cap, tx.clone(), Side::Client);
-    spawn_reader(server_out, cap, tx.clone(), Side::Server);
-    let (to_server, server_writer) = spawn_writer(server_in, None);
-    let (to_client, client_writer) = spawn_writer(std::io::stdout(), Some(tx.clone()));
-    let mut to_server = Some(to_server);
+    spawn_side(std::io::stdin(), cap, Side::Client, shared.clone());
+    spawn_side(server_out, cap, Side::Server, shared.clone());
     drop(tx);
 
-    let apply = |fx: Effects,
-                 to_server: &Option<Sender<Vec<u8>>>,
-                 log: &mut dyn FnMut(&Log),
-                 record: &mut dyn FnMut(&Record)| {
-        for l in &fx.logs {
-            log(l);
-        }
-        for send in fx.sends {
-            match send {
-                Route::Client(bytes) => {
-                    let _ = to_client.send(bytes);
-                }
-                Route::Server(bytes) => {
-                    if let Some(s) = to_server {
-                        let _ = s.send(bytes);
-                    }
-                }
-            }
-        }
-        for r in &fx.records {
-            record(r);
-        }
-    };
-
     let ended = loop {
-        let wait = policy
+        // Requests arrive on the other threads: look again at least every TICK for a new one
+        // to time out, so a deadline is missed by a tick at most.
+        let wait = lock(&shared.policy)
             .next_deadline(opts.timeout)
-            .map_or(Duration::from_secs(3600), |d| {
-                d.saturating_duration_since(Instant::now())
+            .map_or(TICK, |d| {
+                d.saturating_duration_since(Instant::now()).min(TICK)
             });
         let event = match events.recv_timeout(wait) {
             Ok(e) => e,
             Err(RecvTimeoutError::Timeout) => {
-                let fx = policy.expire(Instant::now(), opts.timeout);
-                apply(fx, &to_server, log, record);
+                let fx = lock(&shared.policy).expire(Instant::now(), opts.timeout);
+                shared.apply(fx);
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => break None,
         };
-        let now = Instant::now();
-        let wall = crate::cursor::now();
-        let fx = match event {
-            Event::Client(line) => policy.from_client(&line, now, wall),
-            Event::ClientTooLong => policy.client_line_too_long(cap),
-            Event::Server(line) => policy.from_server(&line, now, wall),
-            Event::ServerTooLong(head) => policy.server_line_too_long(&head, cap),
+        match event {
             Event::Reload(config) => {
-                let changes = policy.set_config(config);
+                let changes = lock(&shared.policy).set_config(config);
                 let show = |v: &Option<serde_json::Value>| {
                     v.as_ref()
                         .map_or_else(|| "(unset)".to_owned(), |v| v.to_string())
                 };
                 for c in &changes {
-                    log(&Log {
+                    shared.log(&Log {
                         level: super::policy::Level::Info,
                         message: format!(
                             "config reloaded: {} {} -> {}",
@@ -179,12 +217,8 @@ pub fn run(
                         fields: Default::default(),
                     });
                 }
-                continue;
             }
-            Event::Note(l) => {
-                log(&l);
-                continue;
-            }
+            Event::Note(l) => shared.log(&l),
             Event::ClientEnd | Event::ClientGone => break None,
             Event::ServerEnd => {
                 let code = child.wait_for(GRACE);
@@ -193,23 +227,20 @@ pub fn run(
                     Some(None) => "was killed by a signal".to_owned(),
                     None => "closed its stdout".to_owned(),
                 };
-                let fx = policy.server_gone(&why);
-                apply(fx, &to_server, log, record);
+                let fx = lock(&shared.policy).server_gone(&why);
+                shared.apply(fx);
                 break Some(Ended::ServerExited(code.flatten()));
             }
-        };
-        apply(fx, &to_server, log, record);
+        }
     };
     // Closing the server's stdin asks it to exit (the stdio transport's shutdown).
-    to_server.take();
-    let _ = server_writer.join();
+    lock(&shared.to_server).take();
     let ended = match ended {
         Some(e) => e,
         None => Ended::ClientClosed(child.wait_for(GRACE).flatten()),
     };
     drop(child);
-    drop(to_client);
-    let _ = client_writer.join();
+    let _ = lock(&shared.to_client).flush();
     Ok(ended)
 }
 
@@ -250,74 +281,46 @@ enum Side {
     Server,
 }
 
-fn spawn_reader(input: impl Read + Send + 'static, cap: usize, tx: Sender<Event>, side: Side) {
+/// Reads one side's lines and hands each to the policy, on a thread of its own; when the
+/// side ends, tells the main thread.
+fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared: Arc<Shared>) {
     std::thread::spawn(move || {
         let mut reader = BufReader::with_capacity(1 << 16, input);
         let mut buf = Vec::new();
         loop {
-            let event = match lines::read_capped(&mut reader, &mut buf, cap) {
+            let fx = match lines::read_capped(&mut reader, &mut buf, cap) {
                 Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => continue,
                 Ok(Capped::Line) => {
-                    let line = std::mem::take(&mut buf);
+                    let (now, wall) = (Instant::now(), crate::cursor::now());
+                    let mut policy = lock(&shared.policy);
                     match side {
-                        Side::Client => Event::Client(line),
-                        Side::Server => Event::Server(line),
+                        Side::Client => policy.from_client(&buf, now, wall),
+                        Side::Server => policy.from_server(&buf, now, wall),
                     }
                 }
                 Ok(Capped::TooLong) => {
                     let head = std::mem::take(&mut buf);
                     let skipped = lines::skip_line(&mut reader);
-                    let event = match side {
-                        Side::Client => Event::ClientTooLong,
-                        Side::Server => Event::ServerTooLong(head),
+                    let fx = {
+                        let mut policy = lock(&shared.policy);
+                        match side {
+                            Side::Client => policy.client_line_too_long(cap),
+                            Side::Server => policy.server_line_too_long(&head, cap),
+                        }
                     };
-                    if tx.send(event).is_err() || skipped.is_err() {
+                    shared.apply(fx);
+                    if skipped.is_err() {
                         break;
                     }
                     continue;
                 }
                 Ok(Capped::End) | Err(_) => break,
             };
-            if tx.send(event).is_err() {
-                return;
-            }
+            shared.apply(fx);
         }
-        let _ = tx.send(match side {
+        let _ = shared.events.send(match side {
             Side::Client => Event::ClientEnd,
             Side::Server => Event::ServerEnd,
         });
     });
-}
-
-/// A thread that writes what it is sent, each message flushed; on a write error it tells the
-/// loop (when it is the client's side) and stops.
-fn spawn_writer(
-    output: impl Write + Send + 'static,
-    gone: Option<Sender<Event>>,
-) -> (Sender<Vec<u8>>, std::thread::JoinHandle<()>) {
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
-    let handle = std::thread::spawn(move || {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, output);
-        while let Ok(mut bytes) = rx.recv() {
-            if bytes.last() != Some(&b'\n') {
-                bytes.push(b'\n');
-            }
-            let mut ok = out.write_all(&bytes).is_ok();
-            // Flush when nothing else is queued: a burst goes out in one write.
-            while ok && let Ok(mut more) = rx.try_recv() {
-                if more.last() != Some(&b'\n') {
-                    more.push(b'\n');
-                }
-                ok = out.write_all(&more).is_ok();
-            }
-            if !(ok && out.flush().is_ok()) {
-                if let Some(g) = &gone {
-                    let _ = g.send(Event::ClientGone);
-                }
-                return;
-            }
-        }
-        let _ = out.flush();
-    });
-    (tx, handle)
 }

@@ -1,0 +1,192 @@
+//! Figures for the stdio proxy (scripts/bench-proxy.sh runs it in release):
+//!
+//! - `overhead N`: N small `tools/call`s, one at a time, to the fixture server directly and
+//!   through `mcpguard proxy`; the round trips' percentiles and their difference.
+//! - `make MB KIND FILE`: writes a tool result of about MB megabytes (`list`: records;
+//!   `text`: log lines).
+//! - `shrink FILE`: that result through the proxy's decision, timed, with this process's peak
+//!   memory against the result's size (read in a fresh process, so making it is not counted).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcpguard::config::Config;
+use mcpguard::cursor::Secrets;
+use mcpguard::proxy::shrink::{self, Context};
+use mcpguard::proxy::store::DirStore;
+use serde_json::json;
+
+// The allocator the binary uses: the figures are the proxy's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("overhead") => overhead(args[2].parse().expect("N"), &args[3], &args[4]),
+        Some("make") => make(args[2].parse().expect("MB"), &args[3], &args[4]),
+        Some("shrink") => shrink(&args[2]),
+        _ => eprintln!(
+            "usage: proxy_bench overhead N MCPGUARD FIXTURE | make MB list|text FILE | shrink FILE"
+        ),
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+/// Round trips of `n` calls to `command`.
+fn round_trips(command: &[&str], n: usize) -> Vec<Duration> {
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| {
+        let mut bytes = v.to_string().into_bytes();
+        bytes.push(b'\n');
+        stdin.write_all(&bytes).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+    );
+    stdout.read_line(&mut line).unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let mut times = Vec::with_capacity(n);
+    for i in 1..=n {
+        let started = Instant::now();
+        send(
+            &mut stdin,
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "late arrival"}}}),
+        );
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        times.push(started.elapsed());
+    }
+    drop(stdin);
+    let _ = child.wait();
+    times.sort();
+    times
+}
+
+fn overhead(n: usize, mcpguard: &str, fixture: &str) {
+    // Warm both (page cache, allocator) before measuring.
+    round_trips(&[fixture], 200);
+    let direct = round_trips(&[fixture], n);
+    let proxied = round_trips(&[mcpguard, "proxy", "--quiet", "--", fixture], n);
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    for (p, name) in [(0.5, "p50"), (0.99, "p99")] {
+        let (a, b) = (percentile(&direct, p), percentile(&proxied, p));
+        println!(
+            "{name}: direct {:.1} us, through the proxy {:.1} us, overhead {:.1} us",
+            us(a),
+            us(b),
+            us(b) - us(a)
+        );
+    }
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn make(mb: f64, kind: &str, file: &str) {
+    let target = (mb * 1e6) as usize;
+    let text = match kind {
+        "list" => {
+            let mut items = Vec::new();
+            let mut size = 0;
+            let mut i = 0;
+            while size < target {
+                let item = json!({"id": format!("bk_{i:07}"), "guestName": format!("Guest {i}"),
+                    "status": "confirmed", "nights": i % 9 + 1,
+                    "totalPrice": {"amount": 120 * (i % 9 + 1), "currency": "EUR"},
+                    "notes": "Late arrival after 22:00; the key box code was sent by SMS."});
+                size += item.to_string().len() + 1;
+                items.push(item);
+                i += 1;
+            }
+            let body = json!({ "bookings": items }).to_string();
+            json!({"content": [{"type": "text", "text": body}]}).to_string()
+        }
+        _ => {
+            let mut log = String::with_capacity(target + 200);
+            let mut i = 0;
+            while log.len() < target {
+                log.push_str(&format!(
+                    "2026-11-23T08:{:02}:{:02}.{:03}Z INFO  [worker-{}] processed booking bk_{i:07} in {} ms\n",
+                    i / 600 % 60, i / 10 % 60, i * 37 % 1000, i % 4, i * 7 % 90 + 3
+                ));
+                i += 1;
+            }
+            json!({"content": [{"type": "text", "text": log}]}).to_string()
+        }
+    };
+    std::fs::write(file, text).expect("written");
+}
+
+fn shrink(file: &str) {
+    let base = peak_rss_mb();
+    let text = std::fs::read_to_string(file).expect("a result made by `make`");
+    let kind = if text.contains("bookings") {
+        "list"
+    } else {
+        "text"
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = DirStore::new(dir.path(), Duration::from_secs(3600), 1 << 40);
+    let config = Arc::new(Config::default());
+    let secrets = Secrets::parse("bench-secret-0123456789", "bench").unwrap();
+    let cx = Context {
+        config: &config,
+        secrets: &secrets,
+        now: mcpguard::cursor::now(),
+        more_tool: "mcpguard_more",
+    };
+    // The first run pays for fresh pages from the kernel; a proxy that has run a while reuses
+    // its memory, which is what the later runs show.
+    let mut runs = Vec::new();
+    let mut decision = None;
+    for _ in 0..5 {
+        let started = Instant::now();
+        decision = Some(shrink::decide("bench", &text, None, &cx, &mut store));
+        runs.push(started.elapsed());
+    }
+    let decision = decision.expect("five runs");
+    let first = runs[0];
+    runs.sort();
+    let took = runs[2];
+    let input_mb = text.len() as f64 / 1e6;
+    println!(
+        "shrink {kind} {input_mb:.1} MB: {:.1} ms (median of 5; the first, cold: {:.1} ms), {} -> {} tokens ({}), peak memory {:.0} MB above start ({:.1}x the input)",
+        took.as_secs_f64() * 1e3,
+        first.as_secs_f64() * 1e3,
+        decision.sizes.tokens_before,
+        decision.sizes.tokens_after,
+        decision.outcome.name(),
+        peak_rss_mb() - base,
+        (peak_rss_mb() - base) / input_mb,
+    );
+}
