@@ -88,6 +88,11 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = 10 << 20)]
     pub metrics_max_bytes: u64,
 
+    /// Share of results whose token estimate is checked against Claude's exact count
+    /// (recorded as exactTokensBefore; a difference over 25% is logged). 0 turns it off.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.01)]
+    pub accuracy_sample: f64,
+
     /// The log on stderr: text for people, json for log collectors.
     #[arg(long, value_enum, default_value_t = LogFormat::Text, value_name = "FORMAT")]
     pub log_format: LogFormat,
@@ -147,7 +152,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         ))
     };
     let config_file = effective.file.clone();
-    let policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
+    let mut policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
+    policy.sample_accuracy(args.accuracy_sample);
 
     let (tx, rx) = mpsc::channel();
     // Live reload: the watcher validates every save and hands the loop a good config only.

@@ -113,6 +113,10 @@ pub struct Record {
     /// `--shadow`: what would have been done; the server's bytes went out.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shadow: bool,
+    /// For the results sampled (`--accuracy-sample`): the exact count of the tokens before,
+    /// with Claude's tokenizer, to judge the estimate by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_tokens_before: Option<u64>,
 }
 
 impl Record {
@@ -136,6 +140,7 @@ impl Record {
             overhead_ms: 0.0,
             artifact_ref: None,
             shadow: false,
+            exact_tokens_before: None,
         }
     }
 
@@ -203,6 +208,28 @@ pub struct Policy {
     schemas: HashMap<String, Value>,
     /// Tool names the server listed.
     server_tools: std::collections::HashSet<String>,
+    /// Whether each of the last [`Watch::WINDOW`] results was over budget, and the estimate
+    /// sampling.
+    watch: Watch,
+}
+
+/// What the policy keeps an eye on beyond single messages: the share of oversized results
+/// (seed 000: warn above 5%), and how close the token estimate is to the exact count.
+struct Watch {
+    recent: std::collections::VecDeque<bool>,
+    /// Results since the last warning about the share.
+    since_warning: usize,
+    /// Every how many results the estimate is checked (0: never).
+    sample_every: u64,
+    results: u64,
+}
+
+impl Watch {
+    const WINDOW: usize = 100;
+    /// Share of oversized results above which the operator is warned.
+    const OVERSIZED_SHARE: f64 = 0.05;
+    /// An estimate this far (relative) from the exact count is logged.
+    const ESTIMATE_SLACK: f64 = 0.25;
 }
 
 impl Policy {
@@ -221,7 +248,23 @@ impl Policy {
             pending: HashMap::new(),
             schemas: HashMap::new(),
             server_tools: Default::default(),
+            watch: Watch {
+                recent: Default::default(),
+                since_warning: Watch::WINDOW,
+                sample_every: 100,
+                results: 0,
+            },
         }
+    }
+
+    /// Checks the token estimate against the exact count on this share of results (0 to 1;
+    /// the default is 0.01).
+    pub fn sample_accuracy(&mut self, share: f64) {
+        self.watch.sample_every = if share <= 0.0 {
+            0
+        } else {
+            (1.0 / share.min(1.0)).round().max(1.0) as u64
+        };
     }
 
     /// The config in force.
@@ -527,12 +570,83 @@ impl Policy {
                     .with("tokens", sizes.tokens_before),
             );
         }
+        self.watch_result(tool, result, decision.outcome, record, fx);
         if self.shadow {
             record.sizes.bytes_after = record.sizes.bytes_before;
             return None;
         }
         let out = decision.result?;
         Some(result_line(&pending.raw_id, &out))
+    }
+
+    /// The share of oversized results over the last window, and a sample of the estimate
+    /// against the exact count (FR-014).
+    fn watch_result(
+        &mut self,
+        tool: &str,
+        result: &str,
+        outcome: Outcome,
+        record: &mut Record,
+        fx: &mut Effects,
+    ) {
+        let w = &mut self.watch;
+        w.recent.push_back(outcome != Outcome::Passthrough);
+        if w.recent.len() > Watch::WINDOW {
+            w.recent.pop_front();
+        }
+        w.since_warning += 1;
+        let oversized = w.recent.iter().filter(|o| **o).count();
+        let share = oversized as f64 / w.recent.len() as f64;
+        if w.recent.len() >= 20
+            && share > Watch::OVERSIZED_SHARE
+            && w.since_warning >= Watch::WINDOW
+        {
+            w.since_warning = 0;
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    format!(
+                        "{oversized} of the last {} results were over budget ({:.0}%, more than {:.0}%): the server's tools return more than the context should take",
+                        w.recent.len(),
+                        share * 100.0,
+                        Watch::OVERSIZED_SHARE * 100.0
+                    ),
+                )
+                .with("oversizedShare", share),
+            );
+        }
+        w.results += 1;
+        let sampled = w.sample_every > 0 && w.results % w.sample_every == 0;
+        if !sampled || self.config.tokenizer == crate::tokens::Tokenizer::Claude {
+            return;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(result) else {
+            return;
+        };
+        let anatomy = crate::document::anatomy(&value, "");
+        let exact = crate::estimate::tokens(
+            &anatomy,
+            crate::tokens::Tokenizer::Claude,
+            self.config.media_tokens,
+            &[],
+        );
+        record.exact_tokens_before = Some(exact);
+        let estimate = record.sizes.tokens_before;
+        let off = (estimate as f64 - exact as f64) / (exact.max(1) as f64);
+        if off.abs() > Watch::ESTIMATE_SLACK && exact > 100 {
+            fx.logs.push(
+                Log::new(
+                    Level::Warn,
+                    format!(
+                        "{tool}: the token estimate was {estimate}, the exact count {exact} ({:+.0}%)",
+                        off * 100.0
+                    ),
+                )
+                .with("tool", tool)
+                .with("estimate", estimate)
+                .with("exact", exact),
+            );
+        }
     }
 
     /// The server is gone: every request it owed gets an error.
@@ -842,5 +956,40 @@ mod tests {
             sniff_id(br#"{"id" : "x\"y", "result"#),
             Some(r#""x\"y""#.into())
         );
+    }
+
+    #[test]
+    fn a_run_of_oversized_results_is_warned_about_and_estimates_are_sampled() {
+        let mut p = policy();
+        p.sample_accuracy(1.0);
+        let big = "word ".repeat(5000);
+        let mut warned = 0;
+        let mut sampled = 0;
+        for i in 0..30 {
+            client(
+                &mut p,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"t"}}}}"#
+                ),
+            );
+            let answer = json!({"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": big}]}});
+            let fx = server(&mut p, &answer.to_string());
+            warned += fx
+                .logs
+                .iter()
+                .filter(|l| l.message.contains("were over budget"))
+                .count();
+            let record = &fx.records[0];
+            assert_eq!(
+                record.outcome, "summarized",
+                "NoStore: a preview without a reference"
+            );
+            if let Some(exact) = record.exact_tokens_before {
+                sampled += 1;
+                assert!(exact > 4000, "{exact}");
+            }
+        }
+        assert_eq!(warned, 1, "once per window");
+        assert_eq!(sampled, 30);
     }
 }
