@@ -616,7 +616,7 @@ impl Policy {
             );
         }
         w.results += 1;
-        let sampled = w.sample_every > 0 && w.results % w.sample_every == 0;
+        let sampled = w.sample_every > 0 && w.results.is_multiple_of(w.sample_every);
         if !sampled || self.config.tokenizer == crate::tokens::Tokenizer::Claude {
             return;
         }
