@@ -845,3 +845,37 @@ fn install_rewrites_a_client_config_atomically_with_a_backup_and_uninstall_undoe
         "{stderr}"
     );
 }
+
+#[test]
+fn a_client_that_writes_its_requests_and_closes_still_gets_every_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_log", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "get_report", "arguments": {"format": "json"}}}),
+    ]
+    .iter()
+    .map(|r| format!("{r}\n"))
+    .collect::<String>();
+    let out = common::mcpguard_in(dir.path())
+        .args(["proxy", "--quiet", "--"])
+        .arg(fixture())
+        .write_stdin(requests)
+        .timeout(WAIT)
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 0, "{}", common::transcript(&out));
+    // The server answers concurrent calls in the order they finish; every one arrives.
+    let mut ids: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3]);
+}

@@ -73,6 +73,11 @@ pub fn default_yaml() -> String {
         c.artifact_dir.clone(),
         "where full results are stored",
     );
+    line(
+        "catalog",
+        "full".to_owned(),
+        "mcpguard proxy's tools/list: full | trim (cut long descriptions, schema boilerplate)",
+    );
     out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
     let mut limit = |key: &str, value: u64, comment: &str| {
         out.push_str(&format!("  {key}: {value}  # {comment}\n"));

@@ -51,6 +51,8 @@ pub struct Config {
     pub tokenizer: Tokenizer,
     pub media_tokens: u64,
     pub artifact_dir: String,
+    /// What the proxy does to `tools/list`: pass it as it is, or trim it.
+    pub catalog: Catalog,
     pub limits: Limits,
     pub rules: BTreeMap<String, RuleLevel>,
     pub endpoints: BTreeMap<String, Endpoint>,
@@ -73,6 +75,7 @@ impl Default for Config {
             tokenizer: Tokenizer::Auto,
             media_tokens: 1_600,
             artifact_dir: ".mcpguard/artifacts".to_owned(),
+            catalog: Catalog::Full,
             limits: Limits::default(),
             rules: BTreeMap::new(),
             endpoints: BTreeMap::new(),
@@ -138,6 +141,18 @@ impl Config {
         }
         l
     }
+}
+
+/// The proxy's catalog policy (seed 004).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Catalog {
+    /// `tools/list` passes as the server sent it.
+    #[default]
+    Full,
+    /// Descriptions over maxToolDescriptionBytes are cut at a sentence, and schema boilerplate
+    /// (`$schema`, titles that repeat the property's name, empty descriptions) is dropped.
+    Trim,
 }
 
 /// Per-tool overrides and feature flags (FR-035).

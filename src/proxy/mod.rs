@@ -4,6 +4,7 @@
 //! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
 //! full results; [`stdio`] is the transport that moves the bytes.
 
+pub mod catalog;
 pub mod install;
 pub mod more;
 pub mod policy;

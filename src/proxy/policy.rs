@@ -444,7 +444,9 @@ impl Policy {
         record.upstream_ms = ms(upstream);
         record.shadow = self.shadow;
         let out = match (pending.method.as_str(), env.result) {
-            ("tools/list", Some(result)) => self.tools_list(result.get(), &pending, &mut fx),
+            ("tools/list", Some(result)) => {
+                self.tools_list(result.get(), &pending, &mut record, &mut fx)
+            }
             ("tools/call", Some(result)) => {
                 let tool = pending.tool.clone().unwrap_or_default();
                 self.tools_call(&tool, result.get(), &pending, &mut record, &mut fx, wall)
@@ -463,7 +465,13 @@ impl Policy {
 
     /// The last page of a tools/list gets the injected tool; every page teaches the policy
     /// the tools' names and outputSchemas. `None`: the page passes as it is.
-    fn tools_list(&mut self, result: &str, pending: &Pending, fx: &mut Effects) -> Option<Vec<u8>> {
+    fn tools_list(
+        &mut self,
+        result: &str,
+        pending: &Pending,
+        record: &mut Record,
+        fx: &mut Effects,
+    ) -> Option<Vec<u8>> {
         let mut value: Value = serde_json::from_str(result).ok()?;
         let tools = value.get("tools")?.as_array()?;
         for tool in tools {
@@ -491,13 +499,42 @@ impl Policy {
                 ),
             ));
         }
-        if value.get("nextCursor").is_some_and(|c| !c.is_null()) || self.shadow {
+        let mut changed = false;
+        if self.config.catalog == config::Catalog::Trim {
+            let limit = self.config.limits.max_tool_description_bytes as usize;
+            let t = super::catalog::trim(&mut value, limit, self.config.tokenizer.counter());
+            if t.descriptions_cut + t.boilerplate_dropped > 0 {
+                changed = true;
+                record.sizes.tokens_before = t.tokens_before;
+                record.sizes.tokens_after = t.tokens_after;
+                record.outcome = "trimmed";
+                let verb = if self.shadow { "would save" } else { "saved" };
+                fx.logs.push(
+                    Log::new(
+                        Level::Info,
+                        format!(
+                            "tools/list: {} descriptions cut, {} schema boilerplate members dropped: {} -> {} tokens ({verb} {})",
+                            t.descriptions_cut,
+                            t.boilerplate_dropped,
+                            t.tokens_before,
+                            t.tokens_after,
+                            t.tokens_before.saturating_sub(t.tokens_after)
+                        ),
+                    )
+                    .with("tokensSaved", t.tokens_before.saturating_sub(t.tokens_after)),
+                );
+            }
+        }
+        if value.get("nextCursor").is_none_or(Value::is_null) {
+            value
+                .get_mut("tools")?
+                .as_array_mut()?
+                .push(more::definition(&self.more_tool));
+            changed = true;
+        }
+        if !changed || self.shadow {
             return None;
         }
-        value
-            .get_mut("tools")?
-            .as_array_mut()?
-            .push(more::definition(&self.more_tool));
         Some(result_line(&pending.raw_id, &value))
     }
 
@@ -991,5 +1028,40 @@ mod tests {
         }
         assert_eq!(warned, 1, "once per window");
         assert_eq!(sampled, 30);
+    }
+
+    #[test]
+    fn a_trimmed_catalog_says_what_it_saved_and_keeps_the_real_schemas_for_validation() {
+        let mut config = Config::default();
+        config.catalog = config::Catalog::Trim;
+        let mut p = Policy::new(
+            Arc::new(config),
+            Secrets::parse("test-secret-test-secret", "test").unwrap(),
+            Box::new(NoStore),
+            false,
+        );
+        client(&mut p, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let page = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "git_status",
+            "inputSchema": {"type": "object", "properties": {"repo_path": {"title": "Repo Path", "type": "string"}}},
+            "outputSchema": {"type": "object", "properties": {"clean": {"title": "Clean", "type": "boolean"}}}}]}});
+        let fx = server(&mut p, &page.to_string());
+        let Route::Client(bytes) = &fx.sends[0] else {
+            panic!()
+        };
+        let v: Value = serde_json::from_slice(bytes).unwrap();
+        assert_eq!(
+            v["result"]["tools"][0]["inputSchema"]["properties"]["repo_path"],
+            json!({"type": "string"})
+        );
+        assert!(
+            fx.logs
+                .iter()
+                .any(|l| l.message.contains("2 schema boilerplate members dropped"))
+        );
+        assert_eq!(fx.records[0].outcome, "trimmed");
+        assert_eq!(
+            p.schemas["git_status"]["properties"]["clean"]["title"], "Clean",
+            "results are validated against the schema the server wrote"
+        );
     }
 }

@@ -12,6 +12,7 @@
 
 use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -78,6 +79,8 @@ struct Shared {
     to_server: Mutex<Option<ChildStdin>>,
     sinks: Mutex<Sinks>,
     events: Sender<Event>,
+    /// Messages decided but not yet written out: the session does not end under them.
+    busy: AtomicUsize,
 }
 
 impl Shared {
@@ -175,13 +178,23 @@ pub fn run(
         to_server: Mutex::new(Some(server_in)),
         sinks: Mutex::new(sinks),
         events: tx.clone(),
+        busy: AtomicUsize::new(0),
     });
     let cap = opts.max_message_bytes;
     spawn_side(std::io::stdin(), cap, Side::Client, shared.clone());
     spawn_side(server_out, cap, Side::Server, shared.clone());
     drop(tx);
 
+    // Once the client has closed its side, the server still answers what it was asked (a
+    // client may write its requests, close, and read): the session ends when nothing is owed.
+    let mut client_closed = false;
     let ended = loop {
+        if client_closed
+            && lock(&shared.policy).in_flight() == 0
+            && shared.busy.load(Ordering::SeqCst) == 0
+        {
+            break None;
+        }
         // Requests arrive on the other threads: look again at least every TICK for a new one
         // to time out, so a deadline is missed by a tick at most.
         let wait = lock(&shared.policy)
@@ -219,7 +232,8 @@ pub fn run(
                 }
             }
             Event::Note(l) => shared.log(&l),
-            Event::ClientEnd | Event::ClientGone => break None,
+            Event::ClientEnd => client_closed = true,
+            Event::ClientGone => break None,
             Event::ServerEnd => {
                 let code = child.wait_for(GRACE);
                 let why = match code {
@@ -240,6 +254,11 @@ pub fn run(
         None => Ended::ClientClosed(child.wait_for(GRACE).flatten()),
     };
     drop(child);
+    // What a side thread already decided (an answer, its record) is written before the end.
+    let until = Instant::now() + GRACE;
+    while shared.busy.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let _ = lock(&shared.to_client).flush();
     Ok(ended)
 }
@@ -293,6 +312,8 @@ fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared:
                 Ok(Capped::Line) => {
                     let (now, wall) = (Instant::now(), crate::cursor::now());
                     let mut policy = lock(&shared.policy);
+                    // Counted busy before the policy is let go: nothing decided is lost.
+                    shared.busy.fetch_add(1, Ordering::SeqCst);
                     match side {
                         Side::Client => policy.from_client(&buf, now, wall),
                         Side::Server => policy.from_server(&buf, now, wall),
@@ -303,12 +324,14 @@ fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared:
                     let skipped = lines::skip_line(&mut reader);
                     let fx = {
                         let mut policy = lock(&shared.policy);
+                        shared.busy.fetch_add(1, Ordering::SeqCst);
                         match side {
                             Side::Client => policy.client_line_too_long(cap),
                             Side::Server => policy.server_line_too_long(&head, cap),
                         }
                     };
                     shared.apply(fx);
+                    shared.busy.fetch_sub(1, Ordering::SeqCst);
                     if skipped.is_err() {
                         break;
                     }
@@ -317,6 +340,7 @@ fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared:
                 Ok(Capped::End) | Err(_) => break,
             };
             shared.apply(fx);
+            shared.busy.fetch_sub(1, Ordering::SeqCst);
         }
         let _ = shared.events.send(match side {
             Side::Client => Event::ClientEnd,
