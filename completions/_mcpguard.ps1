@@ -187,6 +187,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message read from either side; a larger one is answered with an error')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead')
             [CompletionResult]::new('--metrics-max-bytes', '--metrics-max-bytes', [CompletionResultType]::ParameterName, 'Rotate --metrics to FILE.1 when it passes this size')
+            [CompletionResult]::new('--accuracy-sample', '--accuracy-sample', [CompletionResultType]::ParameterName, 'Share of results whose token estimate is checked against Claude''s exact count (recorded as exactTokensBefore; a difference over 25% is logged). 0 turns it off')
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'The log on stderr: text for people, json for log collectors')
             [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'Where full results are kept. Default: the config''s artifactDir')
             [CompletionResult]::new('--artifact-ttl', '--artifact-ttl', [CompletionResultType]::ParameterName, 'How long a full result is kept, e.g. 1h, 30m')

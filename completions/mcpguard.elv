@@ -176,6 +176,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --max-message-bytes 'The largest message read from either side; a larger one is answered with an error'
             cand --metrics 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead'
             cand --metrics-max-bytes 'Rotate --metrics to FILE.1 when it passes this size'
+            cand --accuracy-sample 'Share of results whose token estimate is checked against Claude''s exact count (recorded as exactTokensBefore; a difference over 25% is logged). 0 turns it off'
             cand --log-format 'The log on stderr: text for people, json for log collectors'
             cand --artifact-dir 'Where full results are kept. Default: the config''s artifactDir'
             cand --artifact-ttl 'How long a full result is kept, e.g. 1h, 30m'

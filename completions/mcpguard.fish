@@ -222,6 +222,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l timeout -d '
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l max-message-bytes -d 'The largest message read from either side; a larger one is answered with an error' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l metrics -d 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l metrics-max-bytes -d 'Rotate --metrics to FILE.1 when it passes this size' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l accuracy-sample -d 'Share of results whose token estimate is checked against Claude\'s exact count (recorded as exactTokensBefore; a difference over 25% is logged). 0 turns it off' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l log-format -d 'The log on stderr: text for people, json for log collectors' -r -f -a "text\t''
 json\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l artifact-dir -d 'Where full results are kept. Default: the config\'s artifactDir' -r -F
