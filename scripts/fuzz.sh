@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 PATH="$(bash scripts/install-cargo-fuzz.sh):$PATH"
 
 untrusted=(jsonrpc_reader sse_parser cursor input config)
-others=(live_inputs measure_tokens chunk summarize paginate)
+others=(live_inputs measure_tokens chunk summarize paginate proxy_policy)
 if [ $# -gt 0 ]; then
   seconds=$1; shift
   plan=()
@@ -65,6 +65,11 @@ seed chunk tests/fixtures/unicode-mix.txt README.md "${jsonl[@]}"
 seed config "${yaml[@]}" contracts/config.schema.json
 seed live_inputs "${yaml[@]}" target/fuzz-seeds/servers.mcp.json
 seed jsonrpc_reader "${jsonl[@]}"
+# A conversation through the proxy: the transcript with each line marked by its side.
+mkdir -p fuzz/corpus/proxy_policy
+awk 'NR % 2 { print ">" $0; next } { print "<" $0 }' "${jsonl[@]}" > fuzz/corpus/proxy_policy/transcript
+printf '>{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n<{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}}]}}\n?{"ref":"ax://a/0123456789abcdef","lines":"1-9"}\n' \
+  > fuzz/corpus/proxy_policy/more
 mkdir -p fuzz/corpus/sse_parser fuzz/corpus/cursor
 for f in "${jsonl[@]}"; do
   sed 's/^/data: /; s/$/\n/' "$f" > "fuzz/corpus/sse_parser/$(basename "$f").sse"

@@ -178,3 +178,48 @@ pub fn paginate(data: &[u8]) {
     }
     assert_eq!(seen, pager.total());
 }
+
+/// The proxy's policy on a conversation of arbitrary lines: a line starting with `>` comes
+/// from the client, `<` from the server, `?` is a call of the injected tool with the rest as
+/// its arguments, anything else alternates sides. Every message the policy sends must be one
+/// line of JSON, and every request still waiting when the server goes gets an answer.
+pub fn proxy_policy(data: &[u8]) {
+    use crate::proxy::policy::{Policy, Route};
+    use std::time::{Duration, Instant};
+
+    let secrets = crate::cursor::Secrets::parse("fuzz-secret-proxy", "fuzz").expect("one");
+    let store = crate::proxy::store::MemStore::new(1 << 20);
+    let mut config = Config::default();
+    config.tokenizer = Tokenizer::ClaudeFast;
+    let mut policy = Policy::new(std::sync::Arc::new(config), secrets, Box::new(store), false);
+    let start = Instant::now();
+    let check = |sends: &[Route]| {
+        for route in sends {
+            let (Route::Client(bytes) | Route::Server(bytes)) = route;
+            let text = std::str::from_utf8(bytes).expect("the policy writes UTF-8");
+            assert!(!text.trim_end().contains('\n'), "one message, one line");
+        }
+    };
+    for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+        let now = start + Duration::from_secs(i as u64);
+        let fx = match line.first() {
+            Some(b'>') => policy.from_client(&line[1..], now, 1.8e9),
+            Some(b'<') => policy.from_server(&line[1..], now, 1.8e9),
+            Some(b'?') => {
+                let call = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":\"m{i}\",\"method\":\"tools/call\",\"params\":{{\"name\":\"mcpguard_more\",\"arguments\":{}}}}}",
+                    String::from_utf8_lossy(&line[1..])
+                );
+                policy.from_client(call.as_bytes(), now, 1.8e9)
+            }
+            _ if i % 2 == 0 => policy.from_client(line, now, 1.8e9),
+            _ => policy.from_server(line, now, 1.8e9),
+        };
+        check(&fx.sends);
+        check(&policy.expire(now, Duration::from_secs(30)).sends);
+    }
+    let owed = policy.in_flight();
+    let fx = policy.server_gone("exited");
+    check(&fx.sends);
+    assert_eq!(fx.sends.len(), owed, "an error for every request owed");
+}

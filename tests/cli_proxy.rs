@@ -879,3 +879,25 @@ fn a_client_that_writes_its_requests_and_closes_still_gets_every_answer() {
     ids.sort_unstable();
     assert_eq!(ids, [1, 2, 3]);
 }
+
+#[test]
+fn an_input_required_result_passes_as_the_server_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let params = json!({"name": "get_report", "arguments": {"format": "json"}, "_meta": meta});
+    let mut direct = Session::spawn(
+        {
+            let mut c = Command::new(fixture());
+            c.args(["--fault", "input-required"]);
+            c
+        },
+        dir.path(),
+    );
+    let theirs = direct.request_raw("tools/call", params.clone());
+    let mut s = Session::proxy(dir.path(), &[], &["--fault", "input-required"]);
+    let ours = s.request_raw("tools/call", params);
+    assert!(ours.contains("\"input_required\""), "{ours}");
+    assert_eq!(ours, theirs);
+}

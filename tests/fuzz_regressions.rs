@@ -8,7 +8,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 10] = [
+const TARGETS: [(&str, Target); 11] = [
     ("jsonrpc_reader", mcpguard::fuzz::jsonrpc_reader),
     ("sse_parser", mcpguard::fuzz::sse_parser),
     ("cursor", mcpguard::fuzz::cursor),
@@ -19,6 +19,7 @@ const TARGETS: [(&str, Target); 10] = [
     ("chunk", mcpguard::fuzz::chunk),
     ("summarize", mcpguard::fuzz::summarize),
     ("paginate", mcpguard::fuzz::paginate),
+    ("proxy_policy", mcpguard::fuzz::proxy_policy),
 ];
 
 #[test]

@@ -129,12 +129,7 @@ impl LiveArgs {
                 },
             )]);
         }
-        let command = match &self.server {
-            Some(line) => shlex::split(line).with_context(|| {
-                format!("--server {line:?}: unbalanced quotes; quote the command as a shell would")
-            })?,
-            None => self.command.clone(),
-        };
+        let command = server_command(self.server.as_deref(), &self.command)?;
         if command.is_empty() {
             anyhow::bail!("--server: empty command");
         }
@@ -201,6 +196,17 @@ impl LiveArgs {
 
 /// A name for a spawned server: the package or script a launcher runs
 /// (`npx -y @modelcontextprotocol/server-everything` is `server-everything`), else the program.
+/// The server's command from `--server 'CMD ARGS'` (split as a shell would, without a shell)
+/// or from the words after `--`.
+pub fn server_command(server: Option<&str>, after_dash: &[String]) -> anyhow::Result<Vec<String>> {
+    match server {
+        Some(line) => shlex::split(line).with_context(|| {
+            format!("--server {line:?}: unbalanced quotes; quote the command as a shell would")
+        }),
+        None => Ok(after_dash.to_vec()),
+    }
+}
+
 fn command_name(command: &[String]) -> String {
     let base = |s: &str| {
         let last = s.rsplit(['/', '\\']).next().unwrap_or(s);

@@ -246,12 +246,7 @@ fn server_command(
             ),
         };
     }
-    let command = match &args.server {
-        Some(line) => shlex::split(line).with_context(|| {
-            format!("--server {line:?}: unbalanced quotes; quote the command as a shell would")
-        })?,
-        None => args.command.clone(),
-    };
+    let command = super::live::server_command(args.server.as_deref(), &args.command)?;
     if command.is_empty() {
         anyhow::bail!(
             "no server to proxy: give its command after --, e.g. `mcpguard proxy -- npx -y @modelcontextprotocol/server-everything`, or --server 'CMD ARGS', or --mcp-config FILE --name NAME"

@@ -174,6 +174,39 @@ impl Artifacts for DirStore {
     }
 }
 
+/// A store in memory, capped by bytes (the fuzz target; an instance that shares nothing).
+#[derive(Default)]
+pub struct MemStore {
+    items: std::collections::HashMap<String, String>,
+    bytes: usize,
+    cap: usize,
+}
+
+impl MemStore {
+    pub fn new(cap: usize) -> MemStore {
+        MemStore {
+            cap,
+            ..MemStore::default()
+        }
+    }
+}
+
+impl Artifacts for MemStore {
+    fn put(&mut self, reference: &Ref, bytes: &[u8]) -> Result<(), String> {
+        if self.bytes + bytes.len() > self.cap {
+            return Err(format!("the {}-byte memory store is full", self.cap));
+        }
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| "not UTF-8".to_owned())?;
+        self.bytes += text.len();
+        self.items.insert(reference.to_string(), text);
+        Ok(())
+    }
+
+    fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
+        Ok(self.items.get(&reference.to_string()).cloned())
+    }
+}
+
 /// A store that holds nothing (`--no-artifacts`, and tests of the degraded path).
 pub struct NoStore;
 
