@@ -189,8 +189,10 @@ pub fn proxy_policy(data: &[u8]) {
 
     let secrets = crate::cursor::Secrets::parse("fuzz-secret-proxy", "fuzz").expect("one");
     let store = crate::proxy::store::MemStore::new(1 << 20);
-    let mut config = Config::default();
-    config.tokenizer = Tokenizer::ClaudeFast;
+    let config = Config {
+        tokenizer: Tokenizer::ClaudeFast,
+        ..Config::default()
+    };
     let mut policy = Policy::new(std::sync::Arc::new(config), secrets, Box::new(store), false);
     let start = Instant::now();
     let check = |sends: &[Route]| {

@@ -1032,8 +1032,10 @@ mod tests {
 
     #[test]
     fn a_trimmed_catalog_says_what_it_saved_and_keeps_the_real_schemas_for_validation() {
-        let mut config = Config::default();
-        config.catalog = config::Catalog::Trim;
+        let config = Config {
+            catalog: config::Catalog::Trim,
+            ..Config::default()
+        };
         let mut p = Policy::new(
             Arc::new(config),
             Secrets::parse("test-secret-test-secret", "test").unwrap(),
