@@ -293,7 +293,7 @@ impl Policy {
     pub fn from_client(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
         let mut fx = Effects::default();
         let Some(env) = parse(line) else {
-            if first_byte(line) == Some(b'[') {
+            if is_batch(line) {
                 // A batch: not in either era's spec any more; the server decides.
                 fx.sends.push(Route::Server(line.to_vec()));
                 return fx;
@@ -401,7 +401,7 @@ impl Policy {
     pub fn from_server(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
         let mut fx = Effects::default();
         let Some(env) = parse(line) else {
-            if first_byte(line) == Some(b'[') {
+            if is_batch(line) {
                 fx.sends.push(Route::Client(line.to_vec()));
                 return fx;
             }
@@ -805,8 +805,11 @@ fn parse(line: &[u8]) -> Option<Envelope<'_>> {
     serde_json::from_str(text.trim_end()).ok()
 }
 
-fn first_byte(line: &[u8]) -> Option<u8> {
-    line.iter().copied().find(|b| !b.is_ascii_whitespace())
+/// A JSON array: a batch, passed as it is. Only valid JSON passes unread, so what the proxy
+/// forwards is always UTF-8 JSON.
+fn is_batch(line: &[u8]) -> bool {
+    line.iter().copied().find(|b| !b.is_ascii_whitespace()) == Some(b'[')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
 }
 
 /// An id in canonical form (a string stays quoted, a number as JSON writes it).
