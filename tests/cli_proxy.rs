@@ -24,6 +24,8 @@ struct Session {
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
     next_id: u64,
+    /// Messages that came while waiting for an answer (notifications, the server's requests).
+    between: Vec<Value>,
 }
 
 impl Session {
@@ -82,6 +84,7 @@ impl Session {
             lines,
             stderr,
             next_id: 0,
+            between: Vec::new(),
         }
     }
 
@@ -112,6 +115,7 @@ impl Session {
             if v["id"] == json!(id) && v.get("method").is_none() {
                 return line;
             }
+            self.between.push(v);
         }
     }
 
@@ -900,4 +904,88 @@ fn an_input_required_result_passes_as_the_server_wrote_it() {
     let ours = s.request_raw("tools/call", params);
     assert!(ours.contains("\"input_required\""), "{ours}");
     assert_eq!(ours, theirs);
+}
+
+#[test]
+fn a_tiered_catalog_lists_the_most_used_tools_and_finds_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpguard.yaml"),
+        "catalog: tiered\ncatalogHotTools: 3\n",
+    )
+    .unwrap();
+    // Earlier sessions' records: read_log and get_report are the ones in use.
+    let now = mcpguard::cursor::iso_time(mcpguard::cursor::now());
+    let mut records = String::new();
+    for (tool, n) in [("read_log", 30), ("get_report", 20), ("crash", 1)] {
+        for _ in 0..n {
+            let outcome = if tool == "crash" {
+                "error"
+            } else {
+                "passthrough"
+            };
+            records.push_str(&format!(
+                "{}\n",
+                json!({"method": "tools/call", "tool": tool, "outcome": outcome, "upstreamMs": 40.0, "time": now})
+            ));
+        }
+    }
+    std::fs::write(dir.path().join("calls.jsonl"), records).unwrap();
+    let mut s = Session::proxy(dir.path(), &["--metrics", "calls.jsonl"], &[]);
+    s.initialize();
+    let listed = |s: &mut Session| -> Vec<String> {
+        s.tools_pages()
+            .iter()
+            .flat_map(|p| {
+                serde_json::from_str::<Value>(p).unwrap()["result"]["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    assert_eq!(
+        listed(&mut s),
+        [
+            "get_report",
+            "crash",
+            "read_log",
+            "mcpguard_more",
+            "mcpguard_search_tools",
+            "mcpguard_describe_tool"
+        ],
+        "scored by seed 004: read_log and get_report 0.59, crash 0.29 (fast, recent, never worked), the rest never called"
+    );
+    // A tool that is not listed still goes through.
+    let searched = s.call("search", json!({"query": "late"}));
+    assert_eq!(
+        text_of(&searched),
+        ["no results for Some(String(\"late\"))"]
+    );
+    let found = s.call(
+        "mcpguard_search_tools",
+        json!({"query": "bookings full-text"}),
+    );
+    assert!(
+        text_of(&found)[0].starts_with("search: Full-text search over bookings."),
+        "{found}"
+    );
+    let described = s.call("mcpguard_describe_tool", json!({"name": "search"}));
+    let definition: Value = serde_json::from_str(&text_of(&described)[0]).unwrap();
+    assert_eq!(definition["inputSchema"]["required"], json!(["query"]));
+    assert!(
+        s.between
+            .iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed"),
+        "{:?}",
+        s.between
+    );
+    assert!(
+        listed(&mut s).contains(&"search".to_owned()),
+        "described, so listed"
+    );
+    let unknown = s.call("mcpguard_describe_tool", json!({"name": "nope"}));
+    assert_eq!(unknown["isError"], json!(true));
 }

@@ -154,6 +154,34 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let config_file = effective.file.clone();
     let mut policy = Policy::new(Arc::new(effective.config), secrets, artifacts, args.shadow);
     policy.sample_accuracy(args.accuracy_sample);
+    if let Some(path) = &args.metrics {
+        // The tiered catalog ranks tools by the calls this proxy saw before.
+        let now = std::time::SystemTime::now();
+        let mut rotated = path.clone().into_os_string();
+        rotated.push(".1");
+        for file in [PathBuf::from(rotated), path.clone()] {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let records: Vec<serde_json::Value> = text
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .filter(|r: &serde_json::Value| r["method"] == "tools/call")
+                .collect();
+            policy.seed_usage(records.iter().map(|r| {
+                mcpguard::proxy::tiers::Call {
+                    tool: r["tool"].as_str().unwrap_or(""),
+                    ok: r["outcome"] != "error",
+                    latency_ms: r["upstreamMs"].as_f64().unwrap_or(0.0),
+                    age_seconds: r["time"]
+                        .as_str()
+                        .and_then(|t| humantime::parse_rfc3339_weak(t).ok())
+                        .and_then(|t| now.duration_since(t).ok())
+                        .map_or(f64::MAX, |d| d.as_secs_f64()),
+                }
+            }));
+        }
+    }
 
     let (tx, rx) = mpsc::channel();
     // Live reload: the watcher validates every save and hands the loop a good config only.

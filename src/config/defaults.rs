@@ -76,7 +76,12 @@ pub fn default_yaml() -> String {
     line(
         "catalog",
         "full".to_owned(),
-        "mcpguard proxy's tools/list: full | trim (cut long descriptions, schema boilerplate)",
+        "mcpguard proxy's tools/list: full | trim (cut long descriptions, schema boilerplate) | tiered (hot tools + search/describe)",
+    );
+    line(
+        "catalogHotTools",
+        c.catalog_hot_tools.to_string(),
+        "tools a tiered catalog lists in full (seed 004 T0)",
     );
     out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
     let mut limit = |key: &str, value: u64, comment: &str| {

@@ -51,8 +51,10 @@ pub struct Config {
     pub tokenizer: Tokenizer,
     pub media_tokens: u64,
     pub artifact_dir: String,
-    /// What the proxy does to `tools/list`: pass it as it is, or trim it.
+    /// What the proxy does to `tools/list`: pass it as it is, trim it, or tier it.
     pub catalog: Catalog,
+    /// How many tools a tiered catalog lists in full (seed 004's hot list).
+    pub catalog_hot_tools: u64,
     pub limits: Limits,
     pub rules: BTreeMap<String, RuleLevel>,
     pub endpoints: BTreeMap<String, Endpoint>,
@@ -76,6 +78,7 @@ impl Default for Config {
             media_tokens: 1_600,
             artifact_dir: ".mcpguard/artifacts".to_owned(),
             catalog: Catalog::Full,
+            catalog_hot_tools: 15,
             limits: Limits::default(),
             rules: BTreeMap::new(),
             endpoints: BTreeMap::new(),
@@ -153,6 +156,9 @@ pub enum Catalog {
     /// Descriptions over maxToolDescriptionBytes are cut at a sentence, and schema boilerplate
     /// (`$schema`, titles that repeat the property's name, empty descriptions) is dropped.
     Trim,
+    /// The `catalogHotTools` most used tools in full (scored from the proxy's call records),
+    /// plus a search/describe pair for the others (seed 004).
+    Tiered,
 }
 
 /// Per-tool overrides and feature flags (FR-035).

@@ -12,5 +12,6 @@ pub mod result;
 pub mod shrink;
 pub mod stdio;
 pub mod store;
+pub mod tiers;
 
 pub use policy::Policy;

@@ -186,6 +186,13 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
 }
 
+/// Only `isError` of a tool result, read without building the rest.
+#[derive(Deserialize)]
+struct IsError {
+    #[serde(default, rename = "isError")]
+    is_error: Option<bool>,
+}
+
 #[derive(Deserialize)]
 struct CallParams<'a> {
     name: Option<String>,
@@ -211,6 +218,20 @@ pub struct Policy {
     /// Whether each of the last [`Watch::WINDOW`] results was over budget, and the estimate
     /// sampling.
     watch: Watch,
+    /// The tiered catalog's state: call records, every tool seen, the ones described.
+    tiers: Tiers,
+}
+
+/// What `catalog: tiered` needs across messages.
+#[derive(Default)]
+struct Tiers {
+    usage: super::tiers::Usage,
+    /// Every tool definition the server listed, in its order (one per name).
+    seen: Vec<Value>,
+    /// Tools `describe` put on the list.
+    promoted: std::collections::HashSet<String>,
+    search_tool: String,
+    describe_tool: String,
 }
 
 /// What the policy keeps an eye on beyond single messages: the share of oversized results
@@ -248,12 +269,24 @@ impl Policy {
             pending: HashMap::new(),
             schemas: HashMap::new(),
             server_tools: Default::default(),
+            tiers: Tiers {
+                search_tool: "mcpguard_search_tools".to_owned(),
+                describe_tool: "mcpguard_describe_tool".to_owned(),
+                ..Tiers::default()
+            },
             watch: Watch {
                 recent: Default::default(),
                 since_warning: Watch::WINDOW,
                 sample_every: 100,
                 results: 0,
             },
+        }
+    }
+
+    /// Call records from earlier sessions (the `--metrics` file) for the tiered catalog.
+    pub fn seed_usage<'c>(&mut self, calls: impl IntoIterator<Item = super::tiers::Call<'c>>) {
+        for call in calls {
+            self.tiers.usage.add(&call);
         }
     }
 
@@ -280,6 +313,13 @@ impl Policy {
     /// Requests waiting for the server.
     pub fn in_flight(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The tools the proxy answers itself: its reader, and the tiered catalog's pair.
+    fn answers_itself(&self, name: &str) -> bool {
+        name == self.more_tool
+            || (self.config.catalog == config::Catalog::Tiered
+                && (name == self.tiers.search_tool || name == self.tiers.describe_tool))
     }
 
     /// Puts a new config in force for the next request; returns what changed.
@@ -319,7 +359,7 @@ impl Policy {
                     && let Some(call) = env
                         .params
                         .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
-                    && call.name.as_deref() == Some(self.more_tool.as_str())
+                    && call.name.as_deref().is_some_and(|n| self.answers_itself(n))
                 {
                     let started = Instant::now();
                     let cx = Context {
@@ -331,7 +371,17 @@ impl Policy {
                     let arguments: Option<Value> = call
                         .arguments
                         .and_then(|a| serde_json::from_str(a.get()).ok());
-                    let answer = more::answer(arguments.as_ref(), &cx, self.store.as_mut());
+                    let tool = call.name.clone().unwrap_or_default();
+                    let answer = if tool == self.more_tool {
+                        more::answer(arguments.as_ref(), &cx, self.store.as_mut())
+                    } else {
+                        let result = self.tier_tool(&tool, arguments.as_ref(), &mut fx);
+                        more::Answer {
+                            is_error: result.get("isError") == Some(&json!(true)),
+                            sizes: Default::default(),
+                            result,
+                        }
+                    };
                     let mut result = answer.result;
                     if modern(call.meta.as_ref()) {
                         result["resultType"] = json!("complete");
@@ -453,6 +503,18 @@ impl Policy {
             }
             _ => None,
         };
+        if pending.method == "tools/call" {
+            let failed = env.error.is_some()
+                || env.result.is_some_and(|r| {
+                    serde_json::from_str::<IsError>(r.get()).is_ok_and(|e| e.is_error == Some(true))
+                });
+            self.tiers.usage.add(&super::tiers::Call {
+                tool: pending.tool.as_deref().unwrap_or(""),
+                ok: !failed,
+                latency_ms: record.upstream_ms,
+                age_seconds: 0.0,
+            });
+        }
         record.overhead_ms = ms(started.elapsed());
         if let Some(bytes) = &out {
             record.sizes.bytes_after = bytes.len() as u64;
@@ -484,20 +546,25 @@ impl Policy {
                 None => self.schemas.remove(name),
             };
         }
-        if self.server_tools.contains(&self.more_tool) {
-            let taken = self.more_tool.clone();
-            let mut n = 2;
-            while self.server_tools.contains(&format!("{}_{n}", more::NAME)) {
-                n += 1;
+        for slot in [
+            &mut self.more_tool,
+            &mut self.tiers.search_tool,
+            &mut self.tiers.describe_tool,
+        ] {
+            if self.server_tools.contains(slot.as_str()) {
+                let taken = slot.clone();
+                let mut n = 2;
+                while self.server_tools.contains(&format!("{taken}_{n}")) {
+                    n += 1;
+                }
+                *slot = format!("{taken}_{n}");
+                fx.logs.push(Log::new(
+                    Level::Warn,
+                    format!(
+                        "the server has a tool named {taken}; the proxy's tool is {slot} instead"
+                    ),
+                ));
             }
-            self.more_tool = format!("{}_{n}", more::NAME);
-            fx.logs.push(Log::new(
-                Level::Warn,
-                format!(
-                    "the server has a tool named {taken}; the proxy's tool is {} instead",
-                    self.more_tool
-                ),
-            ));
         }
         let mut changed = false;
         if self.config.catalog == config::Catalog::Trim {
@@ -525,17 +592,126 @@ impl Policy {
                 );
             }
         }
+        if self.config.catalog == config::Catalog::Tiered {
+            changed |= self.tier_page(&mut value, fx);
+        }
         if value.get("nextCursor").is_none_or(Value::is_null) {
-            value
-                .get_mut("tools")?
-                .as_array_mut()?
-                .push(more::definition(&self.more_tool));
+            let tools = value.get_mut("tools")?.as_array_mut()?;
+            tools.push(more::definition(&self.more_tool));
+            if self.config.catalog == config::Catalog::Tiered {
+                tools.push(super::tiers::search_definition(&self.tiers.search_tool));
+                tools.push(super::tiers::describe_definition(&self.tiers.describe_tool));
+            }
             changed = true;
         }
         if !changed || self.shadow {
             return None;
         }
         Some(result_line(&pending.raw_id, &value))
+    }
+
+    /// Keeps on a tools/list page only the hot tools and those described; remembers every tool
+    /// for search and describe. Returns whether the page changed.
+    fn tier_page(&mut self, page: &mut Value, fx: &mut Effects) -> bool {
+        let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        for tool in tools.iter() {
+            let name = tool.get("name").and_then(Value::as_str);
+            let known = self
+                .tiers
+                .seen
+                .iter()
+                .position(|t| t.get("name").and_then(Value::as_str) == name);
+            match known {
+                Some(i) => self.tiers.seen[i] = tool.clone(),
+                None => self.tiers.seen.push(tool.clone()),
+            }
+        }
+        // Ranked among every tool seen so far and every tool with calls on record, so a page
+        // is decided as the whole catalog would be: a used tool on a later page takes its
+        // place in the hot list before the first page is answered.
+        let mut names: Vec<&str> = self
+            .tiers
+            .seen
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .collect();
+        for used in self.tiers.usage.names() {
+            if !names.contains(&used) {
+                names.push(used);
+            }
+        }
+        let hot: std::collections::HashSet<String> = self
+            .tiers
+            .usage
+            .hot(&names, self.config.catalog_hot_tools as usize)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let before = tools.len();
+        tools.retain(|t| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .is_none_or(|n| hot.contains(n) || self.tiers.promoted.contains(n))
+        });
+        let kept = tools.len();
+        if kept < before {
+            fx.logs.push(Log::new(
+                Level::Info,
+                format!(
+                    "tools/list (tiered): {kept} of {before} tools on this page listed; the rest through {} and {}",
+                    self.tiers.search_tool, self.tiers.describe_tool
+                ),
+            ));
+        }
+        kept < before
+    }
+
+    /// A call of the tiered catalog's search or describe tool, answered here.
+    fn tier_tool(&mut self, name: &str, arguments: Option<&Value>, fx: &mut Effects) -> Value {
+        let arg = |key: &str| {
+            arguments
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        if name == self.tiers.search_tool {
+            let query = arg("query");
+            let hits = super::tiers::search(&self.tiers.seen, &query, 20);
+            if hits.is_empty() {
+                return super::result::text(format!(
+                    "No tool matches {query:?} among the {} this server has listed.",
+                    self.tiers.seen.len()
+                ));
+            }
+            return super::result::text(format!(
+                "{}\n\nCall `{}` with {{\"name\": ...}} for one of them.",
+                hits.join("\n"),
+                self.tiers.describe_tool
+            ));
+        }
+        let wanted = arg("name");
+        let Some(tool) = self
+            .tiers
+            .seen
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(wanted.as_str()))
+            .cloned()
+        else {
+            return super::result::error(format!(
+                "{}: no tool named {wanted:?}; call `{}` to find one",
+                self.tiers.describe_tool, self.tiers.search_tool
+            ));
+        };
+        if self.tiers.promoted.insert(wanted.clone()) {
+            // It is listed from now on: the client is told to list again.
+            fx.sends.push(Route::Client(
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n".to_vec(),
+            ));
+        }
+        super::result::text(serde_json::to_string_pretty(&tool).unwrap_or_default())
     }
 
     fn tools_call(
