@@ -2,8 +2,8 @@
 # Real clients through `mcpguard proxy` (the stdio proxy issue's "done when"):
 #
 # - Claude Code (@anthropic-ai/claude-code, pinned in tests/peers/package.json): `claude mcp add`
-#   three servers behind the proxy (server-everything, mcp-server-time, the rmcp fixture) and
-#   `claude mcp list` must report each connected. Offline: list only starts the servers.
+#   four servers behind the proxy (server-everything, mcp-server-time, mcp-server-git, the rmcp
+#   fixture) and `claude mcp list` must report each connected. Offline: list only starts them.
 # - The MCP Inspector CLI (@modelcontextprotocol/inspector, pinned): reads the fixture's 385 KB
 #   log through the proxy, one process per call as the CLI works, following nextCursor through
 #   mcpguard_more; every piece within budget, the pieces equal to the log read without the proxy.
@@ -32,10 +32,11 @@ echo "-- Claude Code: claude mcp add, claude mcp list"
 claude() { (cd "$out/project" && HOME="$out/home" "$peers/claude" "$@"); }
 claude mcp add everything -- "$bin" proxy -- "$peers/mcp-server-everything" >/dev/null
 claude mcp add time -- "$bin" proxy -- "$servers/mcp-server-time" >/dev/null
+claude mcp add git -- "$bin" proxy -- "$servers/mcp-server-git" --repository "$root" >/dev/null
 claude mcp add fixture -- "$bin" proxy --artifact-dir "$out/store-claude" -- "$fixture" >/dev/null
 claude mcp list > "$out/claude-list.txt" 2>&1 || true
 cat "$out/claude-list.txt"
-for name in everything time fixture; do
+for name in everything time git fixture; do
   grep -q "^$name: $bin proxy .* Connected" "$out/claude-list.txt" \
     || { echo "claude mcp list: $name is not connected" >&2; exit 1; }
 done
