@@ -148,22 +148,23 @@ pub fn run(
             hint: "; give the server's command after --, e.g. mcpguard proxy -- npx -y some-mcp-server",
         });
     };
-    let child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .envs(&opts.env)
         .stdin(Pipe::piped())
         .stdout(Pipe::piped())
-        .stderr(Pipe::inherit())
-        .spawn()
-        .map_err(|cause| ProxyError::Spawn {
-            command: shown_command.to_owned(),
-            hint: if cause.kind() == std::io::ErrorKind::NotFound {
-                "; is it installed and on PATH?"
-            } else {
-                ""
-            },
-            cause,
-        })?;
+        .stderr(Pipe::inherit());
+    end_with_parent(&mut command);
+    let child = command.spawn().map_err(|cause| ProxyError::Spawn {
+        command: shown_command.to_owned(),
+        hint: if cause.kind() == std::io::ErrorKind::NotFound {
+            "; is it installed and on PATH?"
+        } else {
+            ""
+        },
+        cause,
+    })?;
     let mut child = ChildGuard(Some(child));
     let (server_in, server_out) = {
         let c = child.0.as_mut().expect("the child is held until the end");
@@ -262,6 +263,33 @@ pub fn run(
     let _ = lock(&shared.to_client).flush();
     Ok(ended)
 }
+
+/// On Linux the child is sent SIGTERM when the proxy dies, however it dies (killed, a
+/// signal it does not handle): the kernel keeps the promise the guard below cannot keep then.
+#[cfg(target_os = "linux")]
+fn end_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt as _;
+    let parent = std::process::id();
+    // SAFETY: runs in the child between fork and exec, and only calls prctl and getppid, which
+    // are async-signal-safe; nothing is allocated.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The proxy died before the prctl: nobody would send the signal.
+            if libc::getppid() as u32 != parent {
+                return Err(std::io::Error::other(
+                    "the proxy exited while starting the server",
+                ));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn end_with_parent(_: &mut Command) {}
 
 /// Ends the child on every way out: a grace period after its stdin closed, then a kill.
 struct ChildGuard(Option<Child>);
