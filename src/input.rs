@@ -164,27 +164,20 @@ pub fn for_each_line_batch(
     let mut held = 0;
     let mut buf = Vec::new();
     let mut number = 0;
+    let mut failed: Option<std::io::Error> = None;
     loop {
         match crate::lines::read_capped(&mut reader, &mut buf, MAX_LINE_BYTES) {
             Ok(crate::lines::Capped::End) => break,
             Ok(crate::lines::Capped::TooLong) => {
                 number += 1;
-                let skipped = crate::lines::skip_line(&mut reader);
                 lines.push((
                     number,
                     Err(InputError::LineTooLong {
                         name: format!("{name}:{number}"),
                     }),
                 ));
-                if let Err(cause) = skipped {
-                    lines.push((
-                        number + 1,
-                        Err(InputError::Read {
-                            name: name.to_owned(),
-                            cause,
-                        }),
-                    ));
-                    break;
+                if let Err(cause) = crate::lines::skip_line(&mut reader) {
+                    failed = Some(cause);
                 }
             }
             Ok(crate::lines::Capped::Line) => {
@@ -217,16 +210,17 @@ pub fn for_each_line_batch(
                     held = 0;
                 }
             }
-            Err(cause) => {
-                lines.push((
-                    number + 1,
-                    Err(InputError::Read {
-                        name: name.to_owned(),
-                        cause,
-                    }),
-                ));
-                break;
-            }
+            Err(cause) => failed = Some(cause),
+        }
+        if let Some(cause) = failed.take() {
+            lines.push((
+                number + 1,
+                Err(InputError::Read {
+                    name: name.to_owned(),
+                    cause,
+                }),
+            ));
+            break;
         }
     }
     if !lines.is_empty() {

@@ -24,11 +24,7 @@ pub const HEAD: usize = 64 << 10;
 pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Capped> {
     buf.clear();
     loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let available = fill(reader)?;
         if available.is_empty() {
             return Ok(if buf.is_empty() {
                 Capped::End
@@ -55,14 +51,24 @@ pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> 
     }
 }
 
+/// The reader's buffered bytes, read again when a signal interrupted the read (empty at the
+/// end of the input).
+fn fill(reader: &mut impl BufRead) -> io::Result<&[u8]> {
+    loop {
+        match reader.fill_buf() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok(_) => break,
+        }
+    }
+    // Now buffered (or at the end): this call does no I/O that could be interrupted.
+    reader.fill_buf()
+}
+
 /// Consumes the rest of a line without keeping it.
 pub fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
     loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let available = fill(reader)?;
         if available.is_empty() {
             return Ok(());
         }

@@ -241,10 +241,8 @@ fn watch(
                         writeln!(out, "{name}: valid, reloaded")?;
                     }
                     for c in changes {
-                        let show = |v: &Option<serde_json::Value>| {
-                            v.as_ref().map_or("(unset)".to_owned(), ToString::to_string)
-                        };
-                        writeln!(out, "  {}: {} -> {}", c.key, show(&c.old), show(&c.new))?;
+                        let (old, new) = c.shown();
+                        writeln!(out, "  {}: {old} -> {new}", c.key)?;
                     }
                 }
                 (Ok(_), None) => writeln!(out, "{name}: valid")?,

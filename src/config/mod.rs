@@ -378,6 +378,14 @@ pub struct Change {
     pub new: Option<Value>,
 }
 
+impl Change {
+    /// The old and the new value as a person reads them, `(unset)` for a missing one.
+    pub fn shown(&self) -> (String, String) {
+        let show = |v: &Option<Value>| v.as_ref().map_or("(unset)".to_owned(), Value::to_string);
+        (show(&self.old), show(&self.new))
+    }
+}
+
 /// What changed from `old` to `new`, in key order.
 pub fn diff(old: &Config, new: &Config) -> Vec<Change> {
     let leaves = |c: &Config| {

@@ -19,9 +19,10 @@ use super::shrink::{self, Context};
 use super::store::Artifacts;
 use crate::artifact::Ref;
 use crate::chunk::lines::{self, Range};
-use crate::cursor::{self, Decoded};
+use crate::cursor;
 use crate::document::{self, PartContent};
 use crate::paginate;
+use crate::summarize::cut;
 
 /// The name the proxy gives its tool unless a server already has a tool of that name.
 pub const NAME: &str = "mcpguard_more";
@@ -71,8 +72,7 @@ pub struct Answer {
 /// Answers one call of the tool.
 pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
     match respond(arguments, cx, store) {
-        Ok(result) => {
-            let tokens = result::tokens(&result, cx.config, u64::MAX / 4);
+        Ok((result, tokens)) => {
             let bytes = serde_json::to_string(&result).map_or(0, |s| s.len() as u64);
             Answer {
                 result,
@@ -136,11 +136,12 @@ fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
     })
 }
 
+/// The answer and the tokens it costs.
 fn respond(
     arguments: Option<&Value>,
     cx: &Context<'_>,
     store: &mut dyn Artifacts,
-) -> Result<Value, String> {
+) -> Result<(Value, u64), String> {
     let ask = parse_ask(arguments)?;
     let again = "call the original tool again for a fresh result";
     let decoded = match &ask.cursor {
@@ -207,21 +208,25 @@ fn respond(
         line_range(&text, spec, &reference, cx, inner)?
     } else {
         let kind = decoded.as_ref().and_then(|d| d.payload.kind.clone());
-        let list = match kind.as_deref() {
+        let whole = match kind.as_deref() {
             Some("chunk") => None,
-            _ => list_view(&value, fields.as_deref(), inner, cx.config.tokenizer),
+            _ => shrink::pageable(&value, inner, cx.config.tokenizer),
+        };
+        // `fields` pages the records narrowed to them; the list is found once either way.
+        let narrowed = match (&whole, fields.as_deref()) {
+            (Some(list), Some(f)) => Some(narrow(list.items(), f)),
+            _ => None,
+        };
+        let list = match &narrowed {
+            Some(doc) => paginate::locate(doc, None).ok(),
+            None => whole,
         };
         match (list, kind.as_deref()) {
-            (Some(doc), Some("page") | None) => {
-                let located = paginate::locate(&doc, None).map_err(|e| e.to_string())?;
+            (Some(located), Some("page") | None) => {
                 let page_size = ask
                     .limit
                     .unwrap_or(cx.config.default_page_size as usize)
                     .min(cx.config.max_page_size as usize);
-                let offset = match &decoded {
-                    Some(d) => resume(&located, d)?,
-                    None => 0,
-                };
                 shrink::page_of(
                     &located,
                     &reference,
@@ -229,9 +234,9 @@ fn respond(
                     page_size,
                     cx,
                     inner,
-                    offset,
                     decoded.as_ref(),
                 )
+                .map_err(|e| format!("{e}; {again}"))?
                 .ok_or_else(|| {
                     format!(
                         "one item of this list is over the {budget}-token budget; ask for fewer `fields`"
@@ -271,21 +276,7 @@ fn respond(
     let mut extra = Map::new();
     extra.insert("artifactRef".into(), reference.into());
     result::set_budget_meta(&mut out, budget, &sizes, extra);
-    Ok(out)
-}
-
-fn resume(located: &paginate::Located<'_>, decoded: &Decoded) -> Result<usize, String> {
-    let pager = paginate::Pager::new(
-        located,
-        &paginate::Request {
-            input_order: true,
-            ..Default::default()
-        },
-        Some(decoded),
-        paginate::ABSOLUTE_MAX_PAGE_SIZE,
-    )
-    .map_err(|e| e.to_string())?;
-    pager.resume(decoded).map_err(|e| e.to_string())
+    Ok((out, tokens))
 }
 
 /// How `ref` alone reads a stored result under `budget`: `pages` of its list, or `chunks` of
@@ -298,24 +289,11 @@ pub fn reads_as(result: &Value, budget: u64, tokenizer: crate::tokens::Tokenizer
     }
 }
 
-/// The list the result holds (its records narrowed to `fields`), as a document to page.
-fn list_view(
-    value: &Value,
-    fields: Option<&str>,
-    budget: u64,
-    tokenizer: crate::tokens::Tokenizer,
-) -> Option<Value> {
-    let located = shrink::pageable(value, budget, tokenizer)?;
-    let Some(fields) = fields else {
-        return Some(value.clone());
-    };
+/// The records narrowed to `fields` (comma-separated), as a document to page.
+fn narrow(items: &[Value], fields: &str) -> Value {
     let names: Vec<&str> = fields.split(',').map(str::trim).collect();
-    let items: Vec<Value> = located
-        .items()
-        .iter()
-        .map(|item| select(item, &names))
-        .collect();
-    Some(json!({ "items": items }))
+    let items: Vec<Value> = items.iter().map(|item| select(item, &names)).collect();
+    json!({ "items": items })
 }
 
 /// The members of `value` named (dotted paths reach inside), in the order named.
@@ -444,12 +422,4 @@ fn line_range(
     };
     result::push_text(&mut out, line);
     Ok(out)
-}
-
-fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        s.chars().take(max).collect::<String>() + "…"
-    }
 }

@@ -186,13 +186,6 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
 }
 
-/// Only `isError` of a tool result, read without building the rest.
-#[derive(Deserialize)]
-struct IsError {
-    #[serde(default, rename = "isError")]
-    is_error: Option<bool>,
-}
-
 #[derive(Deserialize)]
 struct CallParams<'a> {
     name: Option<String>,
@@ -226,8 +219,10 @@ pub struct Policy {
 #[derive(Default)]
 struct Tiers {
     usage: super::tiers::Usage,
-    /// Every tool definition the server listed, in its order (one per name).
+    /// Every tool definition the server listed, in its order (one per name), and where each
+    /// name is in it.
     seen: Vec<Value>,
+    seen_at: HashMap<String, usize>,
     /// Tools `describe` put on the list.
     promoted: std::collections::HashSet<String>,
     search_tool: String,
@@ -355,10 +350,13 @@ impl Policy {
         match (&env.method, env.id) {
             (Some(method), Some(id)) => {
                 let key = id_key(id);
-                if method == "tools/call"
-                    && let Some(call) = env
-                        .params
-                        .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
+                let call = (method == "tools/call")
+                    .then(|| {
+                        env.params
+                            .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
+                    })
+                    .flatten();
+                if let Some(call) = &call
                     && call.name.as_deref().is_some_and(|n| self.answers_itself(n))
                 {
                     let started = Instant::now();
@@ -414,13 +412,7 @@ impl Policy {
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));
                     return fx;
                 }
-                let tool = (method == "tools/call")
-                    .then(|| {
-                        env.params
-                            .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
-                            .and_then(|c| c.name)
-                    })
-                    .flatten();
+                let tool = call.and_then(|c| c.name);
                 self.pending.insert(
                     key,
                     Pending {
@@ -503,17 +495,9 @@ impl Policy {
             }
             _ => None,
         };
-        if pending.method == "tools/call" {
-            let failed = env.error.is_some()
-                || env.result.is_some_and(|r| {
-                    serde_json::from_str::<IsError>(r.get()).is_ok_and(|e| e.is_error == Some(true))
-                });
-            self.tiers.usage.add(&super::tiers::Call {
-                tool: pending.tool.as_deref().unwrap_or(""),
-                ok: !failed,
-                latency_ms: record.upstream_ms,
-                age_seconds: 0.0,
-            });
+        if pending.method == "tools/call" && env.result.is_none() {
+            // A JSON-RPC error: a failed call (a result's own isError is noted by tools_call).
+            self.note_call(pending.tool.as_deref(), false, record.upstream_ms);
         }
         record.overhead_ms = ms(started.elapsed());
         if let Some(bytes) = &out {
@@ -617,15 +601,17 @@ impl Policy {
             return false;
         };
         for tool in tools.iter() {
-            let name = tool.get("name").and_then(Value::as_str);
-            let known = self
-                .tiers
-                .seen
-                .iter()
-                .position(|t| t.get("name").and_then(Value::as_str) == name);
-            match known {
-                Some(i) => self.tiers.seen[i] = tool.clone(),
-                None => self.tiers.seen.push(tool.clone()),
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            match self.tiers.seen_at.get(name) {
+                Some(&i) => self.tiers.seen[i] = tool.clone(),
+                None => {
+                    self.tiers
+                        .seen_at
+                        .insert(name.to_owned(), self.tiers.seen.len());
+                    self.tiers.seen.push(tool.clone());
+                }
             }
         }
         // Ranked among every tool seen so far and every tool with calls on record, so a page
@@ -638,7 +624,7 @@ impl Policy {
             .filter_map(|t| t.get("name").and_then(Value::as_str))
             .collect();
         for used in self.tiers.usage.names() {
-            if !names.contains(&used) {
+            if !self.tiers.seen_at.contains_key(used) {
                 names.push(used);
             }
         }
@@ -695,10 +681,9 @@ impl Policy {
         let wanted = arg("name");
         let Some(tool) = self
             .tiers
-            .seen
-            .iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(wanted.as_str()))
-            .cloned()
+            .seen_at
+            .get(&wanted)
+            .map(|&i| self.tiers.seen[i].clone())
         else {
             return super::result::error(format!(
                 "{}: no tool named {wanted:?}; call `{}` to find one",
@@ -736,6 +721,7 @@ impl Policy {
             &cx,
             self.store.as_mut(),
         );
+        self.note_call(Some(tool), !decision.is_error, record.upstream_ms);
         let mut sizes = decision.sizes;
         // The bytes of the whole message, not only the result, for the record.
         let frame = record
@@ -790,6 +776,16 @@ impl Policy {
         }
         let out = decision.result?;
         Some(result_line(&pending.raw_id, &out))
+    }
+
+    /// One call of a tool, for the tiered catalog's scores.
+    fn note_call(&mut self, tool: Option<&str>, ok: bool, latency_ms: f64) {
+        self.tiers.usage.add(&super::tiers::Call {
+            tool: tool.unwrap_or(""),
+            ok,
+            latency_ms,
+            age_seconds: 0.0,
+        });
     }
 
     /// The share of oversized results over the last window, and a sample of the estimate

@@ -77,6 +77,9 @@ pub struct Decision {
     pub reference: Option<String>,
     /// Something the operator should know (the store failed, a strategy fell back).
     pub warning: Option<String>,
+    /// The server's result said `isError: true` (as far as it was read: a result passed
+    /// unread because every strategy is off counts as a success).
+    pub is_error: bool,
 }
 
 impl Decision {
@@ -88,6 +91,7 @@ impl Decision {
             budget,
             reference: None,
             warning: None,
+            is_error: false,
         }
     }
 }
@@ -129,6 +133,56 @@ pub fn decide(
         return Decision::pass(unmeasured, budget);
     }
 
+    let is_error = original.get("isError") == Some(&json!(true));
+    let strategies = Strategies {
+        paging,
+        chunking,
+        summarizing,
+    };
+    Decision {
+        is_error,
+        ..shrink_parsed(
+            tool,
+            result_text,
+            &original,
+            output_schema,
+            strategies,
+            cx,
+            store,
+        )
+    }
+}
+
+/// Which strategies a tool allows (FR-035).
+#[derive(Clone, Copy)]
+struct Strategies {
+    paging: bool,
+    chunking: bool,
+    summarizing: bool,
+}
+
+/// [`decide`] once the result is parsed (`original`) and known to be content.
+fn shrink_parsed(
+    tool: &str,
+    result_text: &str,
+    original: &Value,
+    output_schema: Option<&Value>,
+    Strategies {
+        paging,
+        chunking,
+        summarizing,
+    }: Strategies,
+    cx: &Context<'_>,
+    store: &mut dyn Artifacts,
+) -> Decision {
+    let c = cx.config;
+    let budget = c.budget_for(tool);
+    let bytes = result_text.len() as u64;
+    let unmeasured = Sizes {
+        bytes_before: bytes,
+        bytes_after: bytes,
+        ..Sizes::default()
+    };
     let limits = c.limits_for(tool);
     let mut sizes = unmeasured;
     if bytes <= limits.max_bytes {
@@ -158,7 +212,7 @@ pub fn decide(
         // Over maxBytes: over the contract whatever its tokens; they are counted for the
         // record, on the text the model would read, without parsing it.
         let counter = c.tokenizer.counter();
-        let anatomy = document::anatomy_shallow(&original, "");
+        let anatomy = document::anatomy_shallow(original, "");
         sizes.tokens_before = anatomy
             .parts
             .iter()
@@ -189,10 +243,10 @@ pub fn decide(
     if let Some(r) = &reference {
         let structured = output_schema.is_some() && original.get("structuredContent").is_some();
         if paging && !structured {
-            chosen = first_page(&original, tool, r, cx, inner);
+            chosen = first_page(original, tool, r, cx, inner);
         }
         if chosen.is_none() && chunking && !structured {
-            chosen = first_chunk(&original, r, cx, inner);
+            chosen = first_chunk(original, r, cx, inner);
         }
     }
     let (outcome, mut out) = match chosen {
@@ -235,7 +289,7 @@ pub fn decide(
         // The strategies that apply are switched off for this tool: the operator's choice.
         None => return Decision::pass(sizes, budget),
     };
-    result::carry_envelope(&original, &mut out);
+    result::carry_envelope(original, &mut out);
     sizes.tokens_after = result::tokens(&out, c, budget);
     let mut extra = Map::new();
     extra.insert("outcome".into(), outcome.name().into());
@@ -251,6 +305,7 @@ pub fn decide(
         budget,
         reference,
         warning,
+        is_error: false,
     }
 }
 
@@ -288,6 +343,7 @@ fn summary_options<'a>(
 
 fn failed(why: String, sizes: Sizes, budget: u64) -> Decision {
     Decision {
+        is_error: false,
         outcome: Outcome::Error,
         result: Some(result::error(format!(
             "mcpguard could not bring this result within its budget of {budget} tokens ({why}); it was not sent"
@@ -317,7 +373,9 @@ fn first_page(
     if located.items().len() <= page_size {
         return None;
     }
-    let page = page_of(&located, reference, None, page_size, cx, budget, 0, None)?;
+    let page = page_of(&located, reference, None, page_size, cx, budget, None)
+        .ok()
+        .flatten()?;
     Some((Outcome::Paginated, page))
 }
 
@@ -355,9 +413,9 @@ pub fn inner_budget(budget: u64) -> u64 {
     budget.saturating_sub(HOWTO_RESERVE).max(budget / 2).max(1)
 }
 
-/// A page of `located` from `offset`, as a tool result with the way on, or `None` when even
-/// one item is over the budget.
-#[allow(clippy::too_many_arguments)]
+/// A page of `located`, the first or the one `issued` points at, as a tool result with the way
+/// on. `Ok(None)` when even one item is over the budget; `Err` says why a cursor does not
+/// belong to this list.
 pub(super) fn page_of(
     located: &paginate::Located<'_>,
     reference: &str,
@@ -365,24 +423,28 @@ pub(super) fn page_of(
     page_size: usize,
     cx: &Context<'_>,
     budget: u64,
-    offset: usize,
     issued: Option<&cursor::Decoded>,
-) -> Option<Value> {
+) -> Result<Option<Value>, String> {
     let c = cx.config;
     let request = Request {
         limit: issued.is_none().then_some(page_size),
         input_order: true,
         ..Request::default()
     };
-    let mut pager = Pager::new(located, &request, issued, c.max_page_size as usize).ok()?;
+    let mut pager = Pager::new(located, &request, issued, c.max_page_size as usize)
+        .map_err(|e| e.to_string())?;
     pager.tags.insert("ref".into(), reference.into());
     if let Some(f) = fields {
         pager.tags.insert("fields".into(), f.into());
     }
+    let offset = match issued {
+        Some(d) => pager.resume(d).map_err(|e| e.to_string())?,
+        None => 0,
+    };
     let shown = |output: &Value| result::tokens(output, c, budget);
     let page = pager.page_within_by(offset, budget, &shown, cx.now, cx.secrets);
     if page.meta.budget_exceeded == Some(true) {
-        return None;
+        return Ok(None);
     }
     let mut out = if page.output.get("content").is_some() {
         page.output
@@ -406,7 +468,7 @@ pub(super) fn page_of(
     if let Some(next) = page.next_cursor {
         out["nextCursor"] = next.into();
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// The only text of a result that is one block of plain (not JSON) text.

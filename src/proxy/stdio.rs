@@ -215,19 +215,11 @@ pub fn run(
         match event {
             Event::Reload(config) => {
                 let changes = lock(&shared.policy).set_config(config);
-                let show = |v: &Option<serde_json::Value>| {
-                    v.as_ref()
-                        .map_or_else(|| "(unset)".to_owned(), |v| v.to_string())
-                };
                 for c in &changes {
+                    let (old, new) = c.shown();
                     shared.log(&Log {
                         level: super::policy::Level::Info,
-                        message: format!(
-                            "config reloaded: {} {} -> {}",
-                            c.key,
-                            show(&c.old),
-                            show(&c.new)
-                        ),
+                        message: format!("config reloaded: {} {old} -> {new}", c.key),
                         fields: Default::default(),
                     });
                 }

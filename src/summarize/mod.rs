@@ -33,6 +33,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use project::Fields;
+pub use text::cut;
 
 use crate::artifact::Ref;
 use crate::contract::Limits;
