@@ -19,6 +19,7 @@ pub mod fsutil;
 pub mod fuzz;
 pub mod human;
 pub mod input;
+pub mod leanjson;
 pub mod lines;
 pub mod mcp;
 pub mod measure;

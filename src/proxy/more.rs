@@ -197,7 +197,7 @@ fn respond(
         }
         Err(e) => return Err(format!("{r} cannot be read ({e}); {again}")),
     };
-    let value: Value = serde_json::from_str(&text)
+    let value = crate::leanjson::parse_result(&text)
         .map_err(|e| format!("{r} is not a JSON result ({e}); {again}"))?;
     drop(text);
     let budget = cx.config.budget_for(r.domain());

@@ -125,7 +125,7 @@ pub fn decide(
     }
     // One parse of the envelope; the JSON inside text blocks stays text until a strategy
     // needs it.
-    let Ok(original) = serde_json::from_str::<Value>(result_text) else {
+    let Ok(original) = crate::leanjson::parse_result(result_text) else {
         return Decision::pass(unmeasured, budget);
     };
     // An input_required result is a question for the client, not content (2026-07-28 MRTR).
