@@ -23,7 +23,8 @@ pub fn error(message: impl Into<String>) -> Value {
 /// Tokens the model reads for `result` (text blocks, structuredContent, media at their fixed
 /// cost), counted for a verdict against `budget`.
 pub fn tokens(result: &Value, config: &Config, budget: u64) -> u64 {
-    let anatomy = document::anatomy(result, "");
+    // Texts are counted as text: the JSON inside them need not be parsed.
+    let anatomy = document::anatomy_shallow(result, "");
     estimate::tokens(&anatomy, config.tokenizer, config.media_tokens, &[budget])
 }
 
