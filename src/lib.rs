@@ -24,6 +24,7 @@ pub mod lines;
 pub mod mcp;
 pub mod measure;
 pub mod paginate;
+pub mod parallel;
 pub mod pointer;
 pub mod proxy;
 pub mod pyjson;

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::PaginateError;
 use crate::collection::is_record_map;
@@ -54,6 +55,16 @@ pub struct Located<'d> {
     pub pointer: String,
     /// When the list is a map of records: its entries in key order.
     pub(super) map: Option<MapEntries>,
+    /// When the list is read lazily ([`super::lean`]): its items' JSON texts, each parsed
+    /// when a page shows it, and the fingerprint worked out as they were checked.
+    pub(super) spans: Option<Spans<'d>>,
+}
+
+/// A list left as text: the spans of its items and its fingerprint (input order, no filter).
+#[derive(Clone, Debug)]
+pub(super) struct Spans<'d> {
+    pub(super) items: Vec<&'d RawValue>,
+    pub(super) fingerprint: String,
 }
 
 /// A map of records as a list: keys and records side by side, sorted by key.
@@ -75,6 +86,40 @@ impl MapEntries {
 }
 
 impl Located<'_> {
+    /// How many items the list has.
+    pub fn len(&self) -> usize {
+        match &self.spans {
+            Some(spans) => spans.items.len(),
+            None => self.items().len(),
+        }
+    }
+
+    /// True when the list has no items.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Item `i` (parsed now when the list is read lazily; its span was checked to parse).
+    pub fn item(&self, i: usize) -> Cow<'_, Value> {
+        match &self.spans {
+            Some(spans) => Cow::Owned(
+                spans
+                    .items
+                    .get(i)
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                    .unwrap_or_default(),
+            ),
+            None => Cow::Borrowed(self.items().get(i).unwrap_or(&Value::Null)),
+        }
+    }
+
+    /// Item `i`'s JSON text as the document has it, when the list is read lazily.
+    pub fn item_text(&self, i: usize) -> Option<&str> {
+        self.spans.as_ref()?.items.get(i).map(|raw| raw.get())
+    }
+
+    /// The items, when the list is held parsed (empty for a list read lazily: use
+    /// [`Located::len`] and [`Located::item`]).
     pub fn items(&self) -> &[Value] {
         if let Some(map) = &self.map {
             return &map.records;
@@ -176,10 +221,11 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
         data,
         pointer,
         map,
+        spans: None,
     })
 }
 
-fn block_index(pointer: &str) -> Option<usize> {
+pub(super) fn block_index(pointer: &str) -> Option<usize> {
     // "/result/content/3/text" or "/content/3/text"
     let mut tokens = pointer.rsplit('/');
     tokens.next()?;
@@ -189,23 +235,31 @@ fn block_index(pointer: &str) -> Option<usize> {
 /// The collections among the data's members and their members' members, arrays and maps of
 /// records: (pointer, length).
 fn collections_in(data: &Value) -> Vec<(String, usize)> {
-    fn collection(v: &Value) -> Option<usize> {
-        match v {
-            Value::Array(a) => Some(a.len()),
-            Value::Object(m) if is_record_map(m) => Some(m.len()),
-            _ => None,
-        }
-    }
+    collections_measured(data, &|_, a| a.len())
+}
+
+/// [`collections_in`] with the length of the array at a pointer told by `array_len` (a list
+/// read lazily stands in the data as an empty array).
+pub(super) fn collections_measured(
+    data: &Value,
+    array_len: &dyn Fn(&str, &[Value]) -> usize,
+) -> Vec<(String, usize)> {
+    let collection = |p: &str, v: &Value| match v {
+        Value::Array(a) => Some(array_len(p, a)),
+        Value::Object(m) if is_record_map(m) => Some(m.len()),
+        _ => None,
+    };
     let mut out = Vec::new();
     if let Value::Object(members) = data {
         for (k, v) in members {
             let p = pointer::join("", k);
-            if let Some(n) = collection(v) {
+            if let Some(n) = collection(&p, v) {
                 out.push((p, n));
             } else if let Value::Object(inner) = v {
                 for (k2, v2) in inner {
-                    if let Some(n) = collection(v2) {
-                        out.push((pointer::join(&p, k2), n));
+                    let p2 = pointer::join(&p, k2);
+                    if let Some(n) = collection(&p2, v2) {
+                        out.push((p2, n));
                     }
                 }
             }
@@ -215,12 +269,20 @@ fn collections_in(data: &Value) -> Vec<(String, usize)> {
 }
 
 fn find_list(data: &Value) -> Result<String, PaginateError> {
+    find_list_measured(data, &|_, a| a.len())
+}
+
+/// [`find_list`] with array lengths told by `array_len`, as [`collections_measured`].
+pub(super) fn find_list_measured(
+    data: &Value,
+    array_len: &dyn Fn(&str, &[Value]) -> usize,
+) -> Result<String, PaginateError> {
     match data {
         Value::Array(_) => return Ok(String::new()),
         Value::Object(m) if is_record_map(m) => return Ok(String::new()),
         _ => {}
     }
-    let arrays = collections_in(data);
+    let arrays = collections_measured(data, array_len);
     let longest = arrays
         .iter()
         .map(|(_, n)| *n)

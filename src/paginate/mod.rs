@@ -11,6 +11,7 @@
 //! against other options or changed data is refused rather than silently skipping or repeating
 //! items. [`Pager`] holds the ordered list, so walking every page is linear in the list's size.
 
+mod lean;
 mod locate;
 mod order;
 mod scan;
@@ -22,6 +23,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use lean::locate_lean;
 pub use locate::{Located, locate};
 pub use order::{CREATION_FIELDS, Order, default_order, parse_filters};
 pub use scan::fingerprint;
@@ -206,7 +208,26 @@ impl<'l, 'd> Pager<'l, 'd> {
             return Err(PaginateError::LimitTooLarge { max });
         }
 
-        let (view, keys, fingerprint) = scan::scan(items, order.as_ref(), &filters);
+        let (view, keys, fingerprint) = match &located.spans {
+            // A list read lazily pages in its own order, unfiltered (the proxy's way): its
+            // fingerprint is known, and nothing else needs its items.
+            Some(spans) if order.is_none() && filters.is_empty() => (
+                (0..spans.items.len() as u32).collect(),
+                Vec::new(),
+                spans.fingerprint.clone(),
+            ),
+            Some(_) => {
+                return Err(PaginateError::Mismatch {
+                    what: "paging by",
+                    flag: "--order-by or --filter",
+                    issued: order
+                        .as_ref()
+                        .map_or_else(|| format!("{} filters", filters.len()), Order::to_string),
+                    requested: "the list's own order, unfiltered".to_owned(),
+                });
+            }
+            None => scan::scan(items, order.as_ref(), &filters),
+        };
         let descending = order.as_ref().is_some_and(|o| o.descending);
         let presorted = keys.is_empty()
             || view.windows(2).all(|w| {
@@ -276,7 +297,7 @@ impl<'l, 'd> Pager<'l, 'd> {
     /// True when the whole list fits one page as it came: the document can go out unchanged
     /// (US1.3, FR-034).
     pub fn fits_unchanged(&self) -> bool {
-        self.untouched && self.located.items().len() <= self.limit
+        self.untouched && self.located.len() <= self.limit
     }
 
     /// Checks a cursor's kind, data and offset against this list; returns where to start.
@@ -324,6 +345,10 @@ impl<'l, 'd> Pager<'l, 'd> {
         });
         let list = self.located.items();
         let ordered = self.ordered(offset, end);
+        let item = |i: u32| match &self.located.spans {
+            Some(_) => self.located.item(i as usize).into_owned(),
+            None => list[i as usize].clone(),
+        };
         let items = match &self.located.map {
             Some(map) => Value::Object(
                 ordered
@@ -331,7 +356,7 @@ impl<'l, 'd> Pager<'l, 'd> {
                     .map(|&i| (map.keys[i as usize].clone(), list[i as usize].clone()))
                     .collect(),
             ),
-            None => Value::Array(ordered.iter().map(|&i| list[i as usize].clone()).collect()),
+            None => Value::Array(ordered.iter().map(|&i| item(i)).collect()),
         };
         let meta = Meta {
             total_count: self.total(),
@@ -387,14 +412,19 @@ impl<'l, 'd> Pager<'l, 'd> {
                 issued_at,
                 secrets,
                 Some(&Budget {
-                    held_back: available - n,
+                    held_back: available.saturating_sub(n),
                     exceeded: false,
                 }),
             );
             (cost(&page.output) <= tokens, page)
         };
+        // Usually the whole page fits: one count says so.
+        let (ok, whole) = fits(available.max(1));
+        if ok {
+            return whole;
+        }
         // Output grows with every item: binary search the largest count that fits.
-        let (mut lo, mut hi) = (1usize, available.max(1));
+        let (mut lo, mut hi) = (1usize, available.max(1) - 1);
         let (ok, mut best) = fits(lo);
         if !ok {
             let mut page = self.page(

@@ -2,8 +2,11 @@
 //! and the fingerprint of what decides offsets, which a cursor carries to detect changed data.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::order::{Order, SortKey, field, matches, member};
 
@@ -91,6 +94,137 @@ fn encode_value(buf: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// The fingerprint of a list left as text (input order, no filters: as [`fingerprint`] makes
+/// it), checking on the way that every item parses as `serde_json` parses it; `None` when one
+/// does not. Nothing is built but the identities.
+pub(super) fn fingerprint_spans(items: &[&RawValue]) -> Option<String> {
+    let part = |items: &[&RawValue]| -> Option<Vec<u8>> {
+        let mut buf = Vec::with_capacity(items.len() * 24);
+        for raw in items {
+            fingerprint_span(&mut buf, raw.get())?;
+        }
+        Some(buf)
+    };
+    let bytes: usize = items.iter().map(|raw| raw.get().len()).sum();
+    let buf = if bytes >= PARALLEL_SPANS_MIN_BYTES && items.len() > 1 {
+        let (left, right) = items.split_at(items.len() / 2);
+        let (right, left) = crate::parallel::join(&|| part(right), || part(left));
+        let mut buf = left?;
+        buf.extend_from_slice(&right?);
+        buf
+    } else {
+        part(items)?
+    };
+    Some(finish_fingerprint(&buf, items.len()))
+}
+
+/// [`fingerprint_item`] of one item's JSON text, with no sort key and no filters.
+fn fingerprint_span(buf: &mut Vec<u8>, text: &str) -> Option<()> {
+    buf.push(0xFE);
+    let identity = if text.trim_start().starts_with('{') {
+        let Identity(found) = serde_json::from_str(text).ok()?;
+        found.into_iter().flatten().next()
+    } else {
+        None
+    };
+    match identity {
+        Some(id) => encode_value(buf, &id),
+        None => encode_value(buf, &serde_json::from_str(text).ok()?),
+    }
+    buf.push(0xFD);
+    encode_value(buf, &Value::Null);
+    Some(())
+}
+
+/// An object's identity fields (by [`IDENTITY_FIELDS`] order), its other members read and
+/// checked but not kept.
+struct Identity([Option<Value>; IDENTITY_FIELDS.len()]);
+
+impl<'de> Deserialize<'de> for Identity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Field;
+        impl<'de> DeserializeSeed<'de> for Field {
+            type Value = Option<usize>;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+                d.deserialize_str(self)
+            }
+        }
+        impl Visitor<'_> for Field {
+            type Value = Option<usize>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+                Ok(IDENTITY_FIELDS.iter().position(|f| *f == name))
+            }
+        }
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = Identity;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Identity, A::Error> {
+                let mut found = Identity(Default::default());
+                while let Some(field) = map.next_key_seed(Field)? {
+                    match field {
+                        // A duplicate's last value wins, as in a parsed object.
+                        Some(i) => found.0[i] = Some(map.next_value()?),
+                        None => map.next_value::<Checked>().map(|_| ())?,
+                    }
+                }
+                Ok(found)
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// Any JSON value, read as a [`Value`] would be read (numbers, escapes and all), then let go.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(Checked)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = Checked;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+}
+
+/// Lists left as text of at least this many bytes are checked on two threads.
+const PARALLEL_SPANS_MIN_BYTES: usize = 256 * 1024;
+
 /// Lists at least this long are scanned on two threads.
 const PARALLEL_SCAN_MIN: usize = 20_000;
 
@@ -120,14 +254,7 @@ pub(super) fn scan<'a>(
     };
     let (mut view, mut keys, mut buf) = if items.len() >= PARALLEL_SCAN_MIN {
         let (left, right) = items.split_at(items.len() / 2);
-        let (a, b) = std::thread::scope(|s| {
-            let right_half = s.spawn(|| part(left.len(), right));
-            let left_half = part(0, left);
-            (
-                left_half,
-                right_half.join().expect("the scan does not panic"),
-            )
-        });
+        let (b, a) = crate::parallel::join(&|| part(left.len(), right), || part(0, left));
         let (mut view, mut keys, mut buf) = a;
         view.extend(b.0);
         keys.extend(b.1);

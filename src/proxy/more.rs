@@ -214,7 +214,7 @@ fn respond(
         };
         // `fields` pages the records narrowed to them; the list is found once either way.
         let narrowed = match (&whole, fields.as_deref()) {
-            (Some(list), Some(f)) => Some(narrow(list.items(), f)),
+            (Some(list), Some(f)) => Some(narrow(list, f)),
             _ => None,
         };
         let list = match &narrowed {
@@ -290,9 +290,11 @@ pub fn reads_as(result: &Value, budget: u64, tokenizer: crate::tokens::Tokenizer
 }
 
 /// The records narrowed to `fields` (comma-separated), as a document to page.
-fn narrow(items: &[Value], fields: &str) -> Value {
+fn narrow(list: &paginate::Located<'_>, fields: &str) -> Value {
     let names: Vec<&str> = fields.split(',').map(str::trim).collect();
-    let items: Vec<Value> = items.iter().map(|item| select(item, &names)).collect();
+    let items: Vec<Value> = (0..list.len())
+        .map(|i| select(&list.item(i), &names))
+        .collect();
     json!({ "items": items })
 }
 

@@ -208,42 +208,29 @@ fn shrink_parsed(
                 );
             }
         }
-    } else {
-        // Over maxBytes: over the contract whatever its tokens; they are counted for the
-        // record, on the text the model would read, without parsing it.
-        let counter = c.tokenizer.counter();
-        let anatomy = document::anatomy_shallow(original, "");
-        sizes.tokens_before = anatomy
-            .parts
-            .iter()
-            .map(|p| match &p.content {
-                PartContent::Text { text, .. } | PartContent::Raw(text) => {
-                    counter.count(text) as u64
-                }
-                PartContent::Json(v) => counter.count(&v.to_string()) as u64,
-                PartContent::Media { .. } => c.media_tokens,
-            })
-            .sum();
     }
 
-    // Over: the full result is stored once, named by its content.
-    let mut warning = None;
-    let stored = Ref::for_content(tool, result_text.as_bytes());
-    let reference = match store.put(&stored, result_text.as_bytes()) {
-        Ok(()) => Some(stored.to_string()),
-        Err(why) => {
-            warning = Some(format!(
-                "the artifact store failed ({why}); {tool}'s result goes out as a preview without a reference"
-            ));
-            None
-        }
-    };
+    // Over. The list to page, if there is one, is found on a second thread while this one
+    // stores the full result (hashed, written) and counts its tokens.
+    let structured = output_schema.is_some() && original.get("structuredContent").is_some();
     let inner = inner_budget(budget);
+    let locate = || {
+        (paging && !structured)
+            .then(|| pageable(original, inner, c.tokenizer))
+            .flatten()
+    };
+    let (list, (reference, warning)) = crate::parallel::join(&locate, || {
+        if bytes > limits.max_bytes {
+            // Over maxBytes: over the contract whatever its tokens; they are counted for
+            // the record, on the text the model would read, without parsing it.
+            sizes.tokens_before = visible_tokens(original, c);
+        }
+        keep(tool, result_text, store)
+    });
     let mut chosen: Option<(Outcome, Value)> = None;
     if let Some(r) = &reference {
-        let structured = output_schema.is_some() && original.get("structuredContent").is_some();
-        if paging && !structured {
-            chosen = first_page(original, tool, r, cx, inner);
+        if let Some(list) = list {
+            chosen = first_page(&list, tool, r, cx, inner);
         }
         if chosen.is_none() && chunking && !structured {
             chosen = first_chunk(original, r, cx, inner);
@@ -309,6 +296,39 @@ fn shrink_parsed(
     }
 }
 
+/// The tokens the model would read of a result (media at their fixed cost), its JSON texts
+/// counted as text.
+fn visible_tokens(result: &Value, c: &Config) -> u64 {
+    let counter = c.tokenizer.counter();
+    document::anatomy_shallow(result, "")
+        .parts
+        .iter()
+        .map(|p| match &p.content {
+            PartContent::Text { text, .. } | PartContent::Raw(text) => counter.count(text) as u64,
+            PartContent::Json(v) => counter.count(&v.to_string()) as u64,
+            PartContent::Media { .. } => c.media_tokens,
+        })
+        .sum()
+}
+
+/// Stores the full result once, named by its content: its reference, or why there is none.
+fn keep(
+    tool: &str,
+    result_text: &str,
+    store: &mut dyn Artifacts,
+) -> (Option<String>, Option<String>) {
+    let stored = Ref::for_content(tool, result_text.as_bytes());
+    match store.put(&stored, result_text.as_bytes()) {
+        Ok(()) => (Some(stored.to_string()), None),
+        Err(why) => (
+            None,
+            Some(format!(
+                "the artifact store failed ({why}); {tool}'s result goes out as a preview without a reference"
+            )),
+        ),
+    }
+}
+
 /// How the proxy asks summarize, for the fit check and for a preview.
 fn summary_options<'a>(
     cx: &Context<'a>,
@@ -355,9 +375,9 @@ fn failed(why: String, sizes: Sizes, budget: u64) -> Decision {
     }
 }
 
-/// Page 1 of the result's list, when it has one longer than a page and that page fits.
+/// Page 1 of `located`, when it is longer than a page and that page fits.
 fn first_page(
-    value: &Value,
+    located: &paginate::Located<'_>,
     tool: &str,
     reference: &str,
     cx: &Context<'_>,
@@ -369,11 +389,10 @@ fn first_page(
         .get(tool)
         .and_then(|e| e.page_size)
         .unwrap_or(c.default_page_size) as usize;
-    let located = pageable(value, budget, c.tokenizer)?;
-    if located.items().len() <= page_size {
+    if located.len() <= page_size {
         return None;
     }
-    let page = page_of(&located, reference, None, page_size, cx, budget, None)
+    let page = page_of(located, reference, None, page_size, cx, budget, None)
         .ok()
         .flatten()?;
     Some((Outcome::Paginated, page))
@@ -391,8 +410,9 @@ pub fn pageable<'v>(
     budget: u64,
     tokenizer: crate::tokens::Tokenizer,
 ) -> Option<paginate::Located<'v>> {
-    let located = paginate::locate(value, None).ok()?;
-    let items = located.items();
+    // A list in a JSON text is read lazily (memory about its own size); what that does not
+    // read (a map of records, say) is located the usual way.
+    let located = paginate::locate_lean(value).or_else(|| paginate::locate(value, None).ok())?;
     // A page of a result with structuredContent shows each item twice (text and structured).
     let copies = if value.get("structuredContent").is_some() {
         2
@@ -401,11 +421,17 @@ pub fn pageable<'v>(
     };
     let room = budget * 4 / 5 / copies;
     let counter = tokenizer.counter();
-    let fits = |item: &Value| {
-        crate::measure::json_len(item) as u64 <= room
+    let fits = |i: usize| {
+        // An item's text as sent is at least its JSON's length: short enough, it fits.
+        if located.item_text(i).is_some_and(|t| t.len() as u64 <= room) {
+            return true;
+        }
+        let item = located.item(i);
+        crate::measure::json_len(&item) as u64 <= room
             || counter.count(&item.to_string()) as u64 <= room
     };
-    (located.pointer != "/content" && items.len() > 1 && items.iter().all(fits)).then_some(located)
+    (located.pointer != "/content" && located.len() > 1 && (0..located.len()).all(fits))
+        .then_some(located)
 }
 
 /// The budget left for content once the line that says how to read on is paid for.

@@ -1,0 +1,259 @@
+//! Finding the list in a tool result's JSON text without building it: the proxy pages a
+//! 100 MB list in about the list's own size.
+//!
+//! The text is parsed into its skeleton: every value but the arrays where a list may sit (the
+//! data itself, its members, its members' members, as [`super::locate`] looks), which are
+//! kept as the spans of their items. The list is chosen among them by `locate`'s own rule;
+//! the other arrays are then parsed into place, and the chosen one's items are read once to
+//! check that each parses as `serde_json` parses it and to work out the fingerprint. A page
+//! parses just its own items.
+//!
+//! Only for what the proxy asks (input order, no filters) and only when the list chosen is an
+//! array: anything else (a map of records, a text that does not parse) is `None`, and the
+//! caller locates it the usual way.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Number, Value};
+
+use super::locate::{Holder, Located, Spans, block_index, find_list_measured};
+use super::scan::fingerprint_spans;
+use crate::document::{self, Kind, PartContent};
+use crate::pointer;
+
+/// Arrays this deep in the data (0: the data itself) are kept as spans.
+const LIST_DEPTH: u8 = 2;
+
+/// The list in `doc`, a tool result whose list sits in a JSON text block, read lazily; `None`
+/// when [`super::locate`] should find it (see the module doc).
+pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
+    let anatomy = document::anatomy_shallow(doc, "");
+    if anatomy.kind != Kind::ToolResult {
+        return None;
+    }
+    // The first block whose text is a JSON object or array, as `locate` takes it; a text that
+    // looks like JSON but is not read here is left to `locate` to judge.
+    let (block, text) = anatomy.parts.iter().find_map(|p| match &p.content {
+        PartContent::Text { text, .. } if looks_like_json(text) => {
+            Some((block_index(&p.pointer)?, *text))
+        }
+        _ => None,
+    })?;
+    let Skeleton { mut data, lists } = skeleton(text)?;
+    let array_len = |p: &str, _: &[Value]| {
+        lists
+            .iter()
+            .rfind(|(at, _)| at == p)
+            .map_or(0, |(_, items)| items.len())
+    };
+    let chosen = find_list_measured(&data, &array_len).ok()?;
+    if !data.pointer(&chosen).is_some_and(Value::is_array) {
+        return None;
+    }
+    let mut items = None;
+    for (at, spans) in lists {
+        if at == chosen {
+            items = Some(spans);
+        } else if let Some(slot @ Value::Array(_)) = data.pointer_mut(&at) {
+            // The other arrays, parsed into their place (a later duplicate key took the
+            // place of an earlier one: the last written wins, as it does in a parse).
+            *slot = Value::Array(
+                spans
+                    .iter()
+                    .map(|raw| serde_json::from_str(raw.get()))
+                    .collect::<Result<_, _>>()
+                    .ok()?,
+            );
+        }
+    }
+    let items = items?;
+    let fingerprint = fingerprint_spans(&items)?;
+    Some(Located {
+        holder: Holder::ToolText {
+            result: anatomy.payload_pointer,
+            block,
+            structured: anatomy.payload.get("structuredContent").is_some(),
+        },
+        document: doc,
+        data: Cow::Owned(data),
+        pointer: chosen,
+        map: None,
+        spans: Some(Spans { items, fingerprint }),
+    })
+}
+
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with('{') || t.starts_with('[')
+}
+
+/// A JSON text with its shallow arrays as spans: `(pointer, items)` in the order read, each
+/// standing in `data` as an empty array.
+struct Skeleton<'t> {
+    data: Value,
+    lists: Vec<(String, Vec<&'t RawValue>)>,
+}
+
+fn skeleton(text: &str) -> Option<Skeleton<'_>> {
+    let mut lists = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let data = Level {
+        depth: 0,
+        pointer: String::new(),
+        lists: &mut lists,
+    }
+    .deserialize(&mut de)
+    .ok()?;
+    de.end().ok()?;
+    Some(Skeleton { data, lists })
+}
+
+/// A value at `depth`, read into the skeleton.
+struct Level<'s, 't> {
+    depth: u8,
+    pointer: String,
+    lists: &'s mut Vec<(String, Vec<&'t RawValue>)>,
+}
+
+impl<'t> DeserializeSeed<'t> for Level<'_, 't> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'t>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'t> Visitor<'t> for Level<'_, 't> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // As serde_json's own Value: a float it cannot hold is null.
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'t>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(raw) = seq.next_element::<&'t RawValue>()? {
+            items.push(raw);
+        }
+        self.lists.push((self.pointer, items));
+        Ok(Value::Array(Vec::new()))
+    }
+    fn visit_map<A: MapAccess<'t>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if self.depth < LIST_DEPTH {
+                map.next_value_seed(Level {
+                    depth: self.depth + 1,
+                    pointer: pointer::join(&self.pointer, &key),
+                    lists: self.lists,
+                })?
+            } else {
+                map.next_value::<Value>()?
+            };
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paginate::{Pager, Request, locate};
+    use serde_json::json;
+
+    fn result_of(data: &Value) -> Value {
+        json!({"content": [{"type": "text", "text": "a note"},
+            {"type": "text", "text": serde_json::to_string_pretty(data).unwrap()}]})
+    }
+
+    /// Every page and the fingerprint, lean and parsed, the same.
+    fn same_pages(doc: &Value) {
+        let lean = locate_lean(doc).expect("read lazily");
+        let full = locate(doc, None).unwrap();
+        assert_eq!(lean.pointer, full.pointer);
+        assert_eq!(lean.len(), full.len());
+        let request = Request {
+            limit: Some(7),
+            input_order: true,
+            ..Request::default()
+        };
+        let secrets = crate::cursor::Secrets::parse("lean-test-secret-0123", "t").unwrap();
+        let a = Pager::new(&lean, &request, None, 100).unwrap();
+        let b = Pager::new(&full, &request, None, 100).unwrap();
+        assert_eq!(a.fingerprint, b.fingerprint);
+        let mut offset = 0;
+        while offset < full.len() {
+            let (pa, pb) = (
+                a.page(offset, 7, 1.0, &secrets, None),
+                b.page(offset, 7, 1.0, &secrets, None),
+            );
+            assert_eq!(pa.output, pb.output);
+            offset += 7;
+        }
+    }
+
+    #[test]
+    fn pages_as_the_parsed_list_does() {
+        let bookings: Vec<Value> = (0..40)
+            .map(|i| {
+                json!({"id": format!("bk_{i}"), "guest": {"name": format!("G \"{i}\"")},
+                "nights": i % 5, "rate": 1.5 * f64::from(i), "tags": ["a", i]})
+            })
+            .collect();
+        // The list beside other arrays (parsed back into place), nested one level, bare, and
+        // items without an identity (whole items make the fingerprint).
+        same_pages(&result_of(
+            &json!({"bookings": bookings, "warnings": ["x", "y"], "n": 40}),
+        ));
+        same_pages(&result_of(
+            &json!({"page": {"items": bookings, "filters": [{"k": 1}]}, "meta": {"tags": [1]}}),
+        ));
+        same_pages(&result_of(&json!(bookings)));
+        let plain: Vec<Value> = (0..30).map(|i| json!([i, {"v": i}])).collect();
+        same_pages(&result_of(&json!({"rows": plain})));
+        // Duplicate keys: the last value wins, an array or not.
+        let dup = json!({"content": [{"type": "text",
+            "text": r#"{"rows": [1, 2, 3], "rows": [4, 5, 6, 7], "x": [1], "x": {"y": 2}}"#}]});
+        same_pages(&dup);
+    }
+
+    #[test]
+    fn leaves_to_locate_what_it_does_not_read() {
+        let map: Map<String, Value> = (0..30)
+            .map(|i| (format!("user-{i}"), json!({"name": "n", "tags": [i]})))
+            .collect();
+        for doc in [
+            // A map of records, plain text, an item serde_json refuses, a plain JSON document.
+            result_of(&Value::Object(map)),
+            json!({"content": [{"type": "text", "text": "[1, 2, oops]"}]}),
+            json!({"content": [{"type": "text", "text": r#"[1, "\ud800", 3]"#}]}),
+            json!({"content": [{"type": "text", "text": "[1, 1e999, 3]"}]}),
+            json!({"items": [1, 2, 3]}),
+        ] {
+            assert!(locate_lean(&doc).is_none(), "{doc}");
+        }
+    }
+}
