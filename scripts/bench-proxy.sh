@@ -5,7 +5,8 @@
 #   a time, to the rmcp fixture directly and through `mcpguard proxy`; p50 and p99 of each and
 #   their difference;
 # - shrinking one result of 1 MB and 100 MB (a list of records, a log), timed warm (the median
-#   of 5; the first, cold, too) with the peak memory above the process's start;
+#   and the fastest of 21; the first, cold, too) with the peak memory above the process's
+#   start, the result itself included;
 # - the bundled corpus replayed through the proxy (tests/proxy_replay.rs): token reduction of
 #   the oversized results, all within budget.
 #

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 PATH="$(bash scripts/install-cargo-fuzz.sh):$PATH"
 
 untrusted=(jsonrpc_reader sse_parser cursor input config)
-others=(live_inputs measure_tokens chunk summarize paginate proxy_policy)
+others=(live_inputs measure_tokens chunk summarize paginate proxy_policy lean_paging)
 if [ $# -gt 0 ]; then
   seconds=$1; shift
   plan=()
@@ -61,6 +61,7 @@ seed input "${json[@]}" "${jsonl[@]}"
 seed measure_tokens "${json[@]}"
 seed summarize "${json[@]}"
 seed paginate "${json[@]}"
+seed lean_paging "${json[@]}"
 seed chunk tests/fixtures/unicode-mix.txt README.md "${jsonl[@]}"
 seed config "${yaml[@]}" contracts/config.schema.json
 seed live_inputs "${yaml[@]}" target/fuzz-seeds/servers.mcp.json

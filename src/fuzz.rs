@@ -225,3 +225,48 @@ pub fn proxy_policy(data: &[u8]) {
     check(&fx.sends);
     assert_eq!(fx.sends.len(), owed, "an error for every request owed");
 }
+
+/// The proxy's lean readers against serde_json: a result taken apart by
+/// [`crate::leanjson`] is the value (or the error) serde_json makes of it, and a list paged
+/// from its text ([`crate::paginate::locate_lean`]) is the list `locate` finds, with the same
+/// fingerprint and the same pages. The input is read as a result, and as the text of one.
+pub fn lean_paging(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let wrapped = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
+    for result in [text, wrapped.as_str()] {
+        let lean = crate::leanjson::parse_result_with(result, 0, 0).map_err(|e| e.to_string());
+        let full = serde_json::from_str::<Value>(result).map_err(|e| e.to_string());
+        assert_eq!(lean, full, "leanjson and serde_json disagree");
+    }
+    let Ok(doc) = serde_json::from_str::<Value>(&wrapped) else {
+        return;
+    };
+    let Some(lean) = crate::paginate::locate_lean(&doc) else {
+        return;
+    };
+    let full = crate::paginate::locate(&doc, None).expect("locate finds what locate_lean finds");
+    assert_eq!((&lean.pointer, lean.len()), (&full.pointer, full.len()));
+    let secrets = crate::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
+    let request = crate::paginate::Request {
+        limit: Some(7),
+        input_order: true,
+        ..Default::default()
+    };
+    let pagers = crate::paginate::Pager::new(&lean, &request, None, 200)
+        .and_then(|a| Ok((a, crate::paginate::Pager::new(&full, &request, None, 200)?)));
+    let Ok((a, b)) = pagers else {
+        return;
+    };
+    assert_eq!(a.fingerprint, b.fingerprint);
+    let mut offset = 0;
+    while offset < b.total() {
+        let (pa, pb) = (
+            a.page(offset, 7, 1.8e9, &secrets, None),
+            b.page(offset, 7, 1.8e9, &secrets, None),
+        );
+        assert_eq!(pa.output, pb.output, "page at {offset}");
+        offset += pb.count.max(1);
+    }
+}

@@ -23,12 +23,17 @@ const LARGE_RESULT: usize = 4 << 20;
 
 /// `text` (a tool result's JSON) as a [`Value`], equal to `serde_json::from_str`'s.
 pub fn parse_result(text: &str) -> serde_json::Result<Value> {
-    parse_result_from(text, LARGE_RESULT)
+    parse_result_with(text, LARGE_RESULT, LONG_STRING)
 }
 
-/// [`parse_result`], taking results of `large` bytes or more apart itself.
-fn parse_result_from(text: &str, large: usize) -> serde_json::Result<Value> {
-    if text.len() < large.max(LONG_STRING) {
+/// [`parse_result`], taking results of `large` bytes or more apart itself and unescaping their
+/// strings of `long` bytes or more (the tests and the fuzz target use 0 and 0).
+pub(crate) fn parse_result_with(
+    text: &str,
+    large: usize,
+    long: usize,
+) -> serde_json::Result<Value> {
+    if text.len() < large {
         return serde_json::from_str(text);
     }
     // One pass finds the spans; anything but an object whose `content` is a list of objects
@@ -37,10 +42,10 @@ fn parse_result_from(text: &str, large: usize) -> serde_json::Result<Value> {
     let Ok(Result(members)) = serde_json::from_str::<Result<'_>>(text) else {
         return serde_json::from_str(text);
     };
-    build(members).or_else(|_| serde_json::from_str(text))
+    build(members, long).or_else(|_| serde_json::from_str(text))
 }
 
-fn build(members: Vec<(String, Member<'_>)>) -> serde_json::Result<Value> {
+fn build(members: Vec<(String, Member<'_>)>, long: usize) -> serde_json::Result<Value> {
     let mut out = Map::with_capacity(members.len());
     for (key, member) in members {
         let value = match member {
@@ -48,7 +53,7 @@ fn build(members: Vec<(String, Member<'_>)>) -> serde_json::Result<Value> {
             Member::Blocks(blocks) => Value::Array(
                 blocks
                     .into_iter()
-                    .map(|Members(block)| block_value(block))
+                    .map(|Members(block)| block_value(block, long))
                     .collect::<serde_json::Result<_>>()?,
             ),
         };
@@ -57,12 +62,12 @@ fn build(members: Vec<(String, Member<'_>)>) -> serde_json::Result<Value> {
     Ok(Value::Object(out))
 }
 
-/// A content block, its long strings unescaped here.
-fn block_value(members: Vec<(String, &RawValue)>) -> serde_json::Result<Value> {
+/// A content block, its strings of `long` bytes or more unescaped here.
+fn block_value(members: Vec<(String, &RawValue)>, long: usize) -> serde_json::Result<Value> {
     let mut object = Map::with_capacity(members.len());
     for (key, raw) in members {
         let text = raw.get();
-        let long_string = text.len() >= LONG_STRING && text.starts_with('"');
+        let long_string = text.len() >= long && text.starts_with('"');
         let value = match long_string.then(|| unescape(text)).flatten() {
             Some(s) => Value::String(s),
             None => serde_json::from_str(text)?,
@@ -201,7 +206,7 @@ mod tests {
     use super::*;
 
     fn same_as_serde(text: &str) {
-        let ours = parse_result_from(text, 0).map_err(|e| e.to_string());
+        let ours = parse_result_with(text, 0, 0).map_err(|e| e.to_string());
         let theirs = serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
         assert_eq!(ours, theirs, "{}", &text[..text.len().min(200)]);
     }

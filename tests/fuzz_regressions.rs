@@ -8,7 +8,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 11] = [
+const TARGETS: [(&str, Target); 12] = [
     ("jsonrpc_reader", mcpguard::fuzz::jsonrpc_reader),
     ("sse_parser", mcpguard::fuzz::sse_parser),
     ("cursor", mcpguard::fuzz::cursor),
@@ -20,6 +20,7 @@ const TARGETS: [(&str, Target); 11] = [
     ("summarize", mcpguard::fuzz::summarize),
     ("paginate", mcpguard::fuzz::paginate),
     ("proxy_policy", mcpguard::fuzz::proxy_policy),
+    ("lean_paging", mcpguard::fuzz::lean_paging),
 ];
 
 #[test]
