@@ -112,6 +112,16 @@ pub fn chunk(data: &[u8]) {
             at = c.end;
         }
         assert_eq!(at, data.len() as u64, "chunks cover the input");
+        // Cut only as far as chunk 2: the same first chunks, the whole input's figures.
+        let part = crate::chunk::index_until("fuzz.log", data, &opts, 1)
+            .expect("what indexes whole indexes in part");
+        let known = part.chunks.len().min(2);
+        assert_eq!(part.chunks[..known], index.chunks[..known]);
+        assert_eq!(part.complete, index.chunks.len() <= part.chunks.len());
+        assert_eq!(
+            (part.total_lines, part.total_bytes, &part.fingerprint),
+            (index.total_lines, index.total_bytes, &index.fingerprint)
+        );
     }
 }
 

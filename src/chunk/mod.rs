@@ -53,6 +53,10 @@ pub struct Index {
     pub tokens: u64,
     /// xxh3 of the bytes: a cursor for another file, or a changed one, is refused.
     pub fingerprint: String,
+    /// Every chunk is in `chunks`; false when [`index_until`] stopped at the chunk it wanted
+    /// (then there are more, `tokens` counts only what was read, and the lines, the bytes and
+    /// the fingerprint are still the whole input's).
+    pub complete: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -285,7 +289,19 @@ impl Classifier {
 }
 
 /// The first pass: reads `reader` once and returns where every chunk begins and ends.
-pub fn index(name: &str, mut reader: impl BufRead, opts: &Options) -> Result<Index, ChunkError> {
+pub fn index(name: &str, reader: impl BufRead, opts: &Options) -> Result<Index, ChunkError> {
+    index_until(name, reader, opts, usize::MAX)
+}
+
+/// [`index`] that stops cutting once chunk `wanted` (from 0) is known: the rest of the input is
+/// only hashed and its lines counted (and checked for NUL), so the first chunk of 100 MB costs
+/// a chunk's work, not the whole text's.
+pub fn index_until(
+    name: &str,
+    mut reader: impl BufRead,
+    opts: &Options,
+    wanted: usize,
+) -> Result<Index, ChunkError> {
     let read_err = |cause| ChunkError::Read {
         name: name.to_owned(),
         cause,
@@ -391,6 +407,32 @@ pub fn index(name: &str, mut reader: impl BufRead, opts: &Options) -> Result<Ind
             }
         }
         offset += n as u64;
+        if packer.chunks.len() > wanted {
+            // Chunk `wanted` is out, and the piece that closed it is still to place: there is
+            // more. The rest is read for what the index says of the whole input.
+            let rest = skim(&mut reader, &mut hasher).map_err(read_err)?;
+            if let Some(nul) = rest.nul {
+                return Err(ChunkError::Binary {
+                    name: name.to_owned(),
+                    offset: offset + nul,
+                });
+            }
+            let total_lines =
+                line_no + rest.newlines + u64::from(rest.bytes > 0 && !rest.ends_with_newline);
+            return Ok(Index {
+                kind,
+                chunks: packer.chunks,
+                total_lines,
+                total_bytes: offset + rest.bytes,
+                tokens: if heuristic {
+                    heuristic_from_chars(total_chars as usize) as u64
+                } else {
+                    tokens
+                },
+                fingerprint: format!("{:016x}", hasher.digest()),
+                complete: false,
+            });
+        }
     }
     if offset == 0 {
         return Err(ChunkError::Empty {
@@ -413,7 +455,42 @@ pub fn index(name: &str, mut reader: impl BufRead, opts: &Options) -> Result<Ind
             tokens
         },
         fingerprint: format!("{:016x}", hasher.digest()),
+        complete: true,
     })
+}
+
+/// What [`skim`] learnt of the input it did not cut.
+struct Rest {
+    bytes: u64,
+    newlines: u64,
+    ends_with_newline: bool,
+    /// Offset (from the rest's start) of its first NUL byte.
+    nul: Option<u64>,
+}
+
+/// Reads the rest of `reader` into `hasher`, counting its lines, without copying it.
+fn skim(reader: &mut impl BufRead, hasher: &mut xxhash_rust::xxh3::Xxh3) -> io::Result<Rest> {
+    let mut rest = Rest {
+        bytes: 0,
+        newlines: 0,
+        ends_with_newline: false,
+        nul: None,
+    };
+    loop {
+        let buf = reader.fill_buf()?;
+        let Some(&last) = buf.last() else {
+            return Ok(rest);
+        };
+        hasher.update(buf);
+        rest.newlines += memchr::memchr_iter(b'\n', buf).count() as u64;
+        if rest.nul.is_none() {
+            rest.nul = memchr::memchr(0, buf).map(|i| rest.bytes + i as u64);
+        }
+        rest.ends_with_newline = last == b'\n';
+        rest.bytes += buf.len() as u64;
+        let n = buf.len();
+        reader.consume(n);
+    }
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
@@ -447,6 +524,39 @@ pub struct Metadata {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_until_cuts_the_same_chunks_and_knows_the_whole() {
+        let log: String = (0..3000)
+            .map(|i| {
+                format!(
+                    "2026-11-23T08:00:{:02}Z INFO worker-{} booking bk_{i}\n",
+                    i % 60,
+                    i % 4
+                )
+            })
+            .collect();
+        for text in [log.clone(), format!("{log}a last line without a newline")] {
+            let o = opts(300, 100, Kind::Log);
+            let whole = index("log", text.as_bytes(), &o).unwrap();
+            assert!(whole.complete && whole.chunks.len() > 10);
+            for wanted in [0, 3, whole.chunks.len() - 1, whole.chunks.len() + 5] {
+                let part = index_until("log", text.as_bytes(), &o, wanted).unwrap();
+                let n = part.chunks.len();
+                assert!(n > wanted || part.complete, "{wanted}");
+                assert_eq!(part.chunks[..], whole.chunks[..n]);
+                assert_eq!(part.complete, n == whole.chunks.len(), "{wanted}");
+                assert_eq!(
+                    (part.total_lines, part.total_bytes, &part.fingerprint),
+                    (whole.total_lines, whole.total_bytes, &whole.fingerprint)
+                );
+            }
+        }
+        // A NUL past the chunk asked for is still found.
+        let binary = format!("{log}\0tail\n");
+        let err = index_until("log", binary.as_bytes(), &opts(300, 100, Kind::Log), 0);
+        assert!(matches!(err, Err(ChunkError::Binary { .. })), "{err:?}");
+    }
 
     fn opts(max_tokens: u64, max_lines: u64, kind: Kind) -> Options {
         Options {

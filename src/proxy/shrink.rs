@@ -572,7 +572,10 @@ pub(super) fn chunk_of(
             .and_then(Value::as_str)
             .and_then(chunk::Kind::parse);
     }
-    let mut index = chunk::index("result", text.as_bytes(), &opts).map_err(|e| e.to_string())?;
+    let cut = |opts: &chunk::Options| {
+        chunk::index_until("result", text.as_bytes(), opts, at).map_err(|e| e.to_string())
+    };
+    let mut index = cut(&opts)?;
     // The chunker estimates as it cuts; the answer is held to the budget as counted. Where
     // they disagree (long runs of one character, say) the first answer shrinks its chunks
     // until it fits, and its cursor carries the size every later chunk is cut at.
@@ -588,7 +591,7 @@ pub(super) fn chunk_of(
                 break;
             }
             opts.max_tokens = (opts.max_tokens * budget * 9 / (10 * tokens)).max(50);
-            index = chunk::index("result", text.as_bytes(), &opts).map_err(|e| e.to_string())?;
+            index = cut(&opts)?;
         }
     }
     if let Some(p) = issued
@@ -607,15 +610,20 @@ pub(super) fn chunk_of(
         .get(b.start as usize..b.end as usize)
         .ok_or("a chunk boundary is not on a character boundary")?;
     let mut out = result::text(content);
+    // The chunks are cut only as far as the one asked for: their number is known at the end.
+    let of = if index.complete {
+        format!(" of {}", index.chunks.len())
+    } else {
+        String::new()
+    };
     let position = format!(
-        "Lines {}-{} of {} (chunk {} of {})",
+        "Lines {}-{} of {} (chunk {}{of})",
         b.start_line,
         b.end_line,
         index.total_lines,
         at + 1,
-        index.chunks.len()
     );
-    let line = if at + 1 < index.chunks.len() {
+    let line = if !index.complete || at + 1 < index.chunks.len() {
         let mut p = Payload::new(at as u64 + 1, cx.now);
         p.kind = Some("chunk".into());
         p.limit = Some(opts.max_tokens);
