@@ -14,6 +14,39 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+/// The scalar half of a [`serde::de::Visitor`] that builds a [`Value`] as `serde_json`'s own
+/// does (a float it cannot hold is null), for visitors that build arrays and objects their own
+/// way (summarize's sampler, paginate's skeleton).
+macro_rules! visit_scalars {
+    () => {
+        fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+            Ok(Value::Bool(v))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+            Ok(Value::from(v))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+            Ok(Value::String(v.to_owned()))
+        }
+        fn visit_string<E>(self, v: String) -> Result<Value, E> {
+            Ok(Value::String(v))
+        }
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_none<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+    };
+}
+pub(crate) use visit_scalars;
+
 /// Strings shorter than this are left to `serde_json`: their scratch copy costs nothing.
 const LONG_STRING: usize = 4096;
 

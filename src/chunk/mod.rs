@@ -336,6 +336,7 @@ pub fn index_until(
     let mut buf = Vec::with_capacity(64 * 1024);
     let (mut offset, mut line_no, mut total_chars, mut tokens) = (0u64, 0u64, 0u64, 0u64);
     let mut ends_with_newline = true;
+    let mut rest = None;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(read_err)?;
@@ -409,29 +410,9 @@ pub fn index_until(
         offset += n as u64;
         if packer.chunks.len() > wanted {
             // Chunk `wanted` is out, and the piece that closed it is still to place: there is
-            // more. The rest is read for what the index says of the whole input.
-            let rest = skim(&mut reader, &mut hasher).map_err(read_err)?;
-            if let Some(nul) = rest.nul {
-                return Err(ChunkError::Binary {
-                    name: name.to_owned(),
-                    offset: offset + nul,
-                });
-            }
-            let total_lines =
-                line_no + rest.newlines + u64::from(rest.bytes > 0 && !rest.ends_with_newline);
-            return Ok(Index {
-                kind,
-                chunks: packer.chunks,
-                total_lines,
-                total_bytes: offset + rest.bytes,
-                tokens: if heuristic {
-                    heuristic_from_chars(total_chars as usize) as u64
-                } else {
-                    tokens
-                },
-                fingerprint: format!("{:016x}", hasher.digest()),
-                complete: false,
-            });
+            // more. The rest is read only for what the index says of the whole input.
+            rest = Some(skim(&mut reader, &mut hasher).map_err(read_err)?);
+            break;
         }
     }
     if offset == 0 {
@@ -439,23 +420,39 @@ pub fn index_until(
             name: name.to_owned(),
         });
     }
-    let total_lines = if ends_with_newline {
-        line_no
-    } else {
-        line_no.max(1)
+    let (chunks, total_lines, total_bytes, complete) = match rest {
+        Some(rest) => {
+            if let Some(nul) = rest.nul {
+                return Err(ChunkError::Binary {
+                    name: name.to_owned(),
+                    offset: offset + nul,
+                });
+            }
+            let last_unended = rest.bytes > 0 && !rest.ends_with_newline;
+            let lines = line_no + rest.newlines + u64::from(last_unended);
+            (packer.chunks, lines, offset + rest.bytes, false)
+        }
+        None => {
+            let lines = if ends_with_newline {
+                line_no
+            } else {
+                line_no.max(1)
+            };
+            (packer.finish(), lines, offset, true)
+        }
     };
     Ok(Index {
         kind,
-        chunks: packer.finish(),
+        chunks,
         total_lines,
-        total_bytes: offset,
+        total_bytes,
         tokens: if heuristic {
             heuristic_from_chars(total_chars as usize) as u64
         } else {
             tokens
         },
         fingerprint: format!("{:016x}", hasher.digest()),
-        complete: true,
+        complete,
     })
 }
 
