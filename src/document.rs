@@ -254,11 +254,15 @@ fn text_part(pointer: String, text: &str, parse: bool) -> Part<'_> {
 
 /// The JSON inside a text block, when the text is exactly one JSON object or array.
 pub fn parse_json_text(text: &str) -> Option<Value> {
+    looks_like_json(text)
+        .then(|| serde_json::from_str(text).ok())
+        .flatten()
+}
+
+/// True when a text starts (after whitespace) as a JSON object or array would.
+pub fn looks_like_json(text: &str) -> bool {
     let trimmed = text.trim_start();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
-        return None;
-    }
-    serde_json::from_str(text).ok()
+    trimmed.starts_with('{') || trimmed.starts_with('[')
 }
 
 fn block_part(at: String, block: &Value, parse: bool) -> Part<'_> {

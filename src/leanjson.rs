@@ -72,7 +72,7 @@ pub(crate) fn parse_result_with(
     // One pass finds the spans; anything but an object whose `content` is a list of objects
     // goes to serde_json whole, as does an error deep inside (its message then names the line
     // and column in `text`, not in a span of it).
-    let Ok(Result(members)) = serde_json::from_str::<Result<'_>>(text) else {
+    let Ok(Envelope(members)) = serde_json::from_str::<Envelope<'_>>(text) else {
         return serde_json::from_str(text);
     };
     build(members, long).or_else(|_| serde_json::from_str(text))
@@ -118,23 +118,20 @@ enum Member<'a> {
 
 /// A result's members, in order (duplicates kept: inserting them into a [`Map`] in order gives
 /// `serde_json`'s rule, the last value at the first key's place).
-struct Result<'a>(Vec<(String, Member<'a>)>);
+struct Envelope<'a>(Vec<(String, Member<'a>)>);
 
 /// An object's members as spans, in order, duplicates kept.
 struct Members<'a>(Vec<(String, &'a RawValue)>);
 
-impl<'de> serde::Deserialize<'de> for Result<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+impl<'de> serde::Deserialize<'de> for Envelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Of;
         impl<'de> Visitor<'de> for Of {
-            type Value = Result<'de>;
+            type Value = Envelope<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a tool result")
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Result<'de>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
                 let mut members = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let member = match key.as_str() {
@@ -143,7 +140,7 @@ impl<'de> serde::Deserialize<'de> for Result<'de> {
                     };
                     members.push((key, member));
                 }
-                Ok(Result(members))
+                Ok(Envelope(members))
             }
         }
         deserializer.deserialize_map(Of)
@@ -151,17 +148,14 @@ impl<'de> serde::Deserialize<'de> for Result<'de> {
 }
 
 impl<'de> serde::Deserialize<'de> for Members<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Of;
         impl<'de> Visitor<'de> for Of {
             type Value = Members<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Members<'de>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut members = Vec::new();
                 while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
                     members.push(entry);

@@ -491,7 +491,7 @@ fn skim(reader: &mut impl BufRead, hasher: &mut xxhash_rust::xxh3::Xxh3) -> io::
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == 0)
+    memchr::memchr(0, bytes)
 }
 
 /// One chunk as the seed's ContentChunk, ready to print.

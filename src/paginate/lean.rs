@@ -37,7 +37,7 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
     // The first block whose text is a JSON object or array, as `locate` takes it; a text that
     // looks like JSON but is not read here is left to `locate` to judge.
     let (block, text) = anatomy.parts.iter().find_map(|p| match &p.content {
-        PartContent::Text { text, .. } if looks_like_json(text) => {
+        PartContent::Text { text, .. } if document::looks_like_json(text) => {
             Some((block_index(&p.pointer)?, *text))
         }
         _ => None,
@@ -83,11 +83,6 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
         map: None,
         spans: Some(Spans { items, fingerprint }),
     })
-}
-
-fn looks_like_json(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with('{') || t.starts_with('[')
 }
 
 /// A JSON text with its shallow arrays as spans: `(pointer, items)` in the order read, each

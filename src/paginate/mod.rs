@@ -345,10 +345,6 @@ impl<'l, 'd> Pager<'l, 'd> {
         });
         let list = self.located.items();
         let ordered = self.ordered(offset, end);
-        let item = |i: u32| match &self.located.spans {
-            Some(_) => self.located.item(i as usize).into_owned(),
-            None => list[i as usize].clone(),
-        };
         let items = match &self.located.map {
             Some(map) => Value::Object(
                 ordered
@@ -356,7 +352,12 @@ impl<'l, 'd> Pager<'l, 'd> {
                     .map(|&i| (map.keys[i as usize].clone(), list[i as usize].clone()))
                     .collect(),
             ),
-            None => Value::Array(ordered.iter().map(|&i| item(i)).collect()),
+            None => Value::Array(
+                ordered
+                    .iter()
+                    .map(|&i| self.located.item(i as usize).into_owned())
+                    .collect(),
+            ),
         };
         let meta = Meta {
             total_count: self.total(),

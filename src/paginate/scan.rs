@@ -44,17 +44,20 @@ pub(super) fn fingerprint_item(
     sort_key: Option<&Value>,
     filters: &BTreeMap<String, String>,
 ) {
-    buf.push(0xFE);
-    match IDENTITY_FIELDS.iter().find_map(|f| member(item, f)) {
-        Some(id) => encode_value(buf, id),
-        None => encode_value(buf, item),
-    }
-    buf.push(0xFD);
-    encode_value(buf, sort_key.unwrap_or(&Value::Null));
+    let identity = IDENTITY_FIELDS.iter().find_map(|f| member(item, f));
+    fingerprint_head(buf, identity.unwrap_or(item), sort_key);
     for key in filters.keys() {
         buf.push(0xFC);
         encode_value(buf, field(item, key).unwrap_or(&Value::Null));
     }
+}
+
+/// An item's identity (or the whole item, when it has none) and its sort key.
+fn fingerprint_head(buf: &mut Vec<u8>, identity: &Value, sort_key: Option<&Value>) {
+    buf.push(0xFE);
+    encode_value(buf, identity);
+    buf.push(0xFD);
+    encode_value(buf, sort_key.unwrap_or(&Value::Null));
 }
 
 /// An unambiguous byte encoding of a value (type tags and lengths), for hashing.
@@ -120,19 +123,17 @@ pub(super) fn fingerprint_spans(items: &[&RawValue]) -> Option<String> {
 
 /// [`fingerprint_item`] of one item's JSON text, with no sort key and no filters.
 fn fingerprint_span(buf: &mut Vec<u8>, text: &str) -> Option<()> {
-    buf.push(0xFE);
     let identity = if text.trim_start().starts_with('{') {
         let Identity(found) = serde_json::from_str(text).ok()?;
         found.into_iter().flatten().next()
     } else {
         None
     };
-    match identity {
-        Some(id) => encode_value(buf, &id),
-        None => encode_value(buf, &serde_json::from_str(text).ok()?),
-    }
-    buf.push(0xFD);
-    encode_value(buf, &Value::Null);
+    let identity = match identity {
+        Some(id) => id,
+        None => serde_json::from_str(text).ok()?,
+    };
+    fingerprint_head(buf, &identity, None);
     Some(())
 }
 

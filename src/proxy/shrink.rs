@@ -223,7 +223,9 @@ fn shrink_parsed(
         if bytes > limits.max_bytes {
             // Over maxBytes: over the contract whatever its tokens; they are counted for
             // the record, on the text the model would read, without parsing it.
-            sizes.tokens_before = visible_tokens(original, c);
+            let anatomy = document::anatomy_shallow(original, "");
+            sizes.tokens_before =
+                crate::estimate::tokens(&anatomy, c.tokenizer, c.media_tokens, &[]);
         }
         keep(tool, result_text, store)
     });
@@ -294,21 +296,6 @@ fn shrink_parsed(
         warning,
         is_error: false,
     }
-}
-
-/// The tokens the model would read of a result (media at their fixed cost), its JSON texts
-/// counted as text.
-fn visible_tokens(result: &Value, c: &Config) -> u64 {
-    let counter = c.tokenizer.counter();
-    document::anatomy_shallow(result, "")
-        .parts
-        .iter()
-        .map(|p| match &p.content {
-            PartContent::Text { text, .. } | PartContent::Raw(text) => counter.count(text) as u64,
-            PartContent::Json(v) => counter.count(&v.to_string()) as u64,
-            PartContent::Media { .. } => c.media_tokens,
-        })
-        .sum()
 }
 
 /// Stores the full result once, named by its content: its reference, or why there is none.

@@ -175,7 +175,7 @@ impl Tokenizer {
         let stage = self.first_stage();
         let first = sum(stage);
         if self.needs_exact(first, limits) {
-            let exact = claude_family(Family::V4_7);
+            let exact = Tokenizer::Claude.counter();
             let count = texts.map(|text| exact_remembered(exact, text)).sum::<u64>() + fixed;
             (count, Tokenizer::Claude)
         } else {
@@ -201,7 +201,7 @@ pub fn forget_exact_counts() {
 
 /// Exact counts of long texts are remembered, the last few on each thread: the proxy counts a
 /// page exactly to fit it to the budget, then the answer the page is part of.
-fn exact_remembered(exact: &Claude, text: &str) -> u64 {
+fn exact_remembered(exact: &dyn TokenCounter, text: &str) -> u64 {
     const REMEMBERED_FROM: usize = 2048;
     if text.len() < REMEMBERED_FROM {
         return exact.count(text) as u64;
