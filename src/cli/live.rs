@@ -103,22 +103,7 @@ impl LiveArgs {
             return Ok(servers.into_iter().map(|s| (s.name, s.target)).collect());
         }
         if let Some(url) = &self.url {
-            let mut headers = Vec::new();
-            for h in &self.headers {
-                let (name, value) = h.split_once(':').with_context(|| {
-                    format!(
-                        "--header `{}`: expected 'Name: value'",
-                        h.split(':').next().unwrap_or("")
-                    )
-                })?;
-                let value = config::expand(value.trim(), &env).map_err(|var| {
-                    anyhow::anyhow!(
-                        "--header {}: ${{{var}}} is not set in the environment",
-                        name.trim()
-                    )
-                })?;
-                headers.push((name.trim().to_owned(), value));
-            }
+            let headers = parse_headers(&self.headers, &env)?;
             let name = self.name.clone().unwrap_or_else(|| url_name(url));
             return Ok(vec![(
                 name,
@@ -262,6 +247,30 @@ fn file_name(name: &str) -> String {
             }
         })
         .collect()
+}
+
+/// `--header 'Name: value'` flags, with `${VAR}` in a value read from the environment.
+pub fn parse_headers(
+    flags: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Vec<(String, String)>> {
+    let mut headers = Vec::new();
+    for h in flags {
+        let (name, value) = h.split_once(':').with_context(|| {
+            format!(
+                "--header `{}`: expected 'Name: value'",
+                h.split(':').next().unwrap_or("")
+            )
+        })?;
+        let value = config::expand(value.trim(), env).map_err(|var| {
+            anyhow::anyhow!(
+                "--header {}: ${{{var}}} is not set in the environment",
+                name.trim()
+            )
+        })?;
+        headers.push((name.trim().to_owned(), value));
+    }
+    Ok(headers)
 }
 
 #[cfg(test)]

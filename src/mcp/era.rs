@@ -144,6 +144,22 @@ pub fn header_value(value: &str) -> String {
     }
 }
 
+/// A header value as [`header_value`] wrote it, decoded: the Base64 sentinel form read back,
+/// a plain value as it is. `None`: a sentinel whose inside is not Base64 of UTF-8.
+pub fn decode_header_value(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(inside) => base64::engine::general_purpose::STANDARD
+            .decode(inside)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_owned()),
+    }
+}
+
 /// The `Mcp-Param-{Name}` headers a tools/call carries on HTTP (streamable-http, "Custom
 /// Headers from Tool Parameters"): for every property of the tool's inputSchema annotated
 /// `x-mcp-header` and reachable from the root through `properties` alone, the argument at that
@@ -245,6 +261,20 @@ mod tests {
             header_value("=?base64?literal?="),
             "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
         );
+    }
+
+    #[test]
+    fn header_values_decode_to_what_was_encoded() {
+        for v in [
+            "get_weather",
+            "café",
+            " padded ",
+            "=?base64?x?=",
+            "file:///a b",
+        ] {
+            assert_eq!(decode_header_value(&header_value(v)).as_deref(), Some(v));
+        }
+        assert_eq!(decode_header_value("=?base64?***?="), None);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! full results; [`stdio`] is the transport that moves the bytes.
 
 pub mod catalog;
+pub mod http;
 pub mod install;
+pub mod metrics;
 pub mod more;
 pub mod policy;
 pub mod result;

@@ -13,7 +13,9 @@
 //!   get a JSON-RPC error, and the server a `notifications/cancelled` for a timed-out one.
 //!
 //! Requests are matched to responses by id, kept as canonical JSON text (`1` and `"1"` are
-//! different ids). JSON-RPC batches (gone since 2025-06-18) pass untouched.
+//! different ids), within a stream: stdio has one (0); over HTTP each POST is a stream of its
+//! own, so clients that share a policy may use the same ids. JSON-RPC batches (gone since
+//! 2025-06-18) pass untouched.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,7 +64,7 @@ pub struct Log {
 }
 
 impl Log {
-    fn new(level: Level, message: impl Into<String>) -> Log {
+    pub fn new(level: Level, message: impl Into<String>) -> Log {
         Log {
             level,
             message: message.into(),
@@ -70,7 +72,7 @@ impl Log {
         }
     }
 
-    fn with(mut self, key: &str, value: impl Into<Value>) -> Log {
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Log {
         self.fields.insert(key.to_owned(), value.into());
         self
     }
@@ -117,6 +119,9 @@ pub struct Record {
     /// with Claude's tokenizer, to judge the estimate by.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact_tokens_before: Option<u64>,
+    /// The artifact store failed: the shrunk result went out without a reference.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub store_failed: bool,
 }
 
 impl Record {
@@ -141,6 +146,7 @@ impl Record {
             artifact_ref: None,
             shadow: false,
             exact_tokens_before: None,
+            store_failed: false,
         }
     }
 
@@ -166,6 +172,10 @@ pub struct Effects {
 struct Pending {
     /// The id as the client wrote it, for answers the proxy makes.
     raw_id: String,
+    /// The id in canonical form, for records and logs.
+    id: String,
+    /// The request declared the 2026-07-28 era in its `_meta`.
+    modern: bool,
     method: String,
     tool: Option<String>,
     since: Instant,
@@ -193,6 +203,22 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(default, rename = "_meta")]
     meta: Option<Value>,
+}
+
+/// The `_meta` of any request's params.
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(default, rename = "_meta")]
+    meta: Option<Value>,
+}
+
+/// Where a request's id is unique: one stream of messages (see the module doc).
+fn pending_key(stream: u64, id: &str) -> String {
+    if stream == 0 {
+        id.to_owned()
+    } else {
+        format!("{stream}#{id}")
+    }
 }
 
 /// The proxy's state for one client and one server.
@@ -326,6 +352,11 @@ impl Policy {
 
     /// A line from the client.
     pub fn from_client(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
+        self.from_client_on(0, line, now, wall)
+    }
+
+    /// A message from the client on `stream` (whose answers come back on the same stream).
+    pub fn from_client_on(&mut self, stream: u64, line: &[u8], now: Instant, wall: f64) -> Effects {
         let mut fx = Effects::default();
         let Some(env) = parse(line) else {
             if is_batch(line) {
@@ -349,7 +380,7 @@ impl Policy {
         };
         match (&env.method, env.id) {
             (Some(method), Some(id)) => {
-                let key = id_key(id);
+                let canonical = id_key(id);
                 let call = (method == "tools/call")
                     .then(|| {
                         env.params
@@ -401,10 +432,11 @@ impl Policy {
                                 }
                             ),
                         )
-                        .with("id", key.clone())
+                        .with("id", canonical.clone())
                         .with("tokens", answer.sizes.tokens_after),
                     );
-                    let mut record = Record::new(key, method, Some(self.more_tool.as_str()), wall);
+                    let mut record =
+                        Record::new(canonical, method, Some(self.more_tool.as_str()), wall);
                     record.outcome = if answer.is_error { "error" } else { "answered" };
                     record.sizes = answer.sizes;
                     record.overhead_ms = ms(started.elapsed());
@@ -412,11 +444,20 @@ impl Policy {
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));
                     return fx;
                 }
+                let modern = match &call {
+                    Some(c) => modern(c.meta.as_ref()),
+                    None => env
+                        .params
+                        .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
+                        .is_some_and(|p| modern(p.meta.as_ref())),
+                };
                 let tool = call.and_then(|c| c.name);
                 self.pending.insert(
-                    key,
+                    pending_key(stream, &canonical),
                     Pending {
                         raw_id: id.get().to_owned(),
+                        id: canonical,
+                        modern,
                         method: method.clone(),
                         tool,
                         since: now,
@@ -430,7 +471,7 @@ impl Policy {
                     .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
                     .and_then(|p| p.get("requestId").cloned())
                 {
-                    self.pending.remove(&id.to_string());
+                    self.pending.remove(&pending_key(stream, &id.to_string()));
                 }
             }
             _ => {}
@@ -441,6 +482,11 @@ impl Policy {
 
     /// A line from the server.
     pub fn from_server(&mut self, line: &[u8], now: Instant, wall: f64) -> Effects {
+        self.from_server_on(0, line, now, wall)
+    }
+
+    /// A message from the server on `stream`.
+    pub fn from_server_on(&mut self, stream: u64, line: &[u8], now: Instant, wall: f64) -> Effects {
         let mut fx = Effects::default();
         let Some(env) = parse(line) else {
             if is_batch(line) {
@@ -461,20 +507,20 @@ impl Policy {
             fx.sends.push(Route::Client(line.to_vec()));
             return fx;
         };
-        let key = id_key(id);
-        let Some(pending) = self.pending.remove(&key) else {
+        let canonical = id_key(id);
+        let Some(pending) = self.pending.remove(&pending_key(stream, &canonical)) else {
             fx.logs.push(
                 Log::new(
                     Level::Warn,
                     "the server answered an id no request is waiting for; dropped",
                 )
-                .with("id", key),
+                .with("id", canonical),
             );
             return fx;
         };
         let upstream = now.saturating_duration_since(pending.since);
         let started = Instant::now();
-        let mut record = Record::new(key.clone(), &pending.method, pending.tool.as_deref(), wall);
+        let mut record = Record::new(canonical, &pending.method, pending.tool.as_deref(), wall);
         if env.error.is_some() {
             record.outcome = "error";
         }
@@ -590,6 +636,11 @@ impl Policy {
         }
         if !changed || self.shadow {
             return None;
+        }
+        if pending.modern && self.config.catalog == config::Catalog::Tiered {
+            // The tiers follow this client's own calls: no cache may share the list. The
+            // server's ttlMs stays (the proxy's changes do not make the list change sooner).
+            value["cacheScope"] = json!("private");
         }
         Some(result_line(&pending.raw_id, &value))
     }
@@ -737,6 +788,7 @@ impl Policy {
         record.summarization_used = decision.outcome == Outcome::Summarized;
         record.chunking_used = decision.outcome == Outcome::Chunked;
         record.artifact_ref = decision.reference.clone();
+        record.store_failed = decision.store_failed;
         if let Some(w) = &decision.warning {
             fx.logs
                 .push(Log::new(Level::Warn, w.clone()).with("tool", tool));
@@ -876,6 +928,37 @@ impl Policy {
         fx
     }
 
+    /// The requests of `stream` the server will not answer (its HTTP exchange failed, timed
+    /// out or was refused): an error with `code` for each, saying `why`.
+    pub fn unanswered(&mut self, stream: u64, code: i64, why: &str, wall: f64) -> Effects {
+        let mut fx = Effects::default();
+        let prefix = pending_key(stream, "");
+        let keys: Vec<String> = self
+            .pending
+            .keys()
+            .filter(|k| k.starts_with(&prefix))
+            .cloned()
+            .collect();
+        for key in keys {
+            let Some(p) = self.pending.remove(&key) else {
+                continue;
+            };
+            self.note_call(p.tool.as_deref(), false, 0.0);
+            fx.logs.push(
+                Log::new(Level::Warn, format!("{}: {why}", p.method)).with("id", p.id.clone()),
+            );
+            fx.sends.push(Route::Client(error_line(
+                &p.raw_id,
+                code,
+                &format!("mcpguard proxy: {why}"),
+            )));
+            let mut record = Record::new(p.id, &p.method, p.tool.as_deref(), wall);
+            record.outcome = "error";
+            fx.records.push(record.finish());
+        }
+        fx
+    }
+
     /// A line from the server too long to hold: the request it answered (named by the id at
     /// its head, else the only one waiting) gets an error instead.
     pub fn server_line_too_long(&mut self, head: &[u8], cap: usize) -> Effects {
@@ -951,7 +1034,7 @@ impl Policy {
                         timeout.as_secs_f64()
                     ),
                 )
-                .with("id", key),
+                .with("id", p.id.clone()),
             );
             fx.sends.push(Route::Client(error_line(
                 &p.raw_id,
@@ -1004,7 +1087,8 @@ fn result_line(raw_id: &str, result: &Value) -> Vec<u8> {
     out
 }
 
-fn error_line(raw_id: &str, code: i64, message: &str) -> Vec<u8> {
+/// A JSON-RPC error answering `raw_id` (the id as the client wrote it), as one line.
+pub fn error_line(raw_id: &str, code: i64, message: &str) -> Vec<u8> {
     let mut out = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":{raw_id},\"error\":{}}}",
         json!({"code": code, "message": message})

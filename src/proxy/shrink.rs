@@ -77,6 +77,8 @@ pub struct Decision {
     pub reference: Option<String>,
     /// Something the operator should know (the store failed, a strategy fell back).
     pub warning: Option<String>,
+    /// The full result could not be stored: what went out has no reference.
+    pub store_failed: bool,
     /// The server's result said `isError: true` (as far as it was read: a result passed
     /// unread because every strategy is off counts as a success).
     pub is_error: bool,
@@ -91,6 +93,7 @@ impl Decision {
             budget,
             reference: None,
             warning: None,
+            store_failed: false,
             is_error: false,
         }
     }
@@ -293,6 +296,7 @@ fn shrink_parsed(
         sizes,
         budget,
         reference,
+        store_failed: warning.is_some(),
         warning,
         is_error: false,
     }
@@ -359,6 +363,7 @@ fn failed(why: String, sizes: Sizes, budget: u64) -> Decision {
         budget,
         reference: None,
         warning: Some(why),
+        store_failed: false,
     }
 }
 

@@ -3,10 +3,12 @@
 //! a time to live and a size cap, files readable by the user alone.
 //!
 //! The policy sees the store through [`Artifacts`], so a test can hand it a failing one and
-//! the HTTP proxy a shared one. A failure is a `String` for the log: the policy's answer to
+//! the HTTP proxy a shared one: [`Redis`], which every instance reaches, seen through a
+//! [`RedisScope`] per credential. A failure is a `String` for the log: the policy's answer to
 //! it is always a preview without a reference, never the oversize result.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::artifact::{Ref, Store};
@@ -204,6 +206,139 @@ impl Artifacts for MemStore {
 
     fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
         Ok(self.items.get(&reference.to_string()).cloned())
+    }
+}
+
+/// Artifacts in Redis, shared by every proxy instance that names the same server and
+/// database. Redis expires them (`PX`, the TTL); the proxy refuses one over the cap. One
+/// connection, made on first use and made again after a failure, so a Redis that comes back
+/// is used again without a restart.
+pub struct Redis {
+    client: redis::Client,
+    /// `HOST:PORT/DB`, for messages: never the password the URL may hold.
+    shown: String,
+    ttl: Duration,
+    cap: u64,
+    conn: Mutex<Option<redis::Connection>>,
+}
+
+/// How long connecting and each command may take: a Redis that is down costs a request this
+/// much at most, and the answer is then a preview without a reference.
+const REDIS_TIMEOUT: Duration = Duration::from_millis(500);
+
+impl Redis {
+    /// Reads a `redis://[USER:PASSWORD@]HOST[:PORT][/DB]` URL; does not connect yet.
+    pub fn open(url: &str, ttl: Duration, cap: u64) -> Result<Redis, String> {
+        let client = redis::Client::open(url).map_err(|e| {
+            format!("--store: not a Redis URL ({e}); expected redis://HOST:PORT/DB")
+        })?;
+        let info = client.get_connection_info();
+        let shown = format!("{}/{}", info.addr(), info.redis_settings().db());
+        Ok(Redis {
+            client,
+            shown,
+            ttl,
+            cap,
+            conn: Mutex::new(None),
+        })
+    }
+
+    /// `HOST:PORT/DB`.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// Whether Redis answers (for /health).
+    pub fn ping(&self) -> Result<(), String> {
+        self.with(|c| redis::cmd("PING").query::<String>(c).map(drop))
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, String> {
+        let mut slot = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if slot.is_none() {
+            let conn = self
+                .client
+                .get_connection_with_timeout(REDIS_TIMEOUT)
+                .and_then(|c| {
+                    c.set_read_timeout(Some(REDIS_TIMEOUT * 4))?;
+                    c.set_write_timeout(Some(REDIS_TIMEOUT * 4))?;
+                    Ok(c)
+                })
+                .map_err(|e| format!("Redis at {} cannot be reached: {e}", self.shown))?;
+            *slot = Some(conn);
+        }
+        let conn = slot.as_mut().expect("connected above");
+        f(conn).map_err(|e| {
+            // The next call connects again: a Redis restarted is found again.
+            *slot = None;
+            format!("Redis at {}: {e}", self.shown)
+        })
+    }
+
+    /// This store as one credential sees it.
+    pub fn scope(self: &Arc<Redis>, scope: &str) -> RedisScope {
+        RedisScope {
+            redis: self.clone(),
+            scope: scope.to_owned(),
+        }
+    }
+}
+
+/// The artifacts of one credential in a shared [`Redis`]: a reference stored under another
+/// credential is not found (the 2026-07-28 `cacheScope: private` rule for what the proxy
+/// keeps).
+pub struct RedisScope {
+    redis: Arc<Redis>,
+    scope: String,
+}
+
+impl RedisScope {
+    fn key(&self, reference: &Ref) -> String {
+        format!("mcpguard:{}:{reference}", self.scope)
+    }
+}
+
+impl Artifacts for RedisScope {
+    fn put(&mut self, reference: &Ref, bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() as u64 > self.redis.cap {
+            return Err(format!(
+                "{} bytes is more than the store's cap of {} bytes (--artifact-cap)",
+                bytes.len(),
+                self.redis.cap
+            ));
+        }
+        let key = self.key(reference);
+        let ttl = self.redis.ttl.as_millis().max(1) as u64;
+        self.redis.with(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(bytes)
+                .arg("PX")
+                .arg(ttl)
+                .query::<()>(c)
+        })
+    }
+
+    fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
+        let key = self.key(reference);
+        let bytes: Option<Vec<u8>> = self.redis.with(|c| redis::cmd("GET").arg(&key).query(c))?;
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        if Ref::for_content(reference.domain(), &bytes) != *reference {
+            return Err(format!(
+                "Redis key {key}: its bytes no longer match {reference}"
+            ));
+        }
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("Redis key {key}: not UTF-8"))
     }
 }
 

@@ -1,7 +1,10 @@
-//! `mcpguard proxy`: stands between an MCP client and a server over stdio and applies the
-//! contract to the live traffic (DESIGN.md section 9). This file turns flags into the
-//! library's policy and transport, prints the log, writes the telemetry and reloads the
-//! config; the decisions are in `mcpguard::proxy`.
+//! `mcpguard proxy`: stands between an MCP client and a server and applies the contract to
+//! the live traffic (DESIGN.md section 9). This file turns flags into the library's policy
+//! and the stdio transport, prints the log, writes the telemetry and reloads the config;
+//! [`listen`] does the same for `--listen` (Streamable HTTP, many clients). The decisions are
+//! in `mcpguard::proxy`.
+
+mod listen;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -40,14 +43,29 @@ record per request (JSON lines). --shadow changes nothing and logs what would ha
 Cursors are signed with MCPGUARD_CURSOR_SECRET (or --secret-file), else a random secret for this
 process: cursors then last as long as the process.
 
-Exit status: the server's, when it exits; 0 when the client closes the session; 2 when the
-server cannot be started or the flags are wrong.
+As a service for many clients (Streamable HTTP, both MCP eras), in front of an HTTP server:
+
+  MCPGUARD_CURSOR_SECRET=... mcpguard proxy --listen 127.0.0.1:8080 \
+      --url https://mcp.example.com/mcp --store redis://127.0.0.1:6379/0 \
+      --metrics-listen 127.0.0.1:9090
+
+Clients connect to http://127.0.0.1:8080/mcp. Their headers (Authorization and the like) go on
+to the server and are never logged or stored; what the proxy keeps is scoped to the
+credential that produced it. Instances that share the secret and the store serve one
+population: a result shrunk by one is read to the end through another. /metrics (Prometheus)
+and /health (ready or not, in JSON) are served on --metrics-listen; /health also on --listen.
+SIGTERM or Ctrl-C stops taking requests and finishes those in flight (--shutdown-grace).
+
+Exit status: the server's, when it exits; 0 when the client closes the session (or --listen
+stops on a signal); 2 when the server cannot be started, the port is taken or the flags are
+wrong.
 
 Examples:
   mcpguard proxy -- npx -y @modelcontextprotocol/server-everything
   mcpguard proxy --server 'uvx mcp-server-git --repository .' --metrics calls.jsonl
   mcpguard proxy --mcp-config .mcp.json --name github
-  mcpguard proxy --shadow --log-format json -- python my_server.py";
+  mcpguard proxy --shadow --log-format json -- python my_server.py
+  mcpguard proxy --listen 127.0.0.1:8080 --url http://127.0.0.1:3001/mcp --header 'X-Team: a'";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -120,6 +138,71 @@ pub struct Args {
     #[command(flatten)]
     pub signing: super::CursorArgs,
 
+    /// Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url. Needs
+    /// MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance.
+    #[arg(long, value_name = "ADDR", help_heading = "Serving over HTTP")]
+    pub listen: Option<std::net::SocketAddr>,
+
+    /// The server's Streamable HTTP endpoint (with --listen).
+    #[arg(long, value_name = "URL", requires = "listen", conflicts_with_all = ["server", "command"], help_heading = "Serving over HTTP")]
+    pub url: Option<String>,
+
+    /// A header sent to --url on every request, 'Name: value' (repeatable); ${VAR} in the
+    /// value is read from the environment. Never logged.
+    #[arg(
+        long = "header",
+        value_name = "NAME: VALUE",
+        requires = "url",
+        help_heading = "Serving over HTTP"
+    )]
+    pub headers: Vec<String>,
+
+    /// Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a
+    /// directory. Default: the config's artifactDir.
+    #[arg(
+        long,
+        value_name = "STORE",
+        requires = "listen",
+        conflicts_with = "artifact_dir",
+        help_heading = "Serving over HTTP"
+    )]
+    pub store: Option<String>,
+
+    /// Serve Prometheus metrics at http://ADDR/metrics and readiness at /health.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        requires = "listen",
+        help_heading = "Serving over HTTP"
+    )]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+
+    /// The largest request body a client may send (413 beyond).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, help_heading = "Serving over HTTP")]
+    pub max_request_bytes: usize,
+
+    /// Requests to the server at once; more wait in the queue.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        help_heading = "Serving over HTTP"
+    )]
+    pub max_concurrent: usize,
+
+    /// Requests that may wait for a place; more get 503 and a JSON-RPC error at once.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 256,
+        help_heading = "Serving over HTTP"
+    )]
+    pub queue: usize,
+
+    /// On SIGTERM, how long requests in flight may take to finish.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration, help_heading = "Serving over HTTP")]
+    pub shutdown_grace: Duration,
+
     /// The server's command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -132,6 +215,9 @@ pub enum LogFormat {
 }
 
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    if args.listen.is_some() {
+        return listen::run(args, config);
+    }
     let effective = super::load_config(config)?;
     let (command, env, shown) = server_command(&args)?;
     let secrets = match args.signing.secrets()? {

@@ -1,0 +1,122 @@
+//! `mcpguard proxy --listen`: the flags of the HTTP service turned into the library's
+//! [`mcpguard::proxy::http`] setup; the log, the telemetry file and config reloads as for
+//! stdio.
+
+use std::path::PathBuf;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use mcpguard::mcp::{Target, config as servers};
+use mcpguard::proxy::http::{self, StoreChoice};
+use mcpguard::proxy::policy::Record;
+use mcpguard::proxy::stdio::Sinks;
+use mcpguard::proxy::store::Redis;
+
+use super::super::exit::Code;
+use super::{Args, Metrics, logger, watch_config};
+
+pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    let listen = args.listen.context("--listen is required here")?;
+    let effective = super::super::load_config(config)?;
+    let env = |var: &str| std::env::var(var).ok();
+    let (url, headers) = upstream(&args, &env)?;
+    let secrets = args.signing.secrets()?.context(
+        "--listen needs a cursor secret that every instance shares, so any of them verifies any cursor: set MCPGUARD_CURSOR_SECRET (64 hex characters, e.g. from `openssl rand -hex 32`) or --secret-file FILE",
+    )?;
+    let store = if args.no_artifacts {
+        StoreChoice::Off
+    } else {
+        match args.store.as_deref() {
+            Some(s) if s.starts_with("redis://") || s.starts_with("rediss://") => {
+                StoreChoice::Redis(Arc::new(
+                    Redis::open(s, args.artifact_ttl, args.artifact_cap)
+                        .map_err(anyhow::Error::msg)?,
+                ))
+            }
+            Some(dir) => StoreChoice::Dir {
+                dir: PathBuf::from(dir),
+                ttl: args.artifact_ttl,
+                cap: args.artifact_cap,
+            },
+            None => StoreChoice::Dir {
+                dir: PathBuf::from(&effective.config.artifact_dir),
+                ttl: args.artifact_ttl,
+                cap: args.artifact_cap,
+            },
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    let _watcher = match &effective.file {
+        Some(path) => Some(watch_config(path.clone(), config.clone(), tx.clone())?),
+        None => None,
+    };
+    let mut metrics = args
+        .metrics
+        .clone()
+        .map(|path| Metrics::new(path, args.metrics_max_bytes));
+    let sinks = Sinks {
+        log: Box::new(logger(args.log_format, args.quiet)),
+        record: Box::new(move |r: &Record| {
+            if let Some(m) = &mut metrics {
+                m.write(r);
+            }
+        }),
+    };
+    let setup = http::Setup {
+        config: Arc::new(effective.config),
+        secrets,
+        shadow: args.shadow,
+        accuracy_sample: args.accuracy_sample,
+        store,
+    };
+    let opts = http::Options {
+        listen,
+        metrics_listen: args.metrics_listen,
+        url,
+        headers,
+        max_request_bytes: args.max_request_bytes,
+        max_response_bytes: args.max_message_bytes,
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        max_concurrent: args.max_concurrent,
+        queue: args.queue,
+        shutdown_grace: args.shutdown_grace,
+    };
+    http::run(setup, opts, sinks, rx)?;
+    drop(tx);
+    Ok(Code::Ok)
+}
+
+/// The server to stand in front of: --url and --header, or an HTTP server of --mcp-config.
+fn upstream(
+    args: &Args,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<(String, Vec<(String, String)>)> {
+    if let Some(url) = &args.url {
+        return Ok((
+            url.clone(),
+            super::super::live::parse_headers(&args.headers, env)?,
+        ));
+    }
+    if let Some(path) = &args.mcp_config {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{file}: cannot read the server list"))?;
+        let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
+        let server = list
+            .pop()
+            .with_context(|| format!("{file}: mcpServers is empty"))?;
+        return match server.target {
+            Target::Http { url, headers, .. } => Ok((url, headers)),
+            Target::Stdio { .. } => anyhow::bail!(
+                "{file}: `{}` is a stdio server; --listen stands in front of a Streamable HTTP server (a url). Run a stdio server behind the stdio proxy: mcpguard proxy --mcp-config {file} --name {}",
+                server.name,
+                server.name
+            ),
+        };
+    }
+    anyhow::bail!(
+        "--listen needs the server to stand in front of: --url http://HOST:PORT/mcp (with --header 'Name: value' as needed), or --mcp-config FILE --name NAME of an HTTP server. A stdio server behind --listen is not supported yet"
+    )
+}

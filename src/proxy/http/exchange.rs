@@ -1,0 +1,649 @@
+//! One client request through the HTTP proxy: read and checked, decided by the policy, sent to
+//! the server, and the server's answer (a JSON body or an event stream) decided again on its
+//! way back. Everything that can go wrong between the three has an HTTP status and, for a
+//! request, a JSON-RPC error with its id:
+//!
+//! | what                                         | status | JSON-RPC code |
+//! |----------------------------------------------|--------|---------------|
+//! | body over `--max-request-bytes`              | 413    | -32600        |
+//! | body not JSON                                | 400    | -32700        |
+//! | 2026-07-28 headers that disagree with body   | 400    | -32020        |
+//! | every place and the queue taken              | 503    | -32000        |
+//! | server unreachable, broken, wrong content    | 502    | -32000        |
+//! | server slower than `--timeout`               | 504    | -32001        |
+//! | the server's own refusal (401, 404, its 400) | as is  | as is         |
+//!
+//! The policy runs on the blocking pool: shrinking a large result and reading the store take
+//! time the async workers should not lose.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::super::policy::{self, Effects, Policy, SERVER_ERROR, TIMEOUT_ERROR};
+use super::{App, Sends, headers};
+use crate::mcp::framing::Sse;
+
+/// HeaderMismatch (2026-07-28).
+const HEADER_MISMATCH: i64 = -32020;
+
+/// Runs `f` on the policy off the async workers.
+async fn decide(
+    policy: &Arc<Mutex<Policy>>,
+    f: impl FnOnce(&mut Policy) -> Effects + Send + 'static,
+) -> Effects {
+    let policy = policy.clone();
+    tokio::task::spawn_blocking(move || f(&mut super::lock(&policy)))
+        .await
+        .unwrap_or_default()
+}
+
+/// A response of `status` with one JSON body.
+fn json(status: StatusCode, back: HeaderMap, body: Vec<u8>) -> Response {
+    let mut r = (status, body).into_response();
+    r.headers_mut().extend(back);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// A JSON-RPC error of the proxy's own, answering `id` (`null` when the message had none).
+fn refusal(status: StatusCode, id: Option<&Value>, code: i64, message: &str) -> Response {
+    let raw = id.map_or_else(|| "null".to_owned(), Value::to_string);
+    json(
+        status,
+        HeaderMap::new(),
+        policy::error_line(&raw, code, message),
+    )
+}
+
+/// The messages the proxy answers a POST with: one as a JSON body, several as an event
+/// stream (a describe's list_changed before its answer).
+fn answer(status: StatusCode, back: HeaderMap, mut messages: Vec<Vec<u8>>) -> Response {
+    if messages.len() == 1 {
+        return json(status, back, messages.pop().unwrap_or_default());
+    }
+    let mut body = Vec::new();
+    for m in &messages {
+        push_event(&mut body, None, m);
+    }
+    sse_response(back, Body::from(body))
+}
+
+fn sse_response(back: HeaderMap, body: Body) -> Response {
+    let mut r = (StatusCode::OK, body).into_response();
+    r.headers_mut().extend(back);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}
+
+/// One SSE event carrying `message` (each of its lines a `data:` line).
+fn push_event(out: &mut Vec<u8>, id: Option<&str>, message: &[u8]) {
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"event: message\n");
+    let message = message.strip_suffix(b"\n").unwrap_or(message);
+    for line in message.split(|b| *b == b'\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+}
+
+/// The main type of a Content-Type, lowercased.
+fn media_type(headers: &HeaderMap) -> String {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// POST /mcp.
+pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> Response {
+    let _counted = app.metrics.enter();
+    if app.stopping.load(Ordering::SeqCst) {
+        app.metrics.refused("stopping");
+        return refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            SERVER_ERROR,
+            "mcpguard proxy: stopping; send the request to another instance",
+        );
+    }
+    let cap = app.opts.max_request_bytes;
+    let declared = head
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let too_large = || {
+        app.metrics.refused("too_large");
+        refusal(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            -32600,
+            &format!(
+                "mcpguard proxy: a request over {cap} bytes was not read (--max-request-bytes)"
+            ),
+        )
+    };
+    if declared.is_some_and(|n| n > cap as u64) {
+        return too_large();
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, cap).await else {
+        return too_large();
+    };
+    let message: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            app.metrics.refused("bad_request");
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                None,
+                -32700,
+                &format!("Parse error: mcpguard proxy could not read the body as JSON ({e})"),
+            );
+        }
+    };
+    let id = message.get("id").cloned();
+    if headers::is_modern(&head)
+        && let Err(why) = headers::check_modern(&head, &message)
+    {
+        app.metrics.refused("header_mismatch");
+        return refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why);
+    }
+    let policy = app.policy(&headers::scope(&head));
+    let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
+    let line = bytes.to_vec();
+    let fx = decide(&policy, move |p| {
+        p.from_client_on(stream, &line, Instant::now(), crate::cursor::now())
+    })
+    .await;
+    let sends = app.apply(fx);
+    match sends.server {
+        Some(bytes) => forward(app.clone(), policy, stream, id, head, bytes).await,
+        None => answer(StatusCode::OK, HeaderMap::new(), sends.client),
+    }
+}
+
+/// The exchange failed between the proxy and the server: the request's error (through the
+/// policy, which forgets the request and records it), or, for a notification, `status` alone.
+async fn failed(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    id: Option<&Value>,
+    (status, code, reason): (StatusCode, i64, &'static str),
+    why: String,
+) -> Response {
+    app.metrics.refused(reason);
+    let fx = decide(policy, move |p| {
+        p.unanswered(stream, code, &why, crate::cursor::now())
+    })
+    .await;
+    let Sends { client, .. } = app.apply(fx);
+    match (client.is_empty(), id) {
+        (false, _) => answer(status, HeaderMap::new(), client),
+        (true, Some(id)) => refusal(
+            status,
+            Some(id),
+            code,
+            "mcpguard proxy: the server did not answer",
+        ),
+        (true, None) => status.into_response(),
+    }
+}
+
+const BAD_GATEWAY: (StatusCode, i64, &str) = (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
+const GATEWAY_TIMEOUT: (StatusCode, i64, &str) =
+    (StatusCode::GATEWAY_TIMEOUT, TIMEOUT_ERROR, "timeout");
+
+/// Sends the client's message on to the server and brings its answer back.
+async fn forward(
+    app: Arc<App>,
+    policy: Arc<Mutex<Policy>>,
+    stream: u64,
+    id: Option<Value>,
+    head: HeaderMap,
+    bytes: Vec<u8>,
+) -> Response {
+    let permit = match app.permits.clone().try_acquire_owned() {
+        Ok(p) => p,
+        Err(_) => {
+            if app.waiting.fetch_add(1, Ordering::SeqCst) >= app.opts.queue {
+                app.waiting.fetch_sub(1, Ordering::SeqCst);
+                let mut r = failed(
+                    &app,
+                    &policy,
+                    stream,
+                    id.as_ref(),
+                    (StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, "busy"),
+                    format!(
+                        "busy: {} requests to the server in flight and {} waiting (--max-concurrent, --queue); try again",
+                        app.opts.max_concurrent, app.opts.queue
+                    ),
+                )
+                .await;
+                r.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return r;
+            }
+            let p = app.permits.clone().acquire_owned().await;
+            app.waiting.fetch_sub(1, Ordering::SeqCst);
+            match p {
+                Ok(p) => p,
+                Err(_) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
+            }
+        }
+    };
+    let deadline = tokio::time::Instant::now() + app.opts.timeout;
+    let mut request = app
+        .client
+        .post(&app.opts.url)
+        .headers(headers::to_server(&head))
+        .body(bytes);
+    for (name, value) in &app.opts.headers {
+        request = request.header(name, value);
+    }
+    let timeout = app.opts.timeout.as_secs_f64();
+    let response = match tokio::time::timeout_at(deadline, request.send()).await {
+        Err(_) => {
+            return failed(
+                &app,
+                &policy,
+                stream,
+                id.as_ref(),
+                GATEWAY_TIMEOUT,
+                format!("the server did not answer within {timeout} s (--timeout)"),
+            )
+            .await;
+        }
+        Ok(Err(e)) => {
+            return failed(
+                &app,
+                &policy,
+                stream,
+                id.as_ref(),
+                BAD_GATEWAY,
+                format!(
+                    "the server at {} cannot be reached: {}",
+                    app.opts.url,
+                    cause(&e)
+                ),
+            )
+            .await;
+        }
+        Ok(Ok(r)) => r,
+    };
+    let status = response.status();
+    let back = headers::to_client(response.headers());
+    let media = media_type(response.headers());
+    if !status.is_success() {
+        return refused_by_server(&app, &policy, stream, id.as_ref(), response, deadline).await;
+    }
+    if status == StatusCode::ACCEPTED || id.is_none() {
+        // A notification or a response of the client's: the server took it.
+        let _ = decide(&policy, move |p| {
+            p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
+        })
+        .await;
+        return (
+            StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::ACCEPTED),
+            back,
+        )
+            .into_response();
+    }
+    match media.as_str() {
+        "application/json" => {
+            let body = match read_capped(response, app.opts.max_response_bytes, deadline).await {
+                Ok(b) => b,
+                Err(e) => {
+                    return failed(&app, &policy, stream, id.as_ref(), e.kind(), e.why()).await;
+                }
+            };
+            let fx = decide(&policy, move |p| {
+                p.from_server_on(stream, &body, Instant::now(), crate::cursor::now())
+            })
+            .await;
+            let sends = app.apply(fx);
+            if sends.client.is_empty() {
+                return failed(
+                    &app,
+                    &policy,
+                    stream,
+                    id.as_ref(),
+                    BAD_GATEWAY,
+                    "the server's answer was not a JSON-RPC response to this request".to_owned(),
+                )
+                .await;
+            }
+            answer(StatusCode::OK, back, sends.client)
+        }
+        "text/event-stream" => {
+            let (tx, rx) = mpsc::channel::<Bytes>(16);
+            tokio::spawn(relay_events(
+                app, policy, stream, response, deadline, tx, permit,
+            ));
+            let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+                rx.recv()
+                    .await
+                    .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
+            }));
+            sse_response(back, body)
+        }
+        other => failed(
+            &app,
+            &policy,
+            stream,
+            id.as_ref(),
+            BAD_GATEWAY,
+            format!(
+                "the server answered HTTP {} with Content-Type {:?}, not JSON or an event stream",
+                status.as_u16(),
+                other
+            ),
+        )
+        .await,
+    }
+}
+
+/// The server said no (4xx, 5xx). Its own JSON answer (a JSON-RPC error, an unknown session's
+/// 404, an auth challenge) passes as it is, headers and all; anything else (an HTML error
+/// page, a proxy's text) becomes a 502 the client can read.
+async fn refused_by_server(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    id: Option<&Value>,
+    response: reqwest::Response,
+    deadline: tokio::time::Instant,
+) -> Response {
+    let status = response.status();
+    let media = media_type(response.headers());
+    let mut back = headers::to_client(response.headers());
+    let body = read_capped(response, 64 << 10, deadline)
+        .await
+        .unwrap_or_default();
+    let readable = media == "application/json"
+        || (body.is_empty() && matches!(status.as_u16(), 401 | 403 | 404 | 405));
+    if !readable {
+        let shown = String::from_utf8_lossy(&body[..body.len().min(200)])
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        return failed(
+            app,
+            policy,
+            stream,
+            id,
+            BAD_GATEWAY,
+            format!(
+                "the server answered HTTP {} with {}: {shown}",
+                status.as_u16(),
+                if media.is_empty() {
+                    "no Content-Type".to_owned()
+                } else {
+                    media
+                }
+            ),
+        )
+        .await;
+    }
+    // The request is the server's to have refused: the policy forgets it.
+    let _ = decide(policy, move |p| {
+        p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
+    })
+    .await;
+    if !body.is_empty() {
+        back.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+    }
+    let status = StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    (status, back, body).into_response()
+}
+
+/// Why reading the server's body failed.
+enum ReadError {
+    TooLarge(usize),
+    Timeout,
+    Broken(String),
+}
+
+impl ReadError {
+    fn kind(&self) -> (StatusCode, i64, &'static str) {
+        match self {
+            ReadError::Timeout => GATEWAY_TIMEOUT,
+            ReadError::TooLarge(_) | ReadError::Broken(_) => BAD_GATEWAY,
+        }
+    }
+
+    fn why(&self) -> String {
+        match self {
+            ReadError::TooLarge(cap) => format!(
+                "the server's answer was over {cap} bytes and was not read (--max-response-bytes); ask for less"
+            ),
+            ReadError::Timeout => {
+                "the server did not finish its answer in time (--timeout)".to_owned()
+            }
+            ReadError::Broken(e) => format!("the server's answer broke off: {e}"),
+        }
+    }
+}
+
+/// The whole body, up to `cap` bytes, by the deadline.
+async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+    deadline: tokio::time::Instant,
+) -> Result<Vec<u8>, ReadError> {
+    if response.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(ReadError::TooLarge(cap));
+    }
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => return Err(ReadError::Timeout),
+            Ok(Err(e)) => return Err(ReadError::Broken(cause(&e))),
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(chunk))) => {
+                if body.len() + chunk.len() > cap {
+                    return Err(ReadError::TooLarge(cap));
+                }
+                body.extend_from_slice(&chunk);
+            }
+        }
+    }
+}
+
+/// Reads the server's event stream, decides each message and sends it on as an event, until
+/// the stream ends, the deadline passes (an error for the request) or the client goes (the
+/// server's stream is dropped with it). Holds the request's place until then.
+async fn relay_events(
+    app: Arc<App>,
+    policy: Arc<Mutex<Policy>>,
+    stream: u64,
+    mut response: reqwest::Response,
+    deadline: tokio::time::Instant,
+    tx: mpsc::Sender<Bytes>,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+) {
+    let cap = app.opts.max_response_bytes;
+    let mut sse = Sse::new(cap);
+    let mut pending: Vec<u8> = Vec::new();
+    let mut sent_id: Option<String> = None;
+    let end_with = |why: Option<(i64, &'static str, String)>| {
+        let app = app.clone();
+        let policy = policy.clone();
+        let tx = tx.clone();
+        async move {
+            // Whatever the request still waits for gets its error on the stream.
+            let (code, reason, why) = why.unwrap_or((
+                SERVER_ERROR,
+                "upstream",
+                "the server's stream ended before its answer".to_owned(),
+            ));
+            let fx = decide(&policy, move |p| {
+                p.unanswered(stream, code, &why, crate::cursor::now())
+            })
+            .await;
+            let sends = app.apply(fx);
+            if !sends.client.is_empty() {
+                app.metrics.refused(reason);
+            }
+            for m in sends.client {
+                let mut event = Vec::new();
+                push_event(&mut event, None, &m);
+                let _ = tx.send(Bytes::from(event)).await;
+            }
+        }
+    };
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => {
+                let why = format!(
+                    "the server did not answer within {} s (--timeout)",
+                    app.opts.timeout.as_secs_f64()
+                );
+                return end_with(Some((TIMEOUT_ERROR, "timeout", why))).await;
+            }
+            Ok(Err(e)) => {
+                let why = format!("the server's stream broke off: {}", cause(&e));
+                return end_with(Some((SERVER_ERROR, "upstream", why))).await;
+            }
+            Ok(Ok(None)) => return end_with(None).await,
+            Ok(Ok(Some(c))) => c,
+        };
+        pending.extend_from_slice(&chunk);
+        let mut start = 0;
+        while let Some(at) = memchr::memchr(b'\n', &pending[start..]) {
+            let raw = &pending[start..start + at];
+            start += at + 1;
+            let line = String::from_utf8_lossy(raw.strip_suffix(b"\r").unwrap_or(raw));
+            let data = match sse.line(&line) {
+                Ok(Some(d)) => d,
+                Ok(None) => continue,
+                Err(_) => {
+                    let why = format!(
+                        "an event of the server's was over {cap} bytes and was not read (--max-response-bytes)"
+                    );
+                    return end_with(Some((SERVER_ERROR, "upstream", why))).await;
+                }
+            };
+            let fx = decide(&policy, move |p| {
+                p.from_server_on(
+                    stream,
+                    data.as_bytes(),
+                    Instant::now(),
+                    crate::cursor::now(),
+                )
+            })
+            .await;
+            for m in app.apply(fx).client {
+                let id = sse
+                    .last_event_id
+                    .clone()
+                    .filter(|id| sent_id.as_ref() != Some(id));
+                if id.is_some() {
+                    sent_id = id.clone();
+                }
+                let mut event = Vec::new();
+                push_event(&mut event, id.as_deref(), &m);
+                if tx.send(Bytes::from(event)).await.is_err() {
+                    // The client is gone: so is its request.
+                    let _ = decide(&policy, move |p| {
+                        p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
+                    })
+                    .await;
+                    return;
+                }
+            }
+        }
+        pending.drain(..start);
+        if pending.len() > cap {
+            let why = format!(
+                "a line of the server's stream was over {cap} bytes and was not read (--max-response-bytes)"
+            );
+            return end_with(Some((SERVER_ERROR, "upstream", why))).await;
+        }
+    }
+}
+
+/// GET and DELETE /mcp: a legacy session's stream and its end, relayed as they are.
+pub(super) async fn relay(
+    State(app): State<Arc<App>>,
+    method: Method,
+    head: HeaderMap,
+) -> Response {
+    let mut request = app
+        .client
+        .request(method.clone(), &app.opts.url)
+        .headers(headers::to_server(&head));
+    for (name, value) in &app.opts.headers {
+        request = request.header(name, value);
+    }
+    let response = match tokio::time::timeout(app.opts.timeout, request.send()).await {
+        Err(_) => return StatusCode::GATEWAY_TIMEOUT.into_response(),
+        Ok(Err(e)) => {
+            app.metrics.refused("upstream");
+            return (
+                StatusCode::BAD_GATEWAY,
+                format!(
+                    "mcpguard proxy: the server cannot be reached: {}",
+                    cause(&e)
+                ),
+            )
+                .into_response();
+        }
+        Ok(Ok(r)) => r,
+    };
+    let status =
+        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut back = headers::to_client(response.headers());
+    if let Some(t) = response.headers().get(header::CONTENT_TYPE) {
+        back.insert(header::CONTENT_TYPE, t.clone());
+    }
+    let body = Body::from_stream(futures_util::stream::unfold(response, |mut r| async move {
+        match r.chunk().await {
+            Ok(Some(c)) => Some((Ok::<_, std::io::Error>(c), r)),
+            Ok(None) => None,
+            Err(e) => Some((Err(std::io::Error::other(e)), r)),
+        }
+    }));
+    (status, back, body).into_response()
+}
+
+/// The innermost cause of a client error: "connection refused", not "error sending request".
+fn cause(e: &reqwest::Error) -> String {
+    let mut source: &dyn std::error::Error = e;
+    while let Some(s) = source.source() {
+        source = s;
+    }
+    let text = source.to_string();
+    if e.is_connect() {
+        format!("cannot connect ({text})")
+    } else {
+        text
+    }
+}

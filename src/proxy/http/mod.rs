@@ -1,0 +1,474 @@
+//! `mcpguard proxy --listen`: the proxy as a Streamable HTTP service for many clients, in
+//! front of an HTTP server (DESIGN.md section 9).
+//!
+//! Clients POST to `/mcp` in either era; each POST is an exchange ([`exchange`]): its message
+//! goes through the same [`Policy`] as on stdio, on to the server with the client's headers,
+//! and the server's answer (one JSON body or an event stream) comes back through the policy.
+//! GET (a legacy session's stream) and DELETE (its end) are relayed as they are: the session
+//! is the server's, so any instance can carry any session.
+//!
+//! One policy per credential scope ([`headers::scope`]): what it learns (tool schemas, calls
+//! for the tiered catalog) and the artifacts it keeps belong to that credential alone, and a
+//! reference made under one credential is refused under another. Cursors are signed with the
+//! shared secret, artifacts kept in a shared store, so several instances serve one client.
+//!
+//! Limits keep it alive: a request body cap (413), a response cap, a bound on requests in
+//! flight with a bounded queue behind it (503 beyond), a per-request timeout (504), and on
+//! SIGTERM or Ctrl-C a graceful stop that finishes what is in flight within a bound.
+
+mod exchange;
+pub mod headers;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+
+use super::policy::{Effects, Level, Log, Policy, Route};
+use super::stdio::{Event, Sinks};
+use super::store::{Artifacts, DirStore, NoStore, Redis};
+use crate::config::Config;
+use crate::cursor::Secrets;
+
+/// How to serve.
+pub struct Options {
+    pub listen: SocketAddr,
+    pub metrics_listen: Option<SocketAddr>,
+    /// The server's Streamable HTTP endpoint.
+    pub url: String,
+    /// Headers sent to the server on every request (`--header`), over the client's own.
+    pub headers: Vec<(String, String)>,
+    pub max_request_bytes: usize,
+    pub max_response_bytes: usize,
+    pub timeout: Duration,
+    /// Requests to the server at once, and requests waiting for one of those places.
+    pub max_concurrent: usize,
+    pub queue: usize,
+    /// How long a stop waits for the requests in flight.
+    pub shutdown_grace: Duration,
+}
+
+/// Where the full results go.
+pub enum StoreChoice {
+    /// A directory, one subdirectory per credential scope.
+    Dir {
+        dir: PathBuf,
+        ttl: Duration,
+        cap: u64,
+    },
+    Redis(Arc<Redis>),
+    Off,
+}
+
+impl StoreChoice {
+    fn for_scope(&self, scope: &str) -> Box<dyn Artifacts + Send> {
+        match self {
+            StoreChoice::Dir { dir, ttl, cap } => {
+                Box::new(DirStore::new(dir.join("scopes").join(scope), *ttl, *cap))
+            }
+            StoreChoice::Redis(r) => Box::new(r.scope(scope)),
+            StoreChoice::Off => Box::new(NoStore),
+        }
+    }
+
+    /// Whether the store can take artifacts now, and what it is.
+    fn check(&self) -> (Result<(), String>, String) {
+        match self {
+            StoreChoice::Dir { dir, .. } => (
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())),
+                format!("directory {}", dir.display()),
+            ),
+            StoreChoice::Redis(r) => (r.ping(), format!("redis {}", r.shown())),
+            StoreChoice::Off => (Ok(()), "off".to_owned()),
+        }
+    }
+}
+
+/// What every policy starts from.
+pub struct Setup {
+    pub config: Arc<Config>,
+    pub secrets: Secrets,
+    pub shadow: bool,
+    pub accuracy_sample: f64,
+    pub store: StoreChoice,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("cannot listen on {addr}: {cause}{hint}")]
+    Listen {
+        addr: SocketAddr,
+        cause: std::io::Error,
+        hint: &'static str,
+    },
+    #[error("cannot start the proxy's runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("--url {url}: {why}")]
+    Upstream { url: String, why: String },
+}
+
+/// Credential scopes kept at once; the least recently used goes first (its artifacts stay in
+/// the store, its learned schemas are learned again).
+const MAX_SCOPES: usize = 4096;
+
+struct Scopes {
+    policies: HashMap<String, (Arc<Mutex<Policy>>, u64)>,
+    clock: u64,
+}
+
+/// What the handlers share.
+pub(crate) struct App {
+    opts: Options,
+    setup: Setup,
+    config: RwLock<Arc<Config>>,
+    client: reqwest::Client,
+    metrics: super::metrics::Metrics,
+    scopes: Mutex<Scopes>,
+    next_stream: AtomicU64,
+    permits: Arc<tokio::sync::Semaphore>,
+    waiting: AtomicUsize,
+    sinks: Mutex<Sinks>,
+    stopping: AtomicBool,
+}
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What the policy said, sorted for a transport that answers each POST on its own response.
+#[derive(Default)]
+pub(crate) struct Sends {
+    pub client: Vec<Vec<u8>>,
+    pub server: Option<Vec<u8>>,
+}
+
+impl App {
+    /// The policy of a credential scope, made on first use.
+    fn policy(&self, scope: &str) -> Arc<Mutex<Policy>> {
+        let mut scopes = lock(&self.scopes);
+        scopes.clock += 1;
+        let now = scopes.clock;
+        if let Some((p, used)) = scopes.policies.get_mut(scope) {
+            *used = now;
+            return p.clone();
+        }
+        if scopes.policies.len() >= MAX_SCOPES
+            && let Some(oldest) = scopes
+                .policies
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone())
+        {
+            scopes.policies.remove(&oldest);
+        }
+        let config = self
+            .config
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let mut policy = Policy::new(
+            config,
+            self.setup.secrets.clone(),
+            self.setup.store.for_scope(scope),
+            self.setup.shadow,
+        );
+        policy.sample_accuracy(self.setup.accuracy_sample);
+        let policy = Arc::new(Mutex::new(policy));
+        scopes
+            .policies
+            .insert(scope.to_owned(), (policy.clone(), now));
+        policy
+    }
+
+    /// Logs and records what the policy decided, counts it, and returns the messages.
+    fn apply(&self, fx: Effects) -> Sends {
+        for r in &fx.records {
+            self.metrics.observe(r);
+        }
+        if !fx.logs.is_empty() || !fx.records.is_empty() {
+            let mut sinks = lock(&self.sinks);
+            for l in &fx.logs {
+                (sinks.log)(l);
+            }
+            for r in &fx.records {
+                (sinks.record)(r);
+            }
+        }
+        let mut sends = Sends::default();
+        for route in fx.sends {
+            match route {
+                Route::Client(bytes) => sends.client.push(bytes),
+                Route::Server(bytes) => sends.server = Some(bytes),
+            }
+        }
+        sends
+    }
+
+    fn log(&self, l: &Log) {
+        (lock(&self.sinks).log)(l);
+    }
+
+    /// A new config for every policy, from the next request on.
+    fn set_config(&self, config: Arc<Config>) {
+        *self
+            .config
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = config.clone();
+        let policies: Vec<_> = lock(&self.scopes)
+            .policies
+            .values()
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut changes = Vec::new();
+        for p in policies {
+            changes = lock(&p).set_config(config.clone());
+        }
+        for c in &changes {
+            let (old, new) = c.shown();
+            self.log(&Log::new(
+                Level::Info,
+                format!("config reloaded: {} {old} -> {new}", c.key),
+            ));
+        }
+    }
+}
+
+/// Serves until SIGTERM or Ctrl-C, then stops within `shutdown_grace`. `reloads` carries the
+/// CLI's config reloads and notes.
+pub fn run(
+    setup: Setup,
+    opts: Options,
+    sinks: Sinks,
+    reloads: std::sync::mpsc::Receiver<Event>,
+) -> Result<(), HttpError> {
+    // reqwest is built without a TLS provider of its own: the one ureq already brings.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("mcpguard-proxy")
+        .build()
+        .map_err(HttpError::Runtime)?;
+    runtime.block_on(serve(setup, opts, sinks, reloads))
+}
+
+async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, HttpError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|cause| HttpError::Listen {
+            addr,
+            hint: if cause.kind() == std::io::ErrorKind::AddrInUse {
+                "; another process has this port: pick another (--listen 127.0.0.1:0 takes a free one)"
+            } else {
+                ""
+            },
+            cause,
+        })
+}
+
+async fn serve(
+    setup: Setup,
+    opts: Options,
+    sinks: Sinks,
+    reloads: std::sync::mpsc::Receiver<Event>,
+) -> Result<(), HttpError> {
+    let listener = bind(opts.listen).await?;
+    let metrics_listener = match opts.metrics_listen {
+        Some(addr) => Some(bind(addr).await?),
+        None => None,
+    };
+    let url = reqwest::Url::parse(&opts.url).map_err(|e| HttpError::Upstream {
+        url: opts.url.clone(),
+        why: format!("not a URL ({e})"),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(HttpError::Upstream {
+            url: opts.url.clone(),
+            why: "the server's URL must be http:// or https://".to_owned(),
+        });
+    }
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(30))
+        .connect_timeout(opts.timeout.min(Duration::from_secs(10)))
+        .build()
+        .map_err(|e| HttpError::Upstream {
+            url: opts.url.clone(),
+            why: e.to_string(),
+        })?;
+    let app = Arc::new(App {
+        config: RwLock::new(setup.config.clone()),
+        permits: Arc::new(tokio::sync::Semaphore::new(opts.max_concurrent.max(1))),
+        opts,
+        setup,
+        client,
+        metrics: super::metrics::Metrics::new(),
+        scopes: Mutex::new(Scopes {
+            policies: HashMap::new(),
+            clock: 0,
+        }),
+        next_stream: AtomicU64::new(1),
+        waiting: AtomicUsize::new(0),
+        sinks: Mutex::new(sinks),
+        stopping: AtomicBool::new(false),
+    });
+    {
+        let app = app.clone();
+        std::thread::spawn(move || {
+            while let Ok(event) = reloads.recv() {
+                match event {
+                    Event::Reload(config) => app.set_config(config),
+                    Event::Note(l) => app.log(&l),
+                    _ => {}
+                }
+            }
+        });
+    }
+    let mcp = Router::new()
+        .route(
+            "/mcp",
+            post(exchange::post)
+                .get(exchange::relay)
+                .delete(exchange::relay),
+        )
+        .route("/health", get(health))
+        .with_state(app.clone());
+    let local = listener.local_addr().map_err(HttpError::Runtime)?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until_stop = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let server = tokio::spawn(
+        axum::serve(listener, mcp)
+            .with_graceful_shutdown(until_stop(stopped.clone()))
+            .into_future(),
+    );
+    let mut shown_metrics = String::new();
+    if let Some(l) = metrics_listener {
+        let addr = l.local_addr().map_err(HttpError::Runtime)?;
+        shown_metrics = format!("; metrics at http://{addr}/metrics");
+        let routes = Router::new()
+            .route("/metrics", get(metrics))
+            .route("/health", get(health))
+            .with_state(app.clone());
+        tokio::spawn(
+            axum::serve(l, routes)
+                .with_graceful_shutdown(until_stop(stopped.clone()))
+                .into_future(),
+        );
+    }
+    let (store_ok, store_shown) = app.setup.store.check();
+    app.log(&Log::new(
+        Level::Info,
+        format!(
+            "listening on http://{local}/mcp, proxying {}; results over {} tokens are shrunk; artifacts: {store_shown}{shown_metrics}",
+            app.opts.url,
+            app.setup.config.token_budget_threshold
+        ),
+    ));
+    if let Err(why) = store_ok {
+        app.log(&Log::new(
+            Level::Warn,
+            format!("the artifact store is not available ({why}); shrunk results go out without a reference until it is"),
+        ));
+    }
+    let signal = stop_signal().await;
+    app.stopping.store(true, Ordering::SeqCst);
+    let in_flight = app.metrics.summary()["inFlight"].as_i64().unwrap_or(0);
+    app.log(&Log::new(
+        Level::Info,
+        format!(
+            "{signal}: taking no new requests; finishing the {in_flight} in flight (at most {} s, --shutdown-grace)",
+            app.opts.shutdown_grace.as_secs_f64()
+        ),
+    ));
+    let _ = stop.send(true);
+    match tokio::time::timeout(app.opts.shutdown_grace, server).await {
+        Ok(_) => app.log(&Log::new(
+            Level::Info,
+            "stopped: every request was answered",
+        )),
+        Err(_) => app.log(&Log::new(
+            Level::Warn,
+            format!(
+                "stopped after {} s with connections still open (streams, slow requests)",
+                app.opts.shutdown_grace.as_secs_f64()
+            ),
+        )),
+    }
+    Ok(())
+}
+
+/// SIGTERM or Ctrl-C, by name.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            return tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = tokio::signal::ctrl_c() => "SIGINT",
+            };
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    "SIGINT"
+}
+
+/// `/health`: ready (200) or not (503: stopping, or the store cannot be reached), with the
+/// figures `/metrics` has.
+async fn health(State(app): State<Arc<App>>) -> Response {
+    let checked = app.clone();
+    let (store, shown) = tokio::task::spawn_blocking(move || checked.setup.store.check())
+        .await
+        .unwrap_or_else(|_| (Err("the check failed".to_owned()), String::new()));
+    let stopping = app.stopping.load(Ordering::SeqCst);
+    let why = if stopping {
+        Some("stopping".to_owned())
+    } else {
+        store.as_ref().err().map(|e| format!("artifact store: {e}"))
+    };
+    let mut body = json!({
+        "status": if why.is_none() { "ready" } else { "not-ready" },
+        "upstream": app.opts.url,
+        "store": shown,
+    });
+    if let Some(why) = &why {
+        body["why"] = json!(why);
+    }
+    if let (Some(b), serde_json::Value::Object(figures)) =
+        (body.as_object_mut(), app.metrics.summary())
+    {
+        b.extend(figures);
+    }
+    let status = if why.is_none() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// `/metrics`: Prometheus text.
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        app.metrics.encode(),
+    )
+        .into_response()
+}
