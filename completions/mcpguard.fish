@@ -230,6 +230,15 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l artifact-ttl
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l artifact-cap -d 'The store\'s size cap in bytes; the oldest results go first' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l listen -d 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l url -d 'The server\'s Streamable HTTP endpoint (with --listen)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l header -d 'A header sent to --url on every request, \'Name: value\' (repeatable); ${VAR} in the value is read from the environment. Never logged' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l store -d 'Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a directory. Default: the config\'s artifactDir' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l metrics-listen -d 'Serve Prometheus metrics at http://ADDR/metrics and readiness at /health' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l max-request-bytes -d 'The largest request body a client may send (413 beyond)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l max-concurrent -d 'Requests to the server at once; more wait in the queue' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l queue -d 'Requests that may wait for a place; more get 503 and a JSON-RPC error at once' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l shutdown-grace -d 'On SIGTERM, how long requests in flight may take to finish' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''

@@ -367,9 +367,10 @@ async fn forward(
     }
 }
 
-/// The server said no (4xx, 5xx). Its own JSON answer (a JSON-RPC error, an unknown session's
-/// 404, an auth challenge) passes as it is, headers and all; anything else (an HTML error
-/// page, a proxy's text) becomes a 502 the client can read.
+/// The server said no. A 4xx is its refusal of this request and passes as it is, headers and
+/// body (an unknown session's 404 tells the client to start a new one, a 401 carries the auth
+/// challenge), and so does any JSON answer; a 5xx that is not JSON (an HTML error page, a
+/// gateway's text) becomes a 502 with a JSON-RPC error the client can read.
 async fn refused_by_server(
     app: &App,
     policy: &Arc<Mutex<Policy>>,
@@ -380,12 +381,12 @@ async fn refused_by_server(
 ) -> Response {
     let status = response.status();
     let media = media_type(response.headers());
+    let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
     let mut back = headers::to_client(response.headers());
     let body = read_capped(response, 64 << 10, deadline)
         .await
         .unwrap_or_default();
-    let readable = media == "application/json"
-        || (body.is_empty() && matches!(status.as_u16(), 401 | 403 | 404 | 405));
+    let readable = media == "application/json" || status.is_client_error();
     if !readable {
         let shown = String::from_utf8_lossy(&body[..body.len().min(200)])
             .split_whitespace()
@@ -414,11 +415,8 @@ async fn refused_by_server(
         p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
     })
     .await;
-    if !body.is_empty() {
-        back.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+    if let Some(t) = content_type {
+        back.insert(header::CONTENT_TYPE, t);
     }
     let status = StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     (status, back, body).into_response()

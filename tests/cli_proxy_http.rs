@@ -1,0 +1,623 @@
+//! `mcpguard proxy --listen` as its users run it: real proxy processes on loopback ports in
+//! front of the rmcp fixture server over Streamable HTTP, spoken to in both eras. Two
+//! instances share a store and a secret and serve one result page by page; faults get their
+//! defined status and JSON-RPC error while the proxy stays up; SIGTERM stops it cleanly.
+//! The Redis store has its own test (ignored by default: `.ci/run` installs redis-server and
+//! runs it), which kills Redis mid-run.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::live::HttpFixture;
+use serde_json::{Value, json};
+
+const SECRET: &str = "4d6367756172642d746573742d7365637265742d6e6f742d666f722d70726f64";
+
+/// A `mcpguard proxy --listen` process on a free port, its log collected; killed when dropped.
+struct Proxy {
+    child: Child,
+    url: String,
+    metrics: Option<String>,
+    log: Arc<Mutex<String>>,
+}
+
+impl Proxy {
+    fn start(upstream: &str, extra: &[&str]) -> Proxy {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .args(["proxy", "--listen", "127.0.0.1:0", "--url", upstream])
+            .args(extra)
+            .env("MCPGUARD_CURSOR_SECRET", SECRET)
+            .env_remove("MCPGUARD_CONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcpguard runs");
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("listening on") {
+                    let _ = tx.send(line.clone());
+                }
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("the proxy did not start: {}", log.lock().unwrap()));
+        let url = line
+            .split("listening on ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .unwrap()
+            .to_owned();
+        let metrics = line
+            .split("metrics at ")
+            .nth(1)
+            .map(|m| m.trim().trim_end_matches("/metrics").to_owned());
+        Proxy {
+            child,
+            url,
+            metrics,
+            log,
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+/// What came back: status, headers of interest, and the JSON-RPC messages (from a JSON body
+/// or every event of a stream).
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    messages: Vec<Value>,
+    body: String,
+}
+
+impl Answer {
+    /// The response (the message with an id).
+    fn response(&self) -> &Value {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.get("id").is_some() && m.get("method").is_none())
+            .unwrap_or_else(|| panic!("no response in {}: {}", self.status, self.body))
+    }
+}
+
+fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> Answer {
+    post_raw(url, headers, body.to_string().into_bytes())
+}
+
+fn post_raw(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Answer {
+    let mut request = agent()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    let mut response = request.send(&body[..]).expect("the proxy answers");
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let sse = response
+        .headers()
+        .get("content-type")
+        .is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_string()
+        .unwrap_or_default();
+    let messages = if sse {
+        text.split("\n\n")
+            .filter_map(|event| {
+                let data: Vec<&str> = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                    .collect();
+                (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+            })
+            .collect()
+    } else {
+        // Not JSON (a server's plain-text refusal): no messages; the body is kept.
+        serde_json::from_str(&text).into_iter().collect()
+    };
+    Answer {
+        status,
+        session,
+        messages,
+        body: text,
+    }
+}
+
+/// A POST of `size` bytes of JSON whitespace over a plain socket: the status and the body.
+fn oversized_post(url: &str, size: usize) -> (u16, String) {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let mut socket = std::net::TcpStream::connect(authority).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        socket,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let _ = socket.write_all(&vec![b' '; size.min(1 << 16)]);
+    let mut answer = String::new();
+    let _ = socket.read_to_string(&mut answer);
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, answer)
+}
+
+fn get(url: &str) -> (u16, String) {
+    let mut r = agent().get(url).call().expect("the proxy answers");
+    (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+}
+
+/// A legacy session through `url`: initialize, initialized; its id.
+fn session(url: &str) -> String {
+    let init = post(
+        url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli_proxy_http", "version": "1"}}}),
+    );
+    assert_eq!(init.status, 200, "{}", init.body);
+    let id = init.session.expect("the server assigns a session");
+    let done = post(
+        url,
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    assert_eq!(done.status, 202, "{}", done.body);
+    id
+}
+
+fn call(tool: &str, arguments: Value, id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}})
+}
+
+/// The bookings of a page the proxy made: the JSON text of its first content block.
+fn page(response: &Value) -> (Vec<String>, Option<String>) {
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a page: {response}"));
+    let inner: Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: not a page: {response}"));
+    let ids = inner["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    (ids, inner["nextCursor"].as_str().map(str::to_owned))
+}
+
+/// Reads a shrunk list_bookings result to its end through `proxies` in turn; every id once,
+/// in order.
+fn read_to_the_end(proxies: &[&str], first: &Value, headers: &[(&str, &str)]) -> usize {
+    let (mut ids, mut cursor) = page(first);
+    let mut reads = 0;
+    while let Some(c) = cursor {
+        let through = proxies[reads % proxies.len()];
+        reads += 1;
+        let next = post(
+            through,
+            headers,
+            &call("mcpguard_more", json!({"cursor": c}), 100 + reads as u64),
+        );
+        assert_eq!(next.status, 200, "{}", next.body);
+        let (more, c) = page(next.response());
+        ids.extend(more);
+        cursor = c;
+    }
+    let expected: Vec<String> = (0..300).map(|i| format!("bk_{i:05}")).collect();
+    assert_eq!(ids, expected, "every booking once, in order");
+    reads
+}
+
+#[test]
+fn two_instances_serve_one_result_page_by_page_and_keep_it_to_its_credential() {
+    let fixture = HttpFixture::start(None);
+    let store = tempfile::tempdir().unwrap();
+    let dir = store.path().to_str().unwrap();
+    let a = Proxy::start(
+        &fixture.url,
+        &["--store", dir, "--metrics-listen", "127.0.0.1:0"],
+    );
+    let b = Proxy::start(&fixture.url, &["--store", dir]);
+    let alice = [("authorization", "Bearer alice")];
+
+    // A legacy session opened through A, the call through A: the 300 bookings come back as a
+    // first page, valid JSON-RPC, with the way on.
+    let sid = session(&a.url);
+    let legacy = [
+        ("authorization", "Bearer alice"),
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let first = post(&a.url, &legacy, &call("list_bookings", json!({}), 1));
+    assert_eq!(first.status, 200, "{}", first.body);
+    let response = first.response();
+    assert_eq!(
+        response["result"]["_meta"]["mcpguard/budget"]["outcome"], "paginated",
+        "{response}"
+    );
+    // The rest alternately through B and A.
+    let reads = read_to_the_end(&[&b.url, &a.url], response, &alice);
+    assert!(reads >= 5, "{reads} reads");
+
+    // The artifact is alice's: the same reference with another credential is not found.
+    let reference = response["result"]["_meta"]["mcpguard/budget"]["artifactRef"]
+        .as_str()
+        .unwrap();
+    let as_alice = post(
+        &b.url,
+        &alice,
+        &call(
+            "mcpguard_more",
+            json!({"ref": reference, "lines": "1-2"}),
+            7,
+        ),
+    );
+    assert_ne!(
+        as_alice.response()["result"]["isError"],
+        true,
+        "{}",
+        as_alice.body
+    );
+    let as_bob = post(
+        &b.url,
+        &[("authorization", "Bearer bob")],
+        &call(
+            "mcpguard_more",
+            json!({"ref": reference, "lines": "1-2"}),
+            8,
+        ),
+    );
+    assert_eq!(
+        as_bob.response()["result"]["isError"],
+        true,
+        "{}",
+        as_bob.body
+    );
+    for log in [a.log(), b.log()] {
+        assert!(
+            !log.contains("alice") && !log.contains("Bearer"),
+            "credentials in the log:\n{log}"
+        );
+    }
+
+    // A 2026-07-28 request (no session) through B: answered, resultType kept.
+    let modern_call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "list_bookings", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let modern = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "list_bookings"),
+    ];
+    let answer = post(&b.url, &modern, &modern_call);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.response()["result"]["resultType"],
+        "complete",
+        "{}",
+        answer.body
+    );
+    read_to_the_end(&[&a.url], answer.response(), &[]);
+
+    // /metrics and /health of A: the savings and the adoption rate are there.
+    let metrics = a.metrics.as_ref().unwrap();
+    let (status, text) = get(&format!("{metrics}/metrics"));
+    assert_eq!(status, 200);
+    let figure = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+    assert!(figure("mcpguard_more_reads_total") >= 3.0, "{text}");
+    assert!(figure("mcpguard_pagination_adoption_ratio") > 0.0, "{text}");
+    assert!(text.contains("mcpguard_response_tokens_sum{tool=\"list_bookings\",outcome=\"paginated\",stage=\"before\"}"), "{text}");
+    let (status, health) = get(&format!("{metrics}/health"));
+    let health: Value = serde_json::from_str(&health).unwrap();
+    assert_eq!(
+        (status, health["status"].as_str()),
+        (200, Some("ready")),
+        "{health}"
+    );
+    assert_eq!(health["readableResults"], 1, "{health}");
+}
+
+#[test]
+fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
+    let fixture = HttpFixture::start(None);
+    let store = tempfile::tempdir().unwrap();
+    let dir = store.path().to_str().unwrap();
+    let p = Proxy::start(
+        &fixture.url,
+        &[
+            "--store",
+            dir,
+            "--timeout",
+            "1",
+            "--max-request-bytes",
+            "100000",
+        ],
+    );
+    // Not JSON.
+    let bad = post_raw(&p.url, &[], b"{not json".to_vec());
+    assert_eq!(
+        (bad.status, bad.response()["error"]["code"].as_i64()),
+        (400, Some(-32700))
+    );
+    // Over the request cap: refused from its Content-Length, before the body is read (so
+    // over a raw socket: a client library may fail on the write the proxy did not wait for).
+    let (status, body) = oversized_post(&p.url, 200_000);
+    assert_eq!(status, 413, "{body}");
+    assert!(
+        body.contains("-32600") && body.contains("--max-request-bytes"),
+        "{body}"
+    );
+    // 2026-07-28 headers that disagree with the body.
+    let mismatch = post(
+        &p.url,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "search"),
+        ],
+        &call("list_bookings", json!({}), 3),
+    );
+    assert_eq!(mismatch.status, 400);
+    assert_eq!(mismatch.response()["error"]["code"], -32020);
+    assert_eq!(mismatch.response()["id"], 3);
+    // A session that does not exist: the server's own answer passes.
+    let unknown = post(
+        &p.url,
+        &[
+            ("mcp-session-id", "no-such-session"),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
+    );
+    assert!(
+        matches!(unknown.status, 400 | 404),
+        "{} {}",
+        unknown.status,
+        unknown.body
+    );
+    // A server slower than --timeout: 504 and -32001 for that request.
+    let sid = session(&p.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let started = Instant::now();
+    let slow = post(&p.url, &legacy, &call("hang", json!({}), 5));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let code = slow.response()["error"]["code"].as_i64();
+    assert!(
+        (slow.status, code) == (504, Some(-32001)) || (slow.status, code) == (200, Some(-32001)),
+        "{} {}",
+        slow.status,
+        slow.body
+    );
+    // Still serving.
+    let fine = post(&p.url, &legacy, &call("search", json!({"query": "x"}), 6));
+    assert_eq!(fine.status, 200, "{}", fine.body);
+    assert!(
+        fine.response()["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no results")
+    );
+
+    // The server gone: 502 and a JSON-RPC error naming the cause, for each request.
+    drop(fixture);
+    let gone = post(&p.url, &legacy, &call("search", json!({}), 7));
+    assert_eq!(gone.status, 502, "{}", gone.body);
+    let message = gone.response()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("cannot be reached"), "{message}");
+    assert_eq!(gone.response()["id"], 7);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_finishes_what_is_in_flight_and_exits_zero() {
+    let fixture = HttpFixture::start(None);
+    let store = tempfile::tempdir().unwrap();
+    let mut p = Proxy::start(
+        &fixture.url,
+        &[
+            "--store",
+            store.path().to_str().unwrap(),
+            "--shutdown-grace",
+            "5s",
+        ],
+    );
+    let sid = session(&p.url);
+    // A request in flight when the signal comes is still answered.
+    let url = p.url.clone();
+    let in_flight = std::thread::spawn(move || {
+        let legacy = [
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        post(&url, &legacy, &call("read_log", json!({}), 1))
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    let status = Command::new("kill")
+        .args(["-TERM", &p.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let answer = in_flight.join().unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(s) = p.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(0), "{}", p.log());
+    assert!(p.log().contains("SIGTERM"), "{}", p.log());
+}
+
+/// A redis-server of our own on a free port, stopped when dropped.
+struct RedisServer {
+    child: Child,
+    port: u16,
+}
+
+impl RedisServer {
+    fn start(port: u16) -> RedisServer {
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect(
+                "redis-server is missing: run scripts/redis.sh (Debian's redis-server package)",
+            );
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        RedisServer { child, port }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Needs redis-server (scripts/redis.sh installs it; `.ci/run` runs this test).
+#[test]
+#[ignore = "needs redis-server: bash scripts/redis.sh, then cargo test --test cli_proxy_http -- --ignored"]
+fn redis_shared_by_two_instances_and_redis_down_means_previews_without_references() {
+    let fixture = HttpFixture::start(None);
+    let port = free_port();
+    let redis = RedisServer::start(port);
+    let store = format!("redis://127.0.0.1:{}/0", redis.port);
+    let a = Proxy::start(
+        &fixture.url,
+        &["--store", &store, "--metrics-listen", "127.0.0.1:0"],
+    );
+    let b = Proxy::start(&fixture.url, &["--store", &store]);
+    let sid = session(&a.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let first = post(&a.url, &legacy, &call("list_bookings", json!({}), 1));
+    read_to_the_end(&[&b.url, &a.url], first.response(), &[]);
+
+    // Redis gone: a result over budget still never passes whole; it is a preview without a
+    // reference, and the store error is counted.
+    drop(redis);
+    let degraded = post(&a.url, &legacy, &call("list_bookings", json!({}), 2));
+    assert_eq!(degraded.status, 200, "{}", degraded.body);
+    let result = &degraded.response()["result"];
+    assert!(
+        degraded.body.len() < 40_000,
+        "{} bytes passed",
+        degraded.body.len()
+    );
+    assert!(
+        result["_meta"]["mcpguard/budget"]["artifactRef"].is_null(),
+        "{result}"
+    );
+    let metrics = a.metrics.as_ref().unwrap();
+    let (_, text) = get(&format!("{metrics}/metrics"));
+    assert!(text.contains("mcpguard_store_errors_total 1"), "{text}");
+    let (status, _) = get(&format!("{metrics}/health"));
+    assert_eq!(status, 503, "not ready while Redis is down");
+
+    // Redis back on the same port: references again, without a restart of the proxy.
+    let _redis = RedisServer::start(port);
+    let again = post(&a.url, &legacy, &call("list_bookings", json!({}), 3));
+    assert!(
+        again.response()["result"]["_meta"]["mcpguard/budget"]["artifactRef"].is_string(),
+        "{}",
+        again.body
+    );
+    read_to_the_end(&[&b.url], again.response(), &[]);
+    let (status, _) = get(&format!("{metrics}/health"));
+    assert_eq!(status, 200);
+}
