@@ -214,6 +214,16 @@ async fn failed(
     }
 }
 
+/// The requests of `stream` nobody will get an answer to (the server refused them, the
+/// client left): logged and recorded as errors, nothing sent.
+async fn forget(app: &App, policy: &Arc<Mutex<Policy>>, stream: u64, why: String) {
+    let fx = decide(policy, move |p| {
+        p.unanswered(stream, SERVER_ERROR, &why, crate::cursor::now())
+    })
+    .await;
+    let _ = app.apply(fx);
+}
+
 const BAD_GATEWAY: (StatusCode, i64, &str) = (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
 const GATEWAY_TIMEOUT: (StatusCode, i64, &str) =
     (StatusCode::GATEWAY_TIMEOUT, TIMEOUT_ERROR, "timeout");
@@ -260,7 +270,7 @@ async fn forward(
     let mut request = app
         .client
         .post(&app.opts.url)
-        .headers(headers::to_server(&head))
+        .headers(headers::forwarded(&head))
         .body(bytes);
     for (name, value) in &app.opts.headers {
         request = request.header(name, value);
@@ -296,17 +306,18 @@ async fn forward(
         Ok(Ok(r)) => r,
     };
     let status = response.status();
-    let back = headers::to_client(response.headers());
+    let back = headers::forwarded(response.headers());
     let media = media_type(response.headers());
     if !status.is_success() {
         return refused_by_server(&app, &policy, stream, id.as_ref(), response, deadline).await;
     }
     if status == StatusCode::ACCEPTED || id.is_none() {
-        // A notification or a response of the client's: the server took it.
-        let _ = decide(&policy, move |p| {
-            p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
-        })
-        .await;
+        // A notification or a response of the client's: the server took it. A request
+        // answered so is one nobody will answer.
+        if id.is_some() {
+            let why = "the server answered 202 Accepted, with no response".to_owned();
+            forget(&app, &policy, stream, why).await;
+        }
         return (
             StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::ACCEPTED),
             back,
@@ -381,8 +392,7 @@ async fn refused_by_server(
 ) -> Response {
     let status = response.status();
     let media = media_type(response.headers());
-    let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
-    let mut back = headers::to_client(response.headers());
+    let back = headers::forwarded(response.headers());
     let body = read_capped(response, 64 << 10, deadline)
         .await
         .unwrap_or_default();
@@ -410,14 +420,8 @@ async fn refused_by_server(
         )
         .await;
     }
-    // The request is the server's to have refused: the policy forgets it.
-    let _ = decide(policy, move |p| {
-        p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
-    })
-    .await;
-    if let Some(t) = content_type {
-        back.insert(header::CONTENT_TYPE, t);
-    }
+    let why = format!("the server refused it (HTTP {})", status.as_u16());
+    forget(app, policy, stream, why).await;
     let status = StatusCode::from_u16(status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     (status, back, body).into_response()
 }
@@ -569,11 +573,8 @@ async fn relay_events(
                 let mut event = Vec::new();
                 push_event(&mut event, id.as_deref(), &m);
                 if tx.send(Bytes::from(event)).await.is_err() {
-                    // The client is gone: so is its request.
-                    let _ = decide(&policy, move |p| {
-                        p.unanswered(stream, SERVER_ERROR, "", crate::cursor::now())
-                    })
-                    .await;
+                    let why = "the client left before the answer".to_owned();
+                    forget(&app, &policy, stream, why).await;
                     return;
                 }
             }
@@ -597,7 +598,7 @@ pub(super) async fn relay(
     let mut request = app
         .client
         .request(method.clone(), &app.opts.url)
-        .headers(headers::to_server(&head));
+        .headers(headers::forwarded(&head));
     for (name, value) in &app.opts.headers {
         request = request.header(name, value);
     }
@@ -618,10 +619,7 @@ pub(super) async fn relay(
     };
     let status =
         StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut back = headers::to_client(response.headers());
-    if let Some(t) = response.headers().get(header::CONTENT_TYPE) {
-        back.insert(header::CONTENT_TYPE, t.clone());
-    }
+    let back = headers::forwarded(response.headers());
     let body = Body::from_stream(futures_util::stream::unfold(response, |mut r| async move {
         match r.chunk().await {
             Ok(Some(c)) => Some((Ok::<_, std::io::Error>(c), r)),

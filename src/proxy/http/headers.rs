@@ -2,7 +2,7 @@
 //! which of them are a credential (and so name the scope the proxy's artifacts belong to),
 //! and the 2026-07-28 check that `Mcp-Method` and `Mcp-Name` say what the body says.
 
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{HeaderMap, HeaderName};
 use serde_json::Value;
 use sha2::Digest as _;
 
@@ -25,20 +25,9 @@ const NOT_FORWARDED: [&str; 12] = [
     "proxy-authorization",
 ];
 
-/// The headers of a client's request that go on to the server: all but the hop-by-hop ones.
-pub fn to_server(from_client: &HeaderMap) -> HeaderMap {
-    filtered(from_client)
-}
-
-/// The headers of the server's answer that go back to the client (the proxy sets the
-/// content type and length of what it sends).
-pub fn to_client(from_server: &HeaderMap) -> HeaderMap {
-    let mut out = filtered(from_server);
-    out.remove("content-type");
-    out
-}
-
-fn filtered(headers: &HeaderMap) -> HeaderMap {
+/// The headers that cross the proxy, either way: all but the hop-by-hop ones and those the
+/// proxy sets itself (a body the proxy writes gets its own Content-Type).
+pub fn forwarded(headers: &HeaderMap) -> HeaderMap {
     let mut out = HeaderMap::with_capacity(headers.len());
     for (name, value) in headers {
         if !NOT_FORWARDED.contains(&name.as_str()) {
@@ -142,14 +131,10 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     }
 }
 
-/// A header value from text the proxy made (always visible ASCII).
-pub fn value(text: &str) -> HeaderValue {
-    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
     use serde_json::json;
 
     fn map(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -169,7 +154,7 @@ mod tests {
             ("mcp-session-id", "s1"),
             ("accept-encoding", "gzip"),
         ]);
-        let out = to_server(&h);
+        let out = forwarded(&h);
         let names: Vec<&str> = out.keys().map(HeaderName::as_str).collect();
         assert_eq!(names, ["authorization", "mcp-session-id"]);
     }

@@ -219,20 +219,22 @@ impl App {
 
     /// A new config for every policy, from the next request on.
     fn set_config(&self, config: Arc<Config>) {
-        *self
-            .config
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = config.clone();
+        let old = std::mem::replace(
+            &mut *self
+                .config
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            config.clone(),
+        );
         let policies: Vec<_> = lock(&self.scopes)
             .policies
             .values()
             .map(|(p, _)| p.clone())
             .collect();
-        let mut changes = Vec::new();
         for p in policies {
-            changes = lock(&p).set_config(config.clone());
+            lock(&p).set_config(config.clone());
         }
-        for c in &changes {
+        for c in &crate::config::diff(&old, &config) {
             let (old, new) = c.shown();
             self.log(&Log::new(
                 Level::Info,
