@@ -174,7 +174,8 @@ struct Pending {
     raw_id: String,
     /// The id in canonical form, for records and logs.
     id: String,
-    /// The request declared the 2026-07-28 era in its `_meta`.
+    /// The request declared the 2026-07-28 era in its `_meta` (read for tools/call and
+    /// tools/list, the requests whose answers depend on it).
     modern: bool,
     method: String,
     tool: Option<String>,
@@ -444,12 +445,15 @@ impl Policy {
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));
                     return fx;
                 }
+                // Only a tools/list answer depends on the era (its cache scope): no other
+                // request's params are read twice for it.
                 let modern = match &call {
                     Some(c) => modern(c.meta.as_ref()),
-                    None => env
+                    None if method == "tools/list" => env
                         .params
                         .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
                         .is_some_and(|p| modern(p.meta.as_ref())),
+                    None => false,
                 };
                 let tool = call.and_then(|c| c.name);
                 self.pending.insert(
