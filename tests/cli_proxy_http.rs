@@ -237,8 +237,12 @@ fn page(response: &Value) -> (Vec<String>, Option<String>) {
 }
 
 /// Reads a shrunk list_bookings result to its end through `proxies` in turn; every id once,
-/// in order.
+/// in order (300 unless the call asked for a `count`).
 fn read_to_the_end(proxies: &[&str], first: &Value, headers: &[(&str, &str)]) -> usize {
+    read_all(proxies, first, headers, 300)
+}
+
+fn read_all(proxies: &[&str], first: &Value, headers: &[(&str, &str)], count: usize) -> usize {
     let (mut ids, mut cursor) = page(first);
     let mut reads = 0;
     while let Some(c) = cursor {
@@ -254,7 +258,7 @@ fn read_to_the_end(proxies: &[&str], first: &Value, headers: &[(&str, &str)]) ->
         ids.extend(more);
         cursor = c;
     }
-    let expected: Vec<String> = (0..300).map(|i| format!("bk_{i:05}")).collect();
+    let expected: Vec<String> = (0..count).map(|i| format!("bk_{i:05}")).collect();
     assert_eq!(ids, expected, "every booking once, in order");
     reads
 }
@@ -585,8 +589,20 @@ fn redis_shared_by_two_instances_and_redis_down_means_previews_without_reference
         ("mcp-session-id", sid.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
     ];
-    let first = post(&a.url, &legacy, &call("list_bookings", json!({}), 1));
-    read_to_the_end(&[&b.url, &a.url], first.response(), &[]);
+    // The case: 500 bookings, read page by page switching instances at every page.
+    let first = post(
+        &a.url,
+        &legacy,
+        &call("list_bookings", json!({"count": 500}), 1),
+    );
+    let reads = read_all(&[&b.url, &a.url], first.response(), &[], 500);
+    assert!(reads >= 8, "{reads} reads");
+    let (_, text) = get(&format!("{}/metrics", a.metrics.as_ref().unwrap()));
+    let adoption = text
+        .lines()
+        .find_map(|l| l.strip_prefix("mcpguard_pagination_adoption_ratio "))
+        .unwrap_or_else(|| panic!("no adoption ratio: {text}"));
+    assert!(adoption.parse::<f64>().unwrap() > 0.0, "{text}");
 
     // Redis gone: a result over budget still never passes whole; it is a preview without a
     // reference, and the store error is counted.
@@ -620,4 +636,71 @@ fn redis_shared_by_two_instances_and_redis_down_means_previews_without_reference
     read_to_the_end(&[&b.url], again.response(), &[]);
     let (status, _) = get(&format!("{metrics}/health"));
     assert_eq!(status, 200);
+}
+
+/// The shared store's own bookkeeping, against a real Redis: the total stays under the cap
+/// with the oldest out first, storing the same artifact twice counts it once, and an artifact
+/// past its TTL is forgotten from the total as well as from Redis.
+#[test]
+#[ignore = "needs redis-server: bash scripts/redis.sh, then cargo test --test cli_proxy_http -- --ignored"]
+fn redis_store_keeps_its_total_under_the_cap_oldest_out_first() {
+    use mcpguard::artifact::Ref;
+    use mcpguard::proxy::store::{Artifacts as _, Redis};
+
+    let redis = RedisServer::start(free_port());
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let shared = Arc::new(Redis::open(&url, Duration::from_secs(3600), 1000).unwrap());
+    let mut alice = shared.scope("alice");
+    let mut bob = shared.scope("bob");
+    let artifact = |fill: u8| {
+        let bytes = vec![fill; 400];
+        (Ref::for_content("text", &bytes), bytes)
+    };
+    let (a, a_bytes) = artifact(b'a');
+    let (b, b_bytes) = artifact(b'b');
+    let (c, c_bytes) = artifact(b'c');
+    alice.put(&a, &a_bytes).unwrap();
+    alice.put(&a, &a_bytes).unwrap();
+    // Apart in time, so which is older is not a tie.
+    std::thread::sleep(Duration::from_millis(2));
+    bob.put(&b, &b_bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(2));
+    assert!(alice.get(&a).unwrap().is_some(), "800 bytes fit in 1000");
+    alice.put(&c, &c_bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(2));
+    assert_eq!(alice.get(&a).unwrap(), None, "the oldest went first");
+    assert!(bob.get(&b).unwrap().is_some());
+    assert!(alice.get(&c).unwrap().is_some());
+    assert_eq!(
+        alice.get(&b).unwrap(),
+        None,
+        "bob's artifact is not alice's"
+    );
+    let too_big = vec![b'x'; 1001];
+    assert!(
+        alice
+            .put(&Ref::for_content("text", &too_big), &too_big)
+            .is_err()
+    );
+
+    // An artifact stored with a TTL of 50 ms: once that passed, the next store forgets it from
+    // the total as Redis forgot its bytes (c's 400 and e's 200 remain, not d's 400 as well).
+    let brief = Arc::new(Redis::open(&url, Duration::from_millis(50), 1000).unwrap());
+    let (d, d_bytes) = artifact(b'd');
+    brief.scope("alice").put(&d, &d_bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(120));
+    let e_bytes = vec![b'e'; 200];
+    let e = Ref::for_content("text", &e_bytes);
+    alice.put(&e, &e_bytes).unwrap();
+    let mut conn = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let total: u64 = redis::cmd("GET")
+        .arg("mcpguard-store:bytes")
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(total, 600);
+    assert!(alice.get(&e).unwrap().is_some(), "e");
+    assert!(alice.get(&c).unwrap().is_some(), "c");
 }

@@ -210,7 +210,8 @@ impl Artifacts for MemStore {
 }
 
 /// Artifacts in Redis, shared by every proxy instance that names the same server and
-/// database. Redis expires them (`PX`, the TTL); the proxy refuses one over the cap. One
+/// database. Redis expires them (`PX`, the TTL); the total stays under the cap, oldest out
+/// first, kept by [`PUT_WITHIN_CAP`] in Redis itself so every instance counts the same. One
 /// connection, made on first use and made again after a failure, so a Redis that comes back
 /// is used again without a restart.
 pub struct Redis {
@@ -221,6 +222,45 @@ pub struct Redis {
     cap: u64,
     conn: Mutex<Option<redis::Connection>>,
 }
+
+/// The bookkeeping every instance shares for the total cap: artifact keys by the time they
+/// expire (a sorted set), their sizes (a hash) and the sum of those sizes.
+const INDEX_KEY: &str = "mcpguard-store:index";
+const SIZES_KEY: &str = "mcpguard-store:sizes";
+const TOTAL_KEY: &str = "mcpguard-store:bytes";
+
+/// Stores one artifact and keeps the total under the cap, atomically (one script, so two
+/// instances storing at once cannot both count the same room): entries past their expiry,
+/// which Redis has already dropped, are forgotten first; then those closest to it (the oldest,
+/// when instances share a TTL) go until the total fits.
+/// KEYS: the artifact, INDEX, SIZES, TOTAL. ARGV: the bytes, the TTL in ms, the cap.
+const PUT_WITHIN_CAP: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local function forget(k)
+  local size = tonumber(redis.call('HGET', KEYS[3], k) or '0')
+  redis.call('HDEL', KEYS[3], k)
+  redis.call('ZREM', KEYS[2], k)
+  redis.call('DECRBY', KEYS[4], size)
+  redis.call('DEL', k)
+end
+for _, k in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do -- microseconds
+  forget(k)
+end
+if redis.call('HEXISTS', KEYS[3], KEYS[1]) == 1 then forget(KEYS[1]) end
+local size = string.len(ARGV[1])
+local total = redis.call('INCRBY', KEYS[4], size)
+while total > tonumber(ARGV[3]) do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if #oldest == 0 then break end
+  forget(oldest[1])
+  total = tonumber(redis.call('GET', KEYS[4]))
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]) * 1000, KEYS[1])
+redis.call('HSET', KEYS[3], KEYS[1], size)
+return redis.status_reply('OK')
+"#;
 
 /// How long connecting and each command may take: a Redis that is down costs a request this
 /// much at most, and the answer is then a preview without a reference.
@@ -253,14 +293,37 @@ impl Redis {
         self.with(|c| redis::cmd("PING").query::<String>(c).map(drop))
     }
 
+    /// Runs `f` on the connection, connecting first when there is none. A connection that
+    /// was made before and fails with a dropped socket (Redis restarted since) is made again
+    /// and `f` tried once more: every command here (SET of the same bytes, GET, PING) may run
+    /// twice. Any other failure drops the connection, so the next call connects again.
     fn with<T>(
         &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+        f: impl Fn(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, String> {
         let mut slot = self
             .conn
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let reused = slot.is_some();
+        let first = f(self.connected(&mut slot)?);
+        let outcome = match first {
+            Err(e) if reused && (e.is_connection_dropped() || e.is_io_error()) => {
+                *slot = None;
+                f(self.connected(&mut slot)?)
+            }
+            other => other,
+        };
+        outcome.map_err(|e| {
+            *slot = None;
+            format!("Redis at {}: {e}", self.shown)
+        })
+    }
+
+    fn connected<'a>(
+        &self,
+        slot: &'a mut Option<redis::Connection>,
+    ) -> Result<&'a mut redis::Connection, String> {
         if slot.is_none() {
             let conn = self
                 .client
@@ -273,12 +336,7 @@ impl Redis {
                 .map_err(|e| format!("Redis at {} cannot be reached: {e}", self.shown))?;
             *slot = Some(conn);
         }
-        let conn = slot.as_mut().expect("connected above");
-        f(conn).map_err(|e| {
-            // The next call connects again: a Redis restarted is found again.
-            *slot = None;
-            format!("Redis at {}: {e}", self.shown)
-        })
+        Ok(slot.as_mut().expect("connected above"))
     }
 
     /// This store as one credential sees it.
@@ -316,11 +374,16 @@ impl Artifacts for RedisScope {
         let key = self.key(reference);
         let ttl = self.redis.ttl.as_millis().max(1) as u64;
         self.redis.with(|c| {
-            redis::cmd("SET")
+            redis::cmd("EVAL")
+                .arg(PUT_WITHIN_CAP)
+                .arg(4)
                 .arg(&key)
+                .arg(INDEX_KEY)
+                .arg(SIZES_KEY)
+                .arg(TOTAL_KEY)
                 .arg(bytes)
-                .arg("PX")
                 .arg(ttl)
+                .arg(self.redis.cap)
                 .query::<()>(c)
         })
     }
