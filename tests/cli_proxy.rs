@@ -391,6 +391,28 @@ fn a_300_kb_log_is_read_in_chunks_that_add_up_byte_for_byte() {
         "{}",
         texts[1]
     );
+
+    // One line over the budget by itself (5 MB on one line): its start, within budget, and
+    // the way on, never the whole line.
+    let huge = s.call("huge", json!({}));
+    let reference = budget_meta(&huge)["artifactRef"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let line = s.more(json!({"ref": reference, "lines": "1-1"}));
+    assert_within_budget(&line);
+    let texts = text_of(&line);
+    assert!(
+        texts[0].len() > 1000 && texts[0].bytes().all(|b| b == b'x'),
+        "{} bytes",
+        texts[0].len()
+    );
+    assert!(
+        texts[1].contains("Line 1 of 1 is longer than the budget")
+            && texts[1].contains(&format!("{{\"ref\":\"{reference}\"}}")),
+        "{}",
+        texts[1]
+    );
 }
 
 #[test]

@@ -404,6 +404,9 @@ fn line_range(
         if shown > 0 && (used + cost > budget || shown as usize >= max_lines) {
             break;
         }
+        if shown == 0 && cost > budget {
+            return Ok(long_line(line, cost, &got, reference, cx, budget));
+        }
         used += cost;
         end += line.len();
         shown += 1;
@@ -424,4 +427,47 @@ fn line_range(
     };
     result::push_text(&mut out, line);
     Ok(out)
+}
+
+/// The first line of a range that alone is over `budget` (`cost` tokens): as much of its
+/// start as fits, and the two ways on (the whole text in chunks, or the lines after it).
+fn long_line(
+    line: &str,
+    cost: u64,
+    got: &lines::Extract,
+    reference: &str,
+    cx: &Context<'_>,
+    budget: u64,
+) -> Value {
+    // Held to the budget as the answer is measured (`result::tokens`, which is what the
+    // client's budget meta reports): a proportional guess, then smaller until it agrees.
+    let mut keep = (line.len() as u64 * budget * 9 / (10 * cost.max(1))) as usize;
+    let (prefix, mut out) = loop {
+        let prefix = &line[..line.floor_char_boundary(keep)];
+        let out = result::text(prefix);
+        let tokens = result::tokens(&out, cx.config, budget);
+        if keep == 0 || tokens <= budget {
+            break (prefix, out);
+        }
+        keep = (keep as u64 * budget * 9 / (10 * tokens)) as usize;
+    };
+    let n = got.start_line;
+    let mut way_on = format!(
+        "[mcpguard] Line {n} of {} is longer than the budget ({cost} tokens, {} bytes): its first {} bytes are above. The whole text in chunks: {}.",
+        got.total_lines,
+        line.len(),
+        prefix.len(),
+        result::call(cx.more_tool, &json!({"ref": reference}))
+    );
+    if n < got.end_line {
+        way_on.push_str(&format!(
+            " The lines after it: {}.",
+            result::call(
+                cx.more_tool,
+                &json!({"ref": reference, "lines": format!("{}-{}", n + 1, got.end_line)})
+            )
+        ));
+    }
+    result::push_text(&mut out, way_on);
+    out
 }
