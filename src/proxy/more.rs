@@ -443,13 +443,13 @@ fn long_line(
     // client's budget meta reports): a proportional guess, then smaller until it agrees.
     let mut keep = (line.len() as u64 * budget * 9 / (10 * cost.max(1))) as usize;
     let (prefix, mut out) = loop {
-        let prefix = &line[..line.floor_char_boundary(keep)];
+        let prefix = &line[..crate::chunk::boundaries::cut_point(line, keep)];
         let out = result::text(prefix);
         let tokens = result::tokens(&out, cx.config, budget);
-        if keep == 0 || tokens <= budget {
+        if prefix.len() <= 1 || tokens <= budget {
             break (prefix, out);
         }
-        keep = (keep as u64 * budget * 9 / (10 * tokens)) as usize;
+        keep = (prefix.len() as u64 * budget * 9 / (10 * tokens)) as usize;
     };
     let n = got.start_line;
     let mut way_on = format!(
