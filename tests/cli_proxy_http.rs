@@ -476,6 +476,144 @@ fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
     assert_eq!(gone.response()["id"], 7);
 }
 
+/// A POST of `size` bytes of body sent chunked (no Content-Length), as a client streaming a
+/// 100 MB upload would: refused once the cap is passed, without reading the rest.
+fn chunked_post(url: &str, size: usize) -> (u16, String) {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let mut socket = std::net::TcpStream::connect(authority).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        socket,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let piece = vec![b' '; 1 << 20];
+    let mut sent = 0;
+    while sent < size {
+        let head = format!("{:x}\r\n", piece.len());
+        let wrote = socket
+            .write_all(head.as_bytes())
+            .and_then(|()| socket.write_all(&piece))
+            .and_then(|()| socket.write_all(b"\r\n"));
+        if wrote.is_err() {
+            break; // the proxy answered and closed: the rest was never read
+        }
+        sent += piece.len();
+    }
+    let _ = socket.write_all(b"0\r\n\r\n");
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, answer)
+}
+
+#[test]
+fn broken_servers_and_clients_get_defined_answers_and_the_proxy_stays_up() {
+    // A server that answers with an HTML error page under a JSON content type.
+    let fixture = HttpFixture::start(None);
+    let html = Proxy::start(&fixture.url.replace("/mcp", "/garbage"), &[]);
+    let answer = post(&html.url, &[], &call("search", json!({"query": "x"}), 1));
+    assert_eq!(answer.status, 502, "{}", answer.body);
+    assert_eq!(answer.response()["error"]["code"], -32000);
+    assert_eq!(answer.response()["id"], 1);
+
+    // A server that resets its answer stream mid-way: the request gets an error, not silence.
+    let cutting = HttpFixture::start(Some("cut-always"));
+    let p = Proxy::start(&cutting.url, &[]);
+    let sid = session(&p.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let cut = post(&p.url, &legacy, &call("search", json!({"query": "x"}), 2));
+    let error = &cut.response()["error"];
+    assert_eq!(error["code"], -32000, "{}", cut.body);
+    assert!(
+        error["message"].as_str().unwrap().contains("stream ended"),
+        "{error}"
+    );
+
+    // A server that floods: 5 MB for one answer, over --max-message-bytes.
+    let p = Proxy::start(
+        &fixture.url,
+        &[
+            "--max-message-bytes",
+            "1000000",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ],
+    );
+    let sid = session(&p.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let flood = post(&p.url, &legacy, &call("huge", json!({}), 3));
+    assert!(
+        flood.body.len() < 10_000,
+        "{} bytes passed",
+        flood.body.len()
+    );
+    let error = &flood.response()["error"];
+    assert_eq!(error["code"], -32000, "{}", flood.body);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-message-bytes"),
+        "{error}"
+    );
+
+    // A client that sends 100 MB without a Content-Length: refused once past the cap.
+    let (status, body) = chunked_post(&p.url, 100 << 20);
+    assert_eq!(status, 413, "{body}");
+
+    // A client that goes away while its answer is on the way: the request is dropped, the
+    // in-flight gauge comes back to zero, and the next client is served.
+    {
+        use std::io::Write;
+        let authority = p
+            .url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap();
+        let mut socket = std::net::TcpStream::connect(authority).unwrap();
+        let body = call("hang", json!({}), 4).to_string();
+        write!(
+            socket,
+            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {sid}\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let metrics = format!("{}/metrics", p.metrics.as_ref().unwrap());
+    let started = Instant::now();
+    loop {
+        let (_, text) = get(&metrics);
+        if text.contains("mcpguard_in_flight_requests 0") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "still in flight: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let fine = post(&p.url, &legacy, &call("search", json!({"query": "y"}), 5));
+    assert_eq!(fine.status, 200, "{}", fine.body);
+    assert!(fine.response()["result"]["content"][0]["text"].is_string());
+}
+
 #[cfg(unix)]
 #[test]
 fn sigterm_finishes_what_is_in_flight_and_exits_zero() {

@@ -444,7 +444,7 @@ impl ReadError {
     fn why(&self) -> String {
         match self {
             ReadError::TooLarge(cap) => format!(
-                "the server's answer was over {cap} bytes and was not read (--max-response-bytes); ask for less"
+                "the server's answer was over {cap} bytes and was not read (--max-message-bytes); ask for less"
             ),
             ReadError::Timeout => {
                 "the server did not finish its answer in time (--timeout)".to_owned()
@@ -548,7 +548,7 @@ async fn relay_events(
                 Ok(None) => continue,
                 Err(_) => {
                     let why = format!(
-                        "an event of the server's was over {cap} bytes and was not read (--max-response-bytes)"
+                        "an event of the server's was over {cap} bytes and was not read (--max-message-bytes)"
                     );
                     return end_with(Some((SERVER_ERROR, "upstream", why))).await;
                 }
@@ -582,7 +582,7 @@ async fn relay_events(
         pending.drain(..start);
         if pending.len() > cap {
             let why = format!(
-                "a line of the server's stream was over {cap} bytes and was not read (--max-response-bytes)"
+                "a line of the server's stream was over {cap} bytes and was not read (--max-message-bytes)"
             );
             return end_with(Some((SERVER_ERROR, "upstream", why))).await;
         }
