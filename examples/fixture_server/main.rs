@@ -534,8 +534,13 @@ async fn serve_http(addr: &str, fixture: Fixture, layer: wire::Layer) {
             )
         }),
     );
+    use axum::serve::ListenerExt as _;
     let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
     println!("{}", listener.local_addr().expect("an address"));
+    // As a real server would: no Nagle delay on answers written in pieces.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     axum::serve(listener, router).await.expect("serve");

@@ -427,8 +427,9 @@ fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
         if quiet && l.level == Level::Info {
             return;
         }
-        let mut err = anstream::stderr().lock();
-        let _ = match format {
+        // The line is made whole and written at once: one system call, never interleaved
+        // with another thread's line (a proxy serving many clients logs from many threads).
+        let mut line = match format {
             LogFormat::Json => {
                 let mut line = serde_json::Map::new();
                 line.insert(
@@ -438,7 +439,7 @@ fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
                 if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(l) {
                     line.extend(m);
                 }
-                writeln!(err, "{}", serde_json::Value::Object(line))
+                serde_json::Value::Object(line).to_string()
             }
             LogFormat::Text => {
                 let level = match l.level {
@@ -446,9 +447,11 @@ fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
                     Level::Warn => "warning",
                     Level::Error => "error",
                 };
-                writeln!(err, "mcpguard proxy: {level}: {}", l.message)
+                format!("mcpguard proxy: {level}: {}", l.message)
             }
         };
+        line.push('\n');
+        let _ = anstream::stderr().lock().write_all(line.as_bytes());
     }
 }
 

@@ -34,15 +34,35 @@ use crate::mcp::framing::Sse;
 /// HeaderMismatch (2026-07-28).
 const HEADER_MISMATCH: i64 = -32020;
 
-/// Runs `f` on the policy off the async workers.
+/// Runs `f` on the policy: right here when the caller knows it is `quick` (a small message
+/// that only passes) and the policy is free, else off the async workers, so a result being
+/// shrunk or a store being read never stalls them. Two thread hops a request were a third of
+/// the proxy's CPU under load (scripts/bench-proxy-http.sh).
 async fn decide(
     policy: &Arc<Mutex<Policy>>,
+    quick: bool,
     f: impl FnOnce(&mut Policy) -> Effects + Send + 'static,
 ) -> Effects {
+    if quick && let Ok(mut free) = policy.try_lock() {
+        return f(&mut free);
+    }
     let policy = policy.clone();
     tokio::task::spawn_blocking(move || f(&mut super::lock(&policy)))
         .await
         .unwrap_or_default()
+}
+
+/// Below this a message is quick to decide on, unless it asks mcpguard itself for work.
+const QUICK_BYTES: usize = 64 << 10;
+
+/// Whether the policy answers `message` from the client at once: small, and not a call of
+/// one of the tools mcpguard adds (`mcpguard_more` reads the store and pages a whole result).
+fn quick_from_client(message: &Value, size: usize) -> bool {
+    let own_tool = message["method"] == "tools/call"
+        && message["params"]["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("mcpguard"));
+    size <= QUICK_BYTES && !own_tool
 }
 
 /// A response of `status` with one JSON body.
@@ -175,7 +195,8 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
     let policy = app.policy(&headers::scope(&head));
     let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
     let line = bytes.to_vec();
-    let fx = decide(&policy, move |p| {
+    let quick = quick_from_client(&message, line.len());
+    let fx = decide(&policy, quick, move |p| {
         p.from_client_on(stream, &line, Instant::now(), crate::cursor::now())
     })
     .await;
@@ -197,7 +218,7 @@ async fn failed(
     why: String,
 ) -> Response {
     app.metrics.refused(reason);
-    let fx = decide(policy, move |p| {
+    let fx = decide(policy, true, move |p| {
         p.unanswered(stream, code, &why, crate::cursor::now())
     })
     .await;
@@ -217,7 +238,7 @@ async fn failed(
 /// The requests of `stream` nobody will get an answer to (the server refused them, the
 /// client left): logged and recorded as errors, nothing sent.
 async fn forget(app: &App, policy: &Arc<Mutex<Policy>>, stream: u64, why: String) {
-    let fx = decide(policy, move |p| {
+    let fx = decide(policy, true, move |p| {
         p.unanswered(stream, SERVER_ERROR, &why, crate::cursor::now())
     })
     .await;
@@ -332,7 +353,8 @@ async fn forward(
                     return failed(&app, &policy, stream, id.as_ref(), e.kind(), e.why()).await;
                 }
             };
-            let fx = decide(&policy, move |p| {
+            let quick = body.len() <= QUICK_BYTES;
+            let fx = decide(&policy, quick, move |p| {
                 p.from_server_on(stream, &body, Instant::now(), crate::cursor::now())
             })
             .await;
@@ -506,7 +528,7 @@ async fn relay_events(
                 "upstream",
                 "the server's stream ended before its answer".to_owned(),
             ));
-            let fx = decide(&policy, move |p| {
+            let fx = decide(&policy, true, move |p| {
                 p.unanswered(stream, code, &why, crate::cursor::now())
             })
             .await;
@@ -553,7 +575,8 @@ async fn relay_events(
                     return end_with(Some((SERVER_ERROR, "upstream", why))).await;
                 }
             };
-            let fx = decide(&policy, move |p| {
+            let quick = data.len() <= QUICK_BYTES;
+            let fx = decide(&policy, quick, move |p| {
                 p.from_server_on(
                     stream,
                     data.as_bytes(),

@@ -31,6 +31,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt as _;
 use serde_json::json;
 
 use super::policy::{Effects, Level, Log, Policy, Route};
@@ -347,6 +348,11 @@ async fn serve(
     let until_stop = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;
     };
+    // Answers go out in pieces (headers, then SSE events): without TCP_NODELAY, Nagle's
+    // algorithm holds the second piece for the client's delayed ACK, 40 ms a request.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let server = tokio::spawn(
         axum::serve(listener, mcp)
             .with_graceful_shutdown(until_stop(stopped.clone()))
