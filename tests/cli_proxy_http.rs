@@ -519,7 +519,8 @@ fn chunked_post(url: &str, size: usize) -> (u16, String) {
 fn broken_servers_and_clients_get_defined_answers_and_the_proxy_stays_up() {
     // A server that answers with an HTML error page under a JSON content type.
     let fixture = HttpFixture::start(None);
-    let html = Proxy::start(&fixture.url.replace("/mcp", "/garbage"), &[]);
+    // (--quiet still says where it listens: Proxy::start reads it.)
+    let html = Proxy::start(&fixture.url.replace("/mcp", "/garbage"), &["--quiet"]);
     let answer = post(&html.url, &[], &call("search", json!({"query": "x"}), 1));
     assert_eq!(answer.status, 502, "{}", answer.body);
     assert_eq!(answer.response()["error"]["code"], -32000);

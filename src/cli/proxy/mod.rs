@@ -424,7 +424,8 @@ fn watch_config(
 /// Prints log lines to stderr as text or JSON; `quiet` keeps warnings and errors only.
 fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
     move |l: &Log| {
-        if quiet && l.level == Level::Info {
+        if quiet && l.level == Level::Info && l.fields.get("event").is_none_or(|e| e != "listening")
+        {
             return;
         }
         // The line is made whole and written at once: one system call, never interleaved

@@ -373,6 +373,7 @@ async fn serve(
         );
     }
     let (store_ok, store_shown) = app.setup.store.check();
+    // Marked so that `--quiet` still prints it: with port 0 it is the only way to the port.
     app.log(&Log::new(
         Level::Info,
         format!(
@@ -380,7 +381,7 @@ async fn serve(
             app.opts.url,
             app.setup.config.token_budget_threshold
         ),
-    ));
+    ).with("event", "listening"));
     if let Err(why) = store_ok {
         app.log(&Log::new(
             Level::Warn,
