@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -165,20 +165,33 @@ fn post_raw(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Answer {
 
 /// A POST of `size` bytes of JSON whitespace over a plain socket: the status and the body.
 fn oversized_post(url: &str, size: usize) -> (u16, String) {
+    raw_post(url, &format!("Content-Length: {size}"), |socket| {
+        let _ = socket.write_all(&vec![b' '; size.min(1 << 16)]);
+    })
+}
+
+/// A POST over a raw socket: `framing` is its length header, `send` writes the body (and may
+/// stop early). The status and the whole answer, as the proxy sent them.
+fn raw_post(
+    url: &str,
+    framing: &str,
+    send: impl FnOnce(&mut std::net::TcpStream),
+) -> (u16, String) {
     use std::io::{Read, Write};
     let authority = url.trim_start_matches("http://").split('/').next().unwrap();
     let mut socket = std::net::TcpStream::connect(authority).unwrap();
     socket
-        .set_read_timeout(Some(Duration::from_secs(10)))
+        .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     write!(
         socket,
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n{framing}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
-    let _ = socket.write_all(&vec![b' '; size.min(1 << 16)]);
-    let mut answer = String::new();
-    let _ = socket.read_to_string(&mut answer);
+    send(&mut socket);
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
     let status = answer
         .split_whitespace()
         .nth(1)
@@ -479,40 +492,22 @@ fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
 /// A POST of `size` bytes of body sent chunked (no Content-Length), as a client streaming a
 /// 100 MB upload would: refused once the cap is passed, without reading the rest.
 fn chunked_post(url: &str, size: usize) -> (u16, String) {
-    use std::io::{Read, Write};
-    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
-    let mut socket = std::net::TcpStream::connect(authority).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        socket,
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let piece = vec![b' '; 1 << 20];
-    let mut sent = 0;
-    while sent < size {
-        let head = format!("{:x}\r\n", piece.len());
-        let wrote = socket
-            .write_all(head.as_bytes())
-            .and_then(|()| socket.write_all(&piece))
-            .and_then(|()| socket.write_all(b"\r\n"));
-        if wrote.is_err() {
-            break; // the proxy answered and closed: the rest was never read
+    raw_post(url, "Transfer-Encoding: chunked", |socket| {
+        let piece = vec![b' '; 1 << 20];
+        let mut sent = 0;
+        while sent < size {
+            let head = format!("{:x}\r\n", piece.len());
+            let wrote = socket
+                .write_all(head.as_bytes())
+                .and_then(|()| socket.write_all(&piece))
+                .and_then(|()| socket.write_all(b"\r\n"));
+            if wrote.is_err() {
+                break; // the proxy answered and closed: the rest was never read
+            }
+            sent += piece.len();
         }
-        sent += piece.len();
-    }
-    let _ = socket.write_all(b"0\r\n\r\n");
-    let mut answer = Vec::new();
-    let _ = socket.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, answer)
+        let _ = socket.write_all(b"0\r\n\r\n");
+    })
 }
 
 #[test]
