@@ -4,7 +4,9 @@
 //! - CLIENTS legacy sessions call the rmcp fixture's `search` at a steady RATE in all (each
 //!   client paced at RATE/CLIENTS, its starts spread over the period) for SECONDS, first
 //!   directly, then through the proxy; the round trips' percentiles and their difference are
-//!   the proxy's overhead.
+//!   the proxy's overhead. A third run calls the server directly again with every client on
+//!   one connection pool, as the proxy reaches it, to tell the server's own tail under that
+//!   pattern from the proxy's.
 //! - Every answer is checked: the id of the request it answers, and the result byte for byte
 //!   against the direct run's for the same query (each query is unique: `c{client}-r{n}`).
 //!   Lost (no answer, an HTTP error), duplicated, reordered or different answers are counted.
@@ -84,6 +86,10 @@ fn main() {
         p(&proxied, 0.50) - p(&direct, 0.50),
         p(&proxied, 0.99) - p(&direct, 0.99)
     );
+    // The server reached the proxy's way (all sessions over one pool of connections): what
+    // the server itself does under that pattern, apart from anything mcpguard does.
+    let pooled = runtime.block_on(load.run_pooled(&fixture.url));
+    pooled.print("direct, one pool");
     let check = proxied.against(&direct);
     println!(
         "checked: {} answers against the direct run's: {} lost, {} duplicated, {} reordered, {} different",
@@ -231,7 +237,21 @@ struct Check {
 }
 
 impl Load {
+    /// Each client on a connection of its own.
     async fn run(&self, url: &str) -> Run {
+        self.run_with(url, None).await
+    }
+
+    /// All clients through one connection pool, the way the proxy reaches the server.
+    async fn run_pooled(&self, url: &str) -> Run {
+        let pool = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap();
+        self.run_with(url, Some(pool)).await
+    }
+
+    async fn run_with(&self, url: &str, pool: Option<reqwest::Client>) -> Run {
         let period = Duration::from_secs_f64(self.clients as f64 / self.rate);
         let started = Instant::now();
         let end = started + Duration::from_secs_f64(self.seconds);
@@ -239,7 +259,14 @@ impl Load {
             .map(|c| {
                 let url = url.to_owned();
                 let offset = period.mul_f64(c as f64 / self.clients as f64);
-                tokio::spawn(client(url, c, started + offset, period, end))
+                let http = pool.clone().unwrap_or_else(|| {
+                    reqwest::Client::builder()
+                        .pool_max_idle_per_host(1)
+                        .timeout(Duration::from_secs(10))
+                        .build()
+                        .unwrap()
+                });
+                tokio::spawn(client(http, url, c, started + offset, period, end))
             })
             .collect();
         let mut run = Run::default();
@@ -290,12 +317,14 @@ impl Run {
 }
 
 /// One client: a legacy session, then a call every `period` from `first` until `end`.
-async fn client(url: String, c: usize, first: Instant, period: Duration, end: Instant) -> Run {
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(1)
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap();
+async fn client(
+    http: reqwest::Client,
+    url: String,
+    c: usize,
+    first: Instant,
+    period: Duration,
+    end: Instant,
+) -> Run {
     let mut run = Run::default();
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
