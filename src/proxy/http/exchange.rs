@@ -28,7 +28,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::super::policy::{self, Effects, Policy, SERVER_ERROR, TIMEOUT_ERROR};
-use super::{App, Sends, headers};
+use super::{App, headers};
 use crate::mcp::framing::Sse;
 
 /// HeaderMismatch (2026-07-28).
@@ -218,11 +218,7 @@ async fn failed(
     why: String,
 ) -> Response {
     app.metrics.refused(reason);
-    let fx = decide(policy, true, move |p| {
-        p.unanswered(stream, code, &why, crate::cursor::now())
-    })
-    .await;
-    let Sends { client, .. } = app.apply(fx);
+    let client = unanswered(app, policy, stream, code, why).await;
     match (client.is_empty(), id) {
         (false, _) => answer(status, HeaderMap::new(), client),
         (true, Some(id)) => refusal(
@@ -238,11 +234,23 @@ async fn failed(
 /// The requests of `stream` nobody will get an answer to (the server refused them, the
 /// client left): logged and recorded as errors, nothing sent.
 async fn forget(app: &App, policy: &Arc<Mutex<Policy>>, stream: u64, why: String) {
+    unanswered(app, policy, stream, SERVER_ERROR, why).await;
+}
+
+/// What the policy says to the client of `stream` about the requests it still waits for
+/// (errors of `code`, or nothing when none is waiting); logged and recorded either way.
+async fn unanswered(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    code: i64,
+    why: String,
+) -> Vec<Vec<u8>> {
     let fx = decide(policy, true, move |p| {
-        p.unanswered(stream, SERVER_ERROR, &why, crate::cursor::now())
+        p.unanswered(stream, code, &why, crate::cursor::now())
     })
     .await;
-    let _ = app.apply(fx);
+    app.apply(fx).client
 }
 
 const BAD_GATEWAY: (StatusCode, i64, &str) = (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
@@ -528,15 +536,11 @@ async fn relay_events(
                 "upstream",
                 "the server's stream ended before its answer".to_owned(),
             ));
-            let fx = decide(&policy, true, move |p| {
-                p.unanswered(stream, code, &why, crate::cursor::now())
-            })
-            .await;
-            let sends = app.apply(fx);
-            if !sends.client.is_empty() {
+            let client = unanswered(&app, &policy, stream, code, why).await;
+            if !client.is_empty() {
                 app.metrics.refused(reason);
             }
-            for m in sends.client {
+            for m in client {
                 let mut event = Vec::new();
                 push_event(&mut event, None, &m);
                 let _ = tx.send(Bytes::from(event)).await;
