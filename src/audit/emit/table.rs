@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::{Emitter, Settings, summary_line, worst_findings};
 use crate::audit::Report;
-use crate::human::{table as grid, thousands as n};
+use crate::human::{table as grid, thousands as n, write_streamed};
 
 pub struct Table;
 
@@ -29,21 +29,19 @@ impl Emitter for Table {
                 "verdict",
             ];
             header.extend(&clients);
-            let mut t = grid(&header, &[2, 3, 4, 5, 6]);
-            for d in &report.documents {
+            // A row per response: written as it is made (twice: widths, then text), so a
+            // transcript of millions of responses is not held a second time as a table.
+            let row = |d: &crate::audit::DocumentReport| {
                 let verdict = match d.worst {
                     None => "pass".to_owned(),
                     Some(s) => {
-                        let codes: Vec<&str> = {
-                            let mut c: Vec<&str> = d
-                                .findings
-                                .iter()
-                                .filter(|f| f.severity == s)
-                                .map(|f| f.code)
-                                .collect();
-                            c.dedup();
-                            c
-                        };
+                        let mut codes: Vec<&str> = d
+                            .findings
+                            .iter()
+                            .filter(|f| f.severity == s)
+                            .map(|f| f.code)
+                            .collect();
+                        codes.dedup();
                         format!("{s} {}", codes.join(" "))
                     }
                 };
@@ -62,9 +60,12 @@ impl Emitter for Table {
                     verdict,
                 ];
                 row.extend(d.clients.values().map(ToString::to_string));
-                t.add_row(row);
-            }
-            writeln!(out, "{t}")?;
+                row
+            };
+            write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
+                report.documents.iter().map(row)
+            })?;
+            writeln!(out)?;
         }
 
         if report.tools.len() > 1 || report.tools.first().is_some_and(|t| t.count > 1) {
