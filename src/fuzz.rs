@@ -45,9 +45,14 @@ pub fn input(data: &[u8]) {
     };
     for jsonl in [false, true] {
         let mut pairing = Pairing::default();
-        for doc in crate::input::read_unit_bytes("fuzz.json", data.to_vec(), jsonl)
-            .into_iter()
-            .flatten()
+        for doc in crate::input::read_unit_bytes(
+            "fuzz.json",
+            data.to_vec(),
+            jsonl,
+            &ctx.config.read_limits,
+        )
+        .into_iter()
+        .flatten()
         {
             let call = match pairing.observe(&doc.value) {
                 crate::audit::transcript::Line::Response(call) => *call,

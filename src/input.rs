@@ -75,26 +75,71 @@ pub enum InputError {
         message: String,
     },
     #[error(
-        "{name}:{line}:{column}: JSON nested deeper than {MAX_NESTING} levels; mcpguard reads at most {MAX_NESTING} (the contract allows 4), flatten the document"
+        "{name}:{line}:{column}: JSON nested deeper than {max} levels, the most mcpguard reads (readLimits.maxNesting; the contract allows 4); flatten the document"
     )]
     TooDeep {
         name: String,
         line: usize,
         column: usize,
+        max: u64,
+    },
+    #[error(
+        "{name}: {}; not read (readLimits.maxDocumentBytes is {max} bytes: raise it in the config or with MCPGUARD_MAX_DOCUMENT_BYTES if this document is meant to be read)",
+        size.map_or_else(|| format!("more than {max} bytes"), |s| format!("{s} bytes"))
+    )]
+    TooLarge {
+        name: String,
+        /// The size the file system reports, when it was known before reading.
+        size: Option<u64>,
+        max: u64,
     },
     #[error("{name}: no .json, .jsonl or .ndjson files in this directory")]
     NoJsonInDir { name: String },
     #[error(
-        "{name}: a line of more than {} MiB; not read (a JSONL line is one message; mcpguard reads lines up to {} MiB)",
-        MAX_LINE_BYTES >> 20,
-        MAX_LINE_BYTES >> 20
+        "{name}: a line of more than {max} bytes; not read (a JSONL line is one message; readLimits.maxLineBytes, env MCPGUARD_MAX_LINE_BYTES)"
     )]
-    LineTooLong { name: String },
+    LineTooLong { name: String, max: u64 },
 }
 
-/// The longest line of a JSONL file that is read; a longer one is skipped unread, with an
-/// error naming it, so one runaway line cannot take the memory.
-pub const MAX_LINE_BYTES: usize = 256 << 20;
+/// Bounds on what is read from outside, so that no input can take the memory: each is a
+/// setting (`readLimits:` in the config, or its `MCPGUARD_MAX_*` variable), and going past one
+/// is an [`InputError`] that names the input and the setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ReadLimits {
+    /// The largest document read whole (a `.json` file, standard input, an artifact); a larger
+    /// one is refused before it is read.
+    pub max_document_bytes: u64,
+    /// The longest line of a JSONL file or transcript; a longer one is skipped unread.
+    pub max_line_bytes: u64,
+    /// The deepest nesting of a JSON document, at most [`MAX_NESTING`].
+    pub max_nesting: u64,
+    /// The longest cursor `paginate`, `chunk` and the proxy read; longer ones are refused
+    /// before decoding, and `paginate` never issues one.
+    pub max_cursor_bytes: u64,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_document_bytes: 1 << 30,
+            max_line_bytes: 256 << 20,
+            max_nesting: MAX_NESTING as u64,
+            max_cursor_bytes: crate::cursor::MAX_CURSOR_LEN as u64,
+        }
+    }
+}
+
+impl ReadLimits {
+    fn line_bytes(&self) -> usize {
+        usize::try_from(self.max_line_bytes).unwrap_or(usize::MAX)
+    }
+
+    /// `max_cursor_bytes` as a length.
+    pub fn cursor_bytes(&self) -> usize {
+        usize::try_from(self.max_cursor_bytes).unwrap_or(usize::MAX)
+    }
+}
 
 impl InputError {
     /// The input the error is about, for sorting and summaries.
@@ -105,13 +150,15 @@ impl InputError {
             | InputError::Utf8 { name, .. }
             | InputError::Json { name, .. }
             | InputError::TooDeep { name, .. }
+            | InputError::TooLarge { name, .. }
             | InputError::NoJsonInDir { name }
-            | InputError::LineTooLong { name } => name,
+            | InputError::LineTooLong { name, .. } => name,
         }
     }
 }
 
-/// serde_json's recursion limit: deeper input is an error, never a stack overflow.
+/// serde_json's recursion limit, the ceiling of `readLimits.maxNesting`: deeper input is an
+/// error, never a stack overflow (every walk over a document recurses).
 pub const MAX_NESTING: usize = 128;
 
 /// One thing to read: standard input or a file, or what went wrong finding it.
@@ -152,10 +199,12 @@ pub fn expand(sources: &[Source]) -> Vec<Unit> {
 
 /// Reads a JSONL stream line by line without holding it whole, handing lines (line number,
 /// text or error) to `visit` in batches of at most `batch` lines and about `batch_bytes` bytes
-/// (a line longer than that is a batch of its own). Blank lines are skipped.
+/// (a line longer than that is a batch of its own). Blank lines are skipped; a line over
+/// `limits.max_line_bytes` is skipped unread and handed on as an error.
 pub fn for_each_line_batch(
     name: &str,
     mut reader: impl io::BufRead,
+    limits: &ReadLimits,
     batch: usize,
     batch_bytes: usize,
     mut visit: impl FnMut(Vec<(usize, Result<String, InputError>)>),
@@ -166,7 +215,7 @@ pub fn for_each_line_batch(
     let mut number = 0;
     let mut failed: Option<std::io::Error> = None;
     loop {
-        match crate::lines::read_capped(&mut reader, &mut buf, MAX_LINE_BYTES) {
+        match crate::lines::read_capped(&mut reader, &mut buf, limits.line_bytes()) {
             Ok(crate::lines::Capped::End) => break,
             Ok(crate::lines::Capped::TooLong) => {
                 number += 1;
@@ -174,6 +223,7 @@ pub fn for_each_line_batch(
                     number,
                     Err(InputError::LineTooLong {
                         name: format!("{name}:{number}"),
+                        max: limits.max_line_bytes,
                     }),
                 ));
                 if let Err(cause) = crate::lines::skip_line(&mut reader) {
@@ -290,8 +340,15 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
 }
 
 /// Parses one JSONL line read by [`for_each_line_batch`].
-pub fn parse_line(file: &str, number: usize, text: String) -> Result<Document, InputError> {
-    match parse_json::<Value>(&text) {
+pub fn parse_line(
+    file: &str,
+    number: usize,
+    text: String,
+    limits: &ReadLimits,
+) -> Result<Document, InputError> {
+    let parsed = check_nesting(file, &text, limits)
+        .and_then(|()| parse_json::<Value>(&text).map_err(|err| json_error(file, &text, &err)));
+    match parsed {
         Ok(value) => Ok(Document {
             name: format!("{file}:{number}"),
             file: file.to_owned(),
@@ -299,8 +356,8 @@ pub fn parse_line(file: &str, number: usize, text: String) -> Result<Document, I
             text,
             value,
         }),
-        Err(err) => {
-            let mut e = json_error(file, &text, &err);
+        Err(mut e) => {
+            // The file's own line number, not line 1 of the one-line text.
             if let InputError::Json { line, .. } | InputError::TooDeep { line, .. } = &mut e {
                 *line = number;
             }
@@ -314,31 +371,43 @@ pub fn read_unit_bytes(
     name: &str,
     bytes: Vec<u8>,
     jsonl: bool,
+    limits: &ReadLimits,
 ) -> Vec<Result<Document, InputError>> {
     let mut out = Vec::new();
-    parse_bytes(name, bytes, jsonl, &mut |d| out.push(d));
+    parse_bytes(name, bytes, jsonl, limits, &mut |d| out.push(d));
     out
 }
 
-/// Calls `visit` with every document (or error) of every source, in order.
+/// Calls `visit` with every document (or error) of every source, in order. A JSONL file is
+/// streamed a line at a time; anything else is read whole, within `limits`.
 ///
 /// `stdin` is read only if a source is [`Source::Stdin`].
 pub fn for_each_document(
     sources: &[Source],
-    mut stdin: impl Read,
+    stdin: impl Read,
+    limits: &ReadLimits,
     mut visit: impl FnMut(Result<Document, InputError>),
 ) {
+    let mut stdin = Some(stdin);
     for unit in expand(sources) {
         match unit {
             Unit::Stdin => {
-                let name = "<stdin>".to_owned();
-                let mut bytes = Vec::new();
-                match stdin.read_to_end(&mut bytes) {
-                    Ok(_) => parse_bytes(&name, bytes, false, &mut visit),
-                    Err(cause) => visit(Err(InputError::Read { name, cause })),
+                let name = "<stdin>";
+                let Some(stdin) = stdin.take() else {
+                    continue;
+                };
+                match read_bytes(stdin, name, None, limits) {
+                    Ok(bytes) => parse_bytes(name, bytes, false, limits, &mut visit),
+                    Err(e) => visit(Err(e)),
                 }
             }
-            Unit::File { path, name } => read_file(&path, &name, &mut visit),
+            Unit::File { path, name } if is_jsonl(&path) => {
+                stream_jsonl(&path, &name, limits, &mut visit);
+            }
+            Unit::File { path, name } => match read_file_bytes(&path, &name, limits) {
+                Ok(bytes) => parse_bytes(&name, bytes, false, limits, &mut visit),
+                Err(e) => visit(Err(e)),
+            },
             Unit::Failed(err) => visit(Err(err)),
         }
     }
@@ -346,29 +415,116 @@ pub fn for_each_document(
 
 /// Reads one input whole as UTF-8 text, without parsing it (for a command that parses its
 /// own way). Returns the name reports use and the text.
-pub fn read_text(source: &Source, mut stdin: impl Read) -> Result<(String, String), InputError> {
+pub fn read_text(
+    source: &Source,
+    stdin: impl Read,
+    limits: &ReadLimits,
+) -> Result<(String, String), InputError> {
     let (name, bytes) = match source {
         Source::Stdin => {
-            let mut bytes = Vec::new();
             let name = "<stdin>".to_owned();
-            match stdin.read_to_end(&mut bytes) {
-                Ok(_) => (name, bytes),
-                Err(cause) => return Err(InputError::Read { name, cause }),
-            }
+            let bytes = read_bytes(stdin, &name, None, limits)?;
+            (name, bytes)
         }
         Source::Path(path) | Source::Artifact { path, .. } => {
             let name = match source {
                 Source::Artifact { reference, .. } => reference.clone(),
                 _ => path.display().to_string(),
             };
-            match std::fs::read(path) {
-                Ok(bytes) => (name, bytes),
-                Err(cause) => return Err(InputError::Read { name, cause }),
-            }
+            let bytes = read_file_bytes(path, &name, limits)?;
+            (name, bytes)
         }
     };
     let text = decode(&name, bytes)?;
     Ok((name, text))
+}
+
+/// A file's bytes, whole: one over `limits.max_document_bytes` is refused before a byte of it
+/// is read (and one that grows past it while read, once it has); one that shrinks while read
+/// is read as far as it goes, and what is missing shows as JSON that ends early.
+pub fn read_file_bytes(
+    path: &Path,
+    name: &str,
+    limits: &ReadLimits,
+) -> Result<Vec<u8>, InputError> {
+    let read_error = |cause| InputError::Read {
+        name: name.to_owned(),
+        cause,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    // A FIFO or a device reports no useful length: it is read up to the limit.
+    let size = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    if let Some(size) = size.filter(|&s| s > limits.max_document_bytes) {
+        return Err(InputError::TooLarge {
+            name: name.to_owned(),
+            size: Some(size),
+            max: limits.max_document_bytes,
+        });
+    }
+    read_bytes(file, name, size, limits)
+}
+
+/// Everything `reader` holds, up to `limits.max_document_bytes`; more is an error, and the
+/// rest is not read. `expected` (a file's length) sizes the buffer.
+pub fn read_bytes(
+    reader: impl Read,
+    name: &str,
+    expected: Option<u64>,
+    limits: &ReadLimits,
+) -> Result<Vec<u8>, InputError> {
+    let max = limits.max_document_bytes;
+    let capacity = expected.map_or(0, |n| usize::try_from(n.min(max)).unwrap_or(0));
+    let mut bytes = Vec::with_capacity(capacity);
+    reader
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|cause| InputError::Read {
+            name: name.to_owned(),
+            cause,
+        })?;
+    if bytes.len() as u64 > max {
+        return Err(InputError::TooLarge {
+            name: name.to_owned(),
+            size: None,
+            max,
+        });
+    }
+    Ok(bytes)
+}
+
+/// A JSONL file, a line at a time: memory holds one line, however long the file.
+fn stream_jsonl(
+    path: &Path,
+    name: &str,
+    limits: &ReadLimits,
+    visit: &mut impl FnMut(Result<Document, InputError>),
+) {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(cause) => {
+            return visit(Err(InputError::Read {
+                name: name.to_owned(),
+                cause,
+            }));
+        }
+    };
+    let reader = io::BufReader::with_capacity(1 << 20, file);
+    let mut any = false;
+    for_each_line_batch(name, reader, limits, 1, usize::MAX, |batch| {
+        for (number, line) in batch {
+            any = true;
+            visit(line.and_then(|text| parse_line(name, number, text, limits)));
+        }
+    });
+    if !any {
+        visit(Err(InputError::Empty {
+            name: name.to_owned(),
+        }));
+    }
 }
 
 /// An input's bytes as text: UTF-8 (an error names the line and column where it is not) and
@@ -400,16 +556,24 @@ fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
 const BOM: char = '\u{feff}';
 
 /// Loads every document of the sources into memory (small inputs, tests).
-pub fn load_all(sources: &[Source], stdin: impl Read) -> Vec<Result<Document, InputError>> {
+pub fn load_all(
+    sources: &[Source],
+    stdin: impl Read,
+    limits: &ReadLimits,
+) -> Vec<Result<Document, InputError>> {
     let mut out = Vec::new();
-    for_each_document(sources, stdin, |d| out.push(d));
+    for_each_document(sources, stdin, limits, |d| out.push(d));
     out
 }
 
-/// Parses one in-memory text as a document (or several, if it is JSONL).
+/// Parses one in-memory text as a document (or several, if it is JSONL), within the default
+/// limits.
 pub fn parse_text(name: &str, text: &str) -> Vec<Result<Document, InputError>> {
     let mut out = Vec::new();
-    parse_bytes(name, text.as_bytes().to_vec(), false, &mut |d| out.push(d));
+    let limits = ReadLimits::default();
+    parse_bytes(name, text.as_bytes().to_vec(), false, &limits, &mut |d| {
+        out.push(d)
+    });
     out
 }
 
@@ -481,20 +645,11 @@ fn file_id(_entry: &walkdir::DirEntry) -> Option<(u64, u64)> {
     None
 }
 
-fn read_file(path: &Path, name: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
-    match std::fs::read(path) {
-        Ok(bytes) => parse_bytes(name, bytes, is_jsonl(path), visit),
-        Err(cause) => visit(Err(InputError::Read {
-            name: name.to_owned(),
-            cause,
-        })),
-    }
-}
-
 fn parse_bytes(
     name: &str,
     bytes: Vec<u8>,
     jsonl: bool,
+    limits: &ReadLimits,
     visit: &mut impl FnMut(Result<Document, InputError>),
 ) {
     let text = match decode(name, bytes) {
@@ -502,7 +657,10 @@ fn parse_bytes(
         Err(e) => return visit(Err(e)),
     };
     if jsonl {
-        return parse_lines(name, &text, visit);
+        return parse_lines(name, &text, limits, visit);
+    }
+    if let Err(e) = check_nesting(name, &text, limits) {
+        return visit(Err(e));
     }
     match parse_json::<Value>(&text) {
         Ok(value) => visit(Ok(Document {
@@ -516,7 +674,7 @@ fn parse_bytes(
         Err(err)
             if err.to_string().starts_with("trailing characters") && first_line_parses(&text) =>
         {
-            parse_lines(name, &text, visit)
+            parse_lines(name, &text, limits, visit)
         }
         Err(err) => visit(Err(json_error(name, &text, &err))),
     }
@@ -528,30 +686,57 @@ fn first_line_parses(text: &str) -> bool {
         .is_some_and(|l| parse_json::<serde::de::IgnoredAny>(l).is_ok())
 }
 
-fn parse_lines(name: &str, text: &str, visit: &mut impl FnMut(Result<Document, InputError>)) {
+fn parse_lines(
+    name: &str,
+    text: &str,
+    limits: &ReadLimits,
+    visit: &mut impl FnMut(Result<Document, InputError>),
+) {
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let line_name = format!("{name}:{}", index + 1);
-        match parse_json::<Value>(line) {
-            Ok(value) => visit(Ok(Document {
-                name: line_name,
-                file: name.to_owned(),
-                line: index + 1,
-                text: line.to_owned(),
-                value,
-            })),
-            Err(err) => {
-                // Report the file's own line number, not line 1 of the one-line snippet.
-                let mut e = json_error(name, line, &err);
-                if let InputError::Json { line, .. } | InputError::TooDeep { line, .. } = &mut e {
-                    *line = index + 1;
-                }
-                visit(Err(e));
+        visit(parse_line(name, index + 1, line.to_owned(), limits));
+    }
+}
+
+/// [`InputError::TooDeep`] where `text` nests deeper than `limits.max_nesting`. The parser
+/// enforces [`MAX_NESTING`] itself, so only a lower setting costs this pass (linear, no
+/// allocation).
+fn check_nesting(name: &str, text: &str, limits: &ReadLimits) -> Result<(), InputError> {
+    if limits.max_nesting >= MAX_NESTING as u64 {
+        return Ok(());
+    }
+    let (mut depth, mut in_string, mut escaped) = (0u64, false, false);
+    for (offset, &b) in text.as_bytes().iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
             }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limits.max_nesting {
+                    let (line, column) = line_column(text.as_bytes(), offset);
+                    return Err(InputError::TooDeep {
+                        name: name.to_owned(),
+                        line,
+                        column,
+                        max: limits.max_nesting,
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
+    Ok(())
 }
 
 /// The error for JSON that did not parse: file:line:column and serde_json's message, or
@@ -570,6 +755,7 @@ pub fn json_error(name: &str, text: &str, err: &serde_json::Error) -> InputError
             name: name.to_owned(),
             line,
             column,
+            max: MAX_NESTING as u64,
         };
     }
     // serde_json appends " at line L column C"; we put the position in front, compiler-style.
@@ -647,9 +833,14 @@ mod tests {
     #[test]
     fn invalid_utf8_names_the_position() {
         let mut out = Vec::new();
-        parse_bytes("b.json", b"{\"a\":\n\"\xff\"}".to_vec(), false, &mut |d| {
-            out.push(d)
-        });
+        let limits = ReadLimits::default();
+        parse_bytes(
+            "b.json",
+            b"{\"a\":\n\"\xff\"}".to_vec(),
+            false,
+            &limits,
+            &mut |d| out.push(d),
+        );
         let err = out.pop().unwrap().unwrap_err();
         assert!(
             matches!(
@@ -673,6 +864,41 @@ mod tests {
         assert!(doc.text.contains(r"\ud800b"));
         // Other broken escapes still fail, at their position.
         assert!(one(r#"{"t": "\uZZZZ"}"#).is_err());
+    }
+
+    #[test]
+    fn a_reader_that_ends_early_gives_what_it_had_and_one_past_the_limit_is_refused() {
+        // A file that shrank after its length was read: fewer bytes than expected, no error.
+        let limits = ReadLimits::default();
+        let bytes = read_bytes(&b"{\"a\":"[..], "f.json", Some(1 << 20), &limits).unwrap();
+        assert_eq!(bytes, b"{\"a\":");
+        let err = parse_text("f.json", std::str::from_utf8(&bytes).unwrap()).remove(0);
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .starts_with("f.json:1:5: invalid JSON: EOF while parsing"),
+        );
+        // One that grew: read to the limit and one byte more, then refused.
+        let small = ReadLimits {
+            max_document_bytes: 4,
+            ..ReadLimits::default()
+        };
+        let err = read_bytes(&b"12345678"[..], "g.json", Some(3), &small).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                InputError::TooLarge {
+                    size: None,
+                    max: 4,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            read_bytes(&b"1234"[..], "g.json", None, &small).unwrap(),
+            b"1234"
+        );
     }
 
     #[test]

@@ -212,3 +212,219 @@ fn a_huge_variable_expansion_is_never_printed() {
     );
     assert!(text.contains("big (echo '${BIG}${BIG}"), "{text}");
 }
+
+#[test]
+fn every_read_limit_is_a_setting_and_going_past_one_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let records: Vec<_> = (0..100)
+        .map(|i| serde_json::json!({"id": i, "name": format!("user {i}")}))
+        .collect();
+    let list = serde_json::json!({ "items": records }).to_string();
+    std::fs::write(d.join("list.json"), &list).unwrap();
+    let with = |var: &str, value: &str, args: &[&str], stdin: &[u8]| {
+        let out = mcpguard_in(d)
+            .env(var, value)
+            .args(args)
+            .write_stdin(stdin.to_vec())
+            .output()
+            .unwrap();
+        let text = transcript(&out);
+        assert!(!text.contains("panicked"), "{args:?}: {text}");
+        (code(&out), text)
+    };
+
+    // A document over the limit is refused before it is read: a file by its size, standard
+    // input once it has gone past the limit.
+    let (status, text) = with(
+        "MCPGUARD_MAX_DOCUMENT_BYTES",
+        "1000",
+        &["estimate", "list.json"],
+        b"",
+    );
+    assert_eq!(status, 2, "{text}");
+    let size = list.len();
+    assert!(
+        text.contains(&format!(
+            "list.json: {size} bytes; not read (readLimits.maxDocumentBytes is 1000 bytes"
+        )),
+        "{text}"
+    );
+    let (status, text) = with(
+        "MCPGUARD_MAX_DOCUMENT_BYTES",
+        "1000",
+        &["summarize", "-"],
+        list.as_bytes(),
+    );
+    assert_eq!(status, 2, "{text}");
+    assert!(
+        text.contains("<stdin>: more than 1000 bytes; not read"),
+        "{text}"
+    );
+    // The same document within a raised limit is read.
+    let (status, text) = with(
+        "MCPGUARD_MAX_DOCUMENT_BYTES",
+        "100000",
+        &["estimate", "list.json"],
+        b"",
+    );
+    assert_eq!(status, 0, "{text}");
+
+    // Nesting: the setting, with the position of the first level too deep.
+    std::fs::write(d.join("deep.json"), r#"{"a": {"b": {"c": [1, {"d": 2}]}}}"#).unwrap();
+    let (status, text) = with("MCPGUARD_MAX_NESTING", "3", &["estimate", "deep.json"], b"");
+    assert_eq!(status, 2, "{text}");
+    assert!(
+        text.contains("deep.json:1:19: JSON nested deeper than 3 levels, the most mcpguard reads (readLimits.maxNesting"),
+        "{text}"
+    );
+    let (status, _) = with("MCPGUARD_MAX_NESTING", "5", &["estimate", "deep.json"], b"");
+    assert_eq!(status, 0);
+    // Brackets inside strings are text, not nesting.
+    std::fs::write(d.join("brackets.json"), r#"{"a": "[[[[{{{{\"[["}"#).unwrap();
+    let (status, text) = with(
+        "MCPGUARD_MAX_NESTING",
+        "1",
+        &["estimate", "brackets.json"],
+        b"",
+    );
+    assert_eq!(status, 0, "{text}");
+    // Past the parser's own bound is not a setting.
+    let (status, text) = with(
+        "MCPGUARD_MAX_NESTING",
+        "500",
+        &["estimate", "list.json"],
+        b"",
+    );
+    assert_eq!(status, 2, "{text}");
+    assert!(text.contains("MCPGUARD_MAX_NESTING"), "{text}");
+    assert!(text.contains("128"), "{text}");
+
+    // A JSONL line over the limit is skipped unread; the lines around it are audited.
+    let long = format!(
+        "{{\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}",
+        "x".repeat(5000)
+    );
+    let small = r#"{"result":{"content":[{"type":"text","text":"ok"}]}}"#;
+    std::fs::write(d.join("t.jsonl"), format!("{small}\n{long}\n{small}\n")).unwrap();
+    let (status, text) = with(
+        "MCPGUARD_MAX_LINE_BYTES",
+        "1000",
+        &["audit", "t.jsonl", "--fail-on", "never"],
+        b"",
+    );
+    assert_eq!(status, 0, "{text}");
+    assert!(
+        text.contains("t.jsonl:2: a line of more than 1000 bytes; not read"),
+        "{text}"
+    );
+    assert!(
+        text.contains("t.jsonl:1") && text.contains("t.jsonl:3"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n2 documents: 0 errors, 0 warnings, 0 info; 1 input could not be read"),
+        "{text}"
+    );
+
+    // A cursor limit: paginate issues none it could not read back, decode-cursor warns.
+    let secret = "limits-secret";
+    let out = mcpguard_in(d)
+        .env("MCPGUARD_CURSOR_SECRET", secret)
+        .args(["paginate", "list.json", "--limit", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let page: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+    assert!(cursor.len() > 64, "{cursor}");
+    let out = mcpguard_in(d)
+        .env("MCPGUARD_CURSOR_SECRET", secret)
+        .env("MCPGUARD_MAX_CURSOR_BYTES", "64")
+        .args(["paginate", "list.json", "--limit", "10"])
+        .output()
+        .unwrap();
+    let text = transcript(&out);
+    assert_eq!(code(&out), 2, "{text}");
+    assert!(
+        out.stdout.is_empty(),
+        "no page without a cursor that reads back"
+    );
+    assert!(
+        text.contains("over the 64 that paginate reads back (readLimits.maxCursorBytes)"),
+        "{text}"
+    );
+    let out = mcpguard_in(d)
+        .env("MCPGUARD_CURSOR_SECRET", secret)
+        .env("MCPGUARD_MAX_CURSOR_BYTES", "64")
+        .args(["paginate", "list.json", "--cursor", &cursor])
+        .output()
+        .unwrap();
+    let text = transcript(&out);
+    // Refused as every unusable cursor is (exit 1: start again without it).
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains("over the 64-byte limit; not decoded"),
+        "{text}"
+    );
+    let out = mcpguard_in(d)
+        .env("MCPGUARD_CURSOR_SECRET", secret)
+        .env("MCPGUARD_MAX_CURSOR_BYTES", "64")
+        .args(["decode-cursor", &cursor])
+        .output()
+        .unwrap();
+    let text = transcript(&out);
+    assert!(
+        text.contains("over the 64 that paginate and chunk accept (readLimits.maxCursorBytes)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"offset\": 10") || text.contains("offset"),
+        "still decoded: {text}"
+    );
+}
+
+#[test]
+fn a_file_that_shrinks_while_it_is_read_is_named_never_a_panic() {
+    // A 64 MB document cut to a few bytes while mcpguard reads it: read before the cut it is
+    // whole, read after it is JSON that ends early; in between, the read stops where the file
+    // now ends. Each run must end in one of those, with a defined code.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let items: String = (0..2_000_000).map(|i| format!("{i},")).collect();
+    let whole = format!("{{\"items\":[{}0]}}", items);
+    let mut seen = std::collections::BTreeSet::new();
+    for delay_ms in [0u64, 2, 5, 10, 20, 40] {
+        std::fs::write(d.join("shrinks.json"), &whole).unwrap();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .current_dir(d)
+            .env("NO_COLOR", "1")
+            .args(["estimate", "shrinks.json", "--tokenizer", "claude-fast"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("shrinks.json"))
+            .unwrap();
+        file.set_len(12).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = transcript(&out);
+        assert!(!text.contains("panicked"), "{text}");
+        match code(&out) {
+            0 | 1 => assert!(text.contains("shrinks.json ("), "read whole: {text}"),
+            // Cut at the new end, or (a read racing the truncation) where the kernel had
+            // already zeroed the page being cut.
+            2 => assert!(
+                text.contains("mcpguard: error: shrinks.json:1:")
+                    && text.contains(": invalid JSON: "),
+                "read cut: {text}"
+            ),
+            other => panic!("exit {other}: {text}"),
+        }
+        seen.insert(code(&out));
+    }
+    eprintln!("outcomes seen: {seen:?}");
+}

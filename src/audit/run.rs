@@ -66,10 +66,11 @@ pub fn run(
 ) -> Report {
     let units = input::expand(sources);
     // Standard input cannot be shared between threads: read it first.
-    let stdin_bytes = units.iter().any(|u| matches!(u, Unit::Stdin)).then(|| {
-        let mut bytes = Vec::new();
-        stdin.read_to_end(&mut bytes).map(|_| bytes)
-    });
+    let limits = &ctx.config.read_limits;
+    let stdin_bytes = units
+        .iter()
+        .any(|u| matches!(u, Unit::Stdin))
+        .then(|| input::read_bytes(&mut stdin, "<stdin>", None, limits));
     let per_unit: Vec<Items> = units
         .par_iter()
         .map(|unit| {
@@ -77,29 +78,25 @@ pub fn run(
                 Unit::Failed(err) => vec![Err(err.to_string())],
                 Unit::Stdin => match &stdin_bytes {
                     Some(Ok(bytes)) => audit_documents(
-                        input::read_unit_bytes("<stdin>", bytes.clone(), false),
+                        input::read_unit_bytes("<stdin>", bytes.clone(), false, limits),
                         ctx,
                         shard,
                         None,
                     ),
-                    Some(Err(e)) => vec![Err(format!("<stdin>: cannot read: {e}"))],
+                    Some(Err(e)) => vec![Err(e.to_string())],
                     None => Vec::new(),
                 },
                 Unit::File { path, .. } if input::is_jsonl(path) => {
                     audit_transcript(path, ctx, shard)
                 }
-                Unit::File { path, name } => match std::fs::read(path) {
+                Unit::File { path, name } => match input::read_file_bytes(path, name, limits) {
                     Ok(bytes) => audit_documents(
-                        input::read_unit_bytes(name, bytes, false),
+                        input::read_unit_bytes(name, bytes, false, limits),
                         ctx,
                         shard,
                         None,
                     ),
-                    Err(cause) => vec![Err(InputError::Read {
-                        name: name.clone(),
-                        cause,
-                    }
-                    .to_string())],
+                    Err(e) => vec![Err(e.to_string())],
                 },
             };
             tick();
@@ -164,12 +161,17 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
     input::for_each_line_batch(
         &name,
         std::io::BufReader::with_capacity(1 << 20, file),
+        &ctx.config.read_limits,
         BATCH_LINES,
         BATCH_BYTES,
         |batch| {
             let parsed: Vec<Result<Document, InputError>> = batch
                 .into_par_iter()
-                .map(|(number, line)| line.and_then(|text| input::parse_line(&name, number, text)))
+                .map(|(number, line)| {
+                    line.and_then(|text| {
+                        input::parse_line(&name, number, text, &ctx.config.read_limits)
+                    })
+                })
                 .collect();
             let mut work = Vec::with_capacity(parsed.len());
             for d in parsed {
@@ -207,7 +209,12 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
 pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
     let file = format!("{}.jsonl", session.name);
     if !session.transcript.is_empty() {
-        let docs = input::read_unit_bytes(&file, session.transcript.clone().into_bytes(), true);
+        let docs = input::read_unit_bytes(
+            &file,
+            session.transcript.clone().into_bytes(),
+            true,
+            &ctx.config.read_limits,
+        );
         for item in audit_documents(docs, ctx, None, Some(&session.latencies)) {
             match item {
                 Ok(doc) => report.documents.push(doc),

@@ -148,10 +148,13 @@ impl Source {
 /// Opens the input: a JSON tool result is chunked by its text, anything else as it is.
 fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> {
     if arg == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("<stdin>: cannot read")?;
+        // A file is streamed; standard input is held, so it is held within the document limit.
+        let bytes = mcpguard::input::read_bytes(
+            std::io::stdin().lock(),
+            "<stdin>",
+            None,
+            &config.read_limits,
+        )?;
         return Ok(tool_text("<stdin>", &bytes).unwrap_or(Source::Memory {
             name: "<stdin>".into(),
             bytes,
@@ -246,7 +249,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             let Some(secrets) = &secrets else {
                 anyhow::bail!(super::NO_SECRET_HELP);
             };
-            let decoded = match cursor::decode(text) {
+            let decoded = match cursor::decode_up_to(text, c.read_limits.cursor_bytes()) {
                 Ok(d) => d,
                 Err(e) => return refuse(&e.to_string()),
             };

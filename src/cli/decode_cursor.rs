@@ -88,9 +88,13 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let ttl = effective.config.cursor_ttl_seconds;
     let secrets = args.signing.secrets()?;
     let now = args.signing.now();
+    let c = &effective.config;
     let text = if args.cursor == "-" {
+        // Read no more than the longest cursor shown (and some whitespace): a longer one is
+        // refused as too long without the rest of the stream being held.
         let mut s = String::new();
         std::io::stdin()
+            .take(cursor::MAX_DEBUG_CURSOR_LEN as u64 + 4096)
             .read_to_string(&mut s)
             .context("cannot read the cursor from stdin")?;
         s
@@ -120,10 +124,10 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     };
     // A debugging tool shows what paginate would refuse unread, and says so.
     let length = text.trim().len();
-    if length > cursor::MAX_CURSOR_LEN && length <= cursor::MAX_DEBUG_CURSOR_LEN {
+    let accepted = c.read_limits.cursor_bytes();
+    if length > accepted && length <= cursor::MAX_DEBUG_CURSOR_LEN {
         report.warning = Some(format!(
-            "this cursor is {length} bytes, over the {} that paginate and chunk accept: they refuse it before decoding",
-            cursor::MAX_CURSOR_LEN
+            "this cursor is {length} bytes, over the {accepted} that paginate and chunk accept (readLimits.maxCursorBytes): they refuse it before decoding"
         ));
     }
     let verdict = match cursor::decode_up_to(&text, cursor::MAX_DEBUG_CURSOR_LEN) {

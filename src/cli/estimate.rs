@@ -96,14 +96,19 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let mut estimates = Vec::new();
     let mut errors = Vec::new();
     let mut totals = Totals::default();
-    input::for_each_document(&sources, std::io::stdin().lock(), |doc| match doc {
-        Ok(doc) => {
-            let e = estimate::estimate(&doc, &opts);
-            totals.add(&e);
-            estimates.push(e);
-        }
-        Err(err) => errors.push(err.to_string()),
-    });
+    input::for_each_document(
+        &sources,
+        std::io::stdin().lock(),
+        &c.read_limits,
+        |doc| match doc {
+            Ok(doc) => {
+                let e = estimate::estimate(&doc, &opts);
+                totals.add(&e);
+                estimates.push(e);
+            }
+            Err(err) => errors.push(err.to_string()),
+        },
+    );
 
     let over: Vec<&str> = match args.max_tokens {
         Some(max) => estimates

@@ -299,8 +299,11 @@ pub fn sources(args: &[String], config: &Config) -> anyhow::Result<Vec<Source>> 
 /// Reads exactly one document from an input argument (`-` for stdin, a path, an artifact).
 pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::Document> {
     let source = source(arg, config)?;
-    let mut docs =
-        mcpguard::input::load_all(std::slice::from_ref(&source), std::io::stdin().lock());
+    let mut docs = mcpguard::input::load_all(
+        std::slice::from_ref(&source),
+        std::io::stdin().lock(),
+        &config.read_limits,
+    );
     match docs.len() {
         1 => Ok(docs.pop().expect("one document")?),
         0 => anyhow::bail!("{arg}: no document"),

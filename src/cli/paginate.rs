@@ -117,7 +117,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let outcome = (|| -> Result<_, PaginateError> {
         let decoded = match &args.cursor {
             Some(text) => {
-                let decoded = cursor::decode(text).map_err(PaginateError::Cursor)?;
+                let decoded = cursor::decode_up_to(text, c.read_limits.cursor_bytes())
+                    .map_err(PaginateError::Cursor)?;
                 let verdict =
                     cursor::check(&decoded, Some(&secrets), now, c.cursor_ttl_seconds as f64);
                 if !verdict.usable() {
@@ -172,12 +173,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         let page = cut(offset);
         // A cursor nobody can read back is not issued: nothing is written.
         if let Some(next) = &page.next_cursor
-            && next.len() > mcpguard::cursor::MAX_CURSOR_LEN
+            && next.len() > c.read_limits.cursor_bytes()
         {
             anyhow::bail!(
-                "the order and filters make a {}-byte cursor, over the {} that paginate reads back; shorten --order-by and --filter",
+                "the order and filters make a {}-byte cursor, over the {} that paginate reads back (readLimits.maxCursorBytes); shorten --order-by and --filter",
                 next.len(),
-                mcpguard::cursor::MAX_CURSOR_LEN
+                c.read_limits.max_cursor_bytes
             );
         }
         serde_json::to_writer(&mut out, &page.output)?;

@@ -144,7 +144,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         None => None,
     };
     let source = super::source(&args.input, c)?;
-    let (name, text) = mcpguard::input::read_text(&source, std::io::stdin().lock())?;
+    let (name, text) =
+        mcpguard::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
 
     let opts = summarize::Options {
         limits,

@@ -122,6 +122,34 @@ pub fn default_yaml() -> String {
         l.max_catalog_tokens,
         "seed 004 T0: tokens a tool catalog loaded at start may cost",
     );
+    let r = &c.read_limits;
+    out.push_str(
+        "readLimits:  # what mcpguard reads from outside, env MCPGUARD_MAX_DOCUMENT_BYTES etc.\n",
+    );
+    for (key, value, comment) in [
+        (
+            "maxDocumentBytes",
+            r.max_document_bytes,
+            "largest document read whole; larger ones are refused unread",
+        ),
+        (
+            "maxLineBytes",
+            r.max_line_bytes,
+            "longest JSONL line; longer ones are skipped unread",
+        ),
+        (
+            "maxNesting",
+            r.max_nesting,
+            "deepest JSON nesting read (at most 128)",
+        ),
+        (
+            "maxCursorBytes",
+            r.max_cursor_bytes,
+            "longest cursor read or issued",
+        ),
+    ] {
+        out.push_str(&format!("  {key}: {value}  # {comment}\n"));
+    }
     out.push_str("rules: {}  # per rule (code MG003 or name string-too-long): off | info | warning | error\n");
     out.push_str("endpoints: {}  # per tool: pagination, summarization, chunking, pageSize, fields, limits, rules\n");
     out.push_str("#  search_bookings:\n#    pageSize: 20\n#    fields: [id, status, totalPrice]\n");

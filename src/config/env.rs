@@ -31,6 +31,13 @@ const ENV_KEYS: &[(&str, &str)] = &[
         "MCPGUARD_MAX_TOOL_DESCRIPTION_BYTES",
         "/limits/maxToolDescriptionBytes",
     ),
+    (
+        "MCPGUARD_MAX_DOCUMENT_BYTES",
+        "/readLimits/maxDocumentBytes",
+    ),
+    ("MCPGUARD_MAX_LINE_BYTES", "/readLimits/maxLineBytes"),
+    ("MCPGUARD_MAX_NESTING", "/readLimits/maxNesting"),
+    ("MCPGUARD_MAX_CURSOR_BYTES", "/readLimits/maxCursorBytes"),
 ];
 
 /// The variable that sets the key at `pointer`, if one does.

@@ -56,6 +56,8 @@ pub struct Config {
     /// How many tools a tiered catalog lists in full (seed 004's hot list).
     pub catalog_hot_tools: u64,
     pub limits: Limits,
+    /// Bounds on what mcpguard reads from outside (documents, lines, nesting, cursors).
+    pub read_limits: crate::input::ReadLimits,
     pub rules: BTreeMap<String, RuleLevel>,
     pub endpoints: BTreeMap<String, Endpoint>,
     pub projections: BTreeMap<String, Vec<String>>,
@@ -80,6 +82,7 @@ impl Default for Config {
             catalog: Catalog::Full,
             catalog_hot_tools: 15,
             limits: Limits::default(),
+            read_limits: crate::input::ReadLimits::default(),
             rules: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             projections: BTreeMap::from([

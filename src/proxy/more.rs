@@ -146,7 +146,7 @@ fn respond(
     let again = "call the original tool again for a fresh result";
     let decoded = match &ask.cursor {
         Some(text) => {
-            let decoded = cursor::decode(text)
+            let decoded = cursor::decode_up_to(text, cx.config.read_limits.cursor_bytes())
                 .map_err(|e| format!("this cursor is not one mcpguard issued ({e}); {again}"))?;
             let verdict = cursor::check(
                 &decoded,
