@@ -44,7 +44,7 @@ with open(path, "w") as f:
             f.write(chunk[: min(left, len(chunk))])
             left -= len(chunk)
         f.write('"}')
-    elif axis in ("lines", "transcript"):
+    elif axis == "lines":
         line = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}\n'
         for _ in range(n // 10000):
             f.write(line * 10000)
@@ -66,7 +66,7 @@ axis() { # name, base size, commands (comma-separated)
   [ "$name" = depth ] && sizes=(16 32 64 127)
   for n in "${sizes[@]}"; do
     local f=$dir/$name-$n.json
-    case $name in lines | transcript) f=$dir/$name-$n.jsonl ;; files) f=$dir/$name-$n ;; esac
+    case $name in lines) f=$dir/$name-$n.jsonl ;; files) f=$dir/$name-$n ;; esac
     [ -e "$f" ] || make "$name" "$n" "$f"
   done
   IFS=, read -ra cmds <<< "$commands"
@@ -75,7 +75,7 @@ axis() { # name, base size, commands (comma-separated)
     line=$(printf '%-8s %-10s' "$name" "$cmd")
     for n in "${sizes[@]}"; do
       local f=$dir/$name-$n.json
-      case $name in lines | transcript) f=$dir/$name-$n.jsonl ;; files) f=$dir/$name-$n ;; esac
+      case $name in lines) f=$dir/$name-$n.jsonl ;; files) f=$dir/$name-$n ;; esac
       local args
       case $cmd in
         estimate) args=(estimate "$f" --tokenizer claude-fast) ;;
@@ -101,9 +101,8 @@ axis width 125000 estimate,audit,summarize,paginate
 axis length 1250000 estimate,audit,summarize,paginate
 axis depth 16 estimate,audit,summarize
 axis string 25000000 estimate,audit,summarize,chunk
-axis lines 1250000 chunk
-# An audit keeps a report row per response (about 3.4 KB each): its transcripts stay at 1,000,000
-# lines here, or the largest would not fit this machine's memory (a known limit, in the note).
-axis transcript 125000 audit
+# Lines of a JSONL transcript, each a response: chunk streams them; estimate and audit keep a
+# row per response (a few hundred bytes: linear memory, measured here).
+axis lines 1250000 chunk,estimate,audit
 axis files 12500 audit
 axis key 1250000 estimate,audit,summarize

@@ -396,6 +396,47 @@ pub fn default_clients() -> BTreeMap<String, ClientProfile> {
     clients
 }
 
+/// Each client's verdict on one response, in the order of the clients' names, written as a
+/// JSON object. A short vector rather than a map: reports keep one per response, and a map's
+/// smallest node is ten times the size of a verdict or two.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdicts(Vec<(String, ClientVerdict)>);
+
+impl Verdicts {
+    /// The clients' names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The verdicts, in the order of [`Verdicts::keys`].
+    pub fn values(&self) -> impl Iterator<Item = ClientVerdict> + '_ {
+        self.0.iter().map(|(_, verdict)| *verdict)
+    }
+
+    pub fn get(&self, client: &str) -> Option<ClientVerdict> {
+        self.0
+            .iter()
+            .find(|(name, _)| name == client)
+            .map(|(_, verdict)| *verdict)
+    }
+}
+
+impl FromIterator<(String, ClientVerdict)> for Verdicts {
+    fn from_iter<I: IntoIterator<Item = (String, ClientVerdict)>>(iter: I) -> Self {
+        let mut pairs: Vec<_> = iter.into_iter().collect();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        pairs.dedup_by(|later, earlier| later.0 == earlier.0);
+        pairs.shrink_to_fit();
+        Verdicts(pairs)
+    }
+}
+
+impl Serialize for Verdicts {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, verdict)| (name, verdict)))
+    }
+}
+
 /// What a client does with one response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::contract::{ClientProfile, ClientVerdict, ResponseSize};
+use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
 use crate::measure::{self, PathCost};
@@ -95,7 +95,7 @@ pub struct DocumentEstimate {
     pub counted_with: &'static str,
     pub tokens: u64,
     pub budget: Budget,
-    pub clients: BTreeMap<String, ClientVerdict>,
+    pub clients: crate::contract::Verdicts,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub compare: Vec<Comparison>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

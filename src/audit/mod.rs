@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::contract::{self, ClientProfile, ClientVerdict, Limits, RuleLevel, Severity};
+use crate::contract::{self, ClientProfile, Limits, RuleLevel, Severity};
 use crate::document;
 use crate::estimate::{self, Options};
 use crate::input::Document;
@@ -111,7 +111,7 @@ pub struct DocumentReport {
     pub longest_array: Option<Extent>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_string: Option<Extent>,
-    pub clients: BTreeMap<String, ClientVerdict>,
+    pub clients: crate::contract::Verdicts,
     /// The worst severity among its findings, or none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worst: Option<Severity>,

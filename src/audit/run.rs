@@ -105,6 +105,13 @@ pub fn run(
         .collect();
 
     let mut report = Report::default();
+    // Sized once: a transcript of millions of responses is not copied through doublings.
+    let rows = per_unit
+        .iter()
+        .flatten()
+        .filter(|item| item.is_ok())
+        .count();
+    report.documents.reserve_exact(rows);
     for item in per_unit.into_iter().flatten() {
         match item {
             Ok(doc) => report.documents.push(doc),

@@ -97,11 +97,7 @@ pub fn suggestions(docs: &[DocumentReport], tools: &[ToolStats], ctx: &Context) 
             continue;
         };
         for (client, profile) in &ctx.clients {
-            let verdict = largest
-                .clients
-                .get(client)
-                .copied()
-                .unwrap_or(ClientVerdict::Ok);
+            let verdict = largest.clients.get(client).unwrap_or(ClientVerdict::Ok);
             if verdict == ClientVerdict::Ok {
                 continue;
             }

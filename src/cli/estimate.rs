@@ -182,9 +182,8 @@ fn write_table(
         "hard cap",
     ];
     header.extend(opts.clients.keys().map(String::as_str));
-    let mut table = mcpguard::human::table(&header, &[2, 3, 4, 5, 6]);
     let auto = opts.tokenizer == Tokenizer::Auto;
-    for e in estimates {
+    let row = |e: &DocumentEstimate| {
         // auto says which count a row shows: exact near a limit, estimated elsewhere.
         let tokens = if !auto {
             thousands(e.tokens)
@@ -203,10 +202,10 @@ fn write_table(
             thousands(e.budget.remaining),
             if e.budget.over_hard_cap { "over" } else { "ok" }.to_owned(),
         ];
-        row.extend(e.clients.values().map(ToString::to_string));
-        table.add_row(row);
-    }
-    if estimates.len() > 1 {
+        row.extend(e.clients.values().map(|v| v.to_string()));
+        row
+    };
+    let total = (estimates.len() > 1).then(|| {
         let mut row = vec![
             format!("total ({} documents)", totals.documents),
             String::new(),
@@ -218,9 +217,13 @@ fn write_table(
             format!("{} over", totals.over_hard_cap),
         ];
         row.extend(opts.clients.keys().map(|_| String::new()));
-        table.add_row(row);
-    }
-    writeln!(out, "{table}")?;
+        row
+    });
+    // Written row by row (a JSONL file of millions of lines is a table of millions of rows).
+    mcpguard::human::write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
+        estimates.iter().map(row).chain(total.clone())
+    })?;
+    writeln!(out)?;
     writeln!(
         out,
         "budget: {} tokens (tokenBudgetThreshold), hard cap {}",

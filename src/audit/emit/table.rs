@@ -13,11 +13,7 @@ pub struct Table;
 impl Emitter for Table {
     fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
         if !report.documents.is_empty() {
-            let clients: Vec<&str> = report.documents[0]
-                .clients
-                .keys()
-                .map(String::as_str)
-                .collect();
+            let clients: Vec<&str> = report.documents[0].clients.keys().collect();
             let mut header = vec![
                 "document",
                 "tool",
@@ -59,7 +55,7 @@ impl Emitter for Table {
                         .map_or("-".into(), |e| n(e.len as u64)),
                     verdict,
                 ];
-                row.extend(d.clients.values().map(ToString::to_string));
+                row.extend(d.clients.values().map(|v| v.to_string()));
                 row
             };
             write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
