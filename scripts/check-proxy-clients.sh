@@ -9,6 +9,10 @@
 #   mcpguard_more; every piece within budget, the pieces equal to the log read without the proxy.
 # - The Python SDK client (mcp 2.x, both eras) and the TypeScript SDK client: the same, each
 #   from its own side (tests/peers/python/proxy_client.py, tests/peers/proxy_client.mjs).
+# - Over Streamable HTTP (the HTTP proxy issue): `proxy --listen` in front of the fixture's HTTP
+#   server (dual-era), and the same three clients against it: the Inspector CLI (a session per
+#   call), the Python SDK in 2026-07-28 (stateless) and 2025-11-25 (session) modes, and the
+#   TypeScript SDK (sessions).
 #
 #   bash scripts/check-proxy-clients.sh   # after: npm ci --prefix tests/peers;
 #                                         #        cargo build --release --bins --examples
@@ -109,4 +113,54 @@ echo "-- Python SDK client, both eras"
 
 echo "-- TypeScript SDK client"
 (cd tests/peers && node proxy_client.mjs "$bin" "$out/store-ts" "$fixture" 2>"$out/ts-sdk.log")
+echo "-- Over Streamable HTTP: proxy --listen in front of the fixture's HTTP server"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+coproc FIXTURE { exec "$fixture" --http 127.0.0.1:0 2>"$out/fixture-http.log"; }
+pids+=("$FIXTURE_PID")
+read -r -t 20 address <&"${FIXTURE[0]}" || { echo "the fixture's HTTP server did not start" >&2; exit 1; }
+server_url=http://$address/mcp
+MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+  "$bin" proxy --listen 127.0.0.1:0 --url "$server_url" --store "$out/store-http" \
+  2>"$out/proxy-http.log" &
+pids+=("$!")
+for _ in $(seq 100); do
+  grep -qs "listening on" "$out/proxy-http.log" && break
+  sleep 0.1
+done
+proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-http.log" | head -1)
+[ -n "$proxy_url" ] || { cat "$out/proxy-http.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+python3 - "$peers/mcp-inspector" "$proxy_url" "$server_url" <<'PY'
+import json, subprocess, sys
+inspector, proxy, server = sys.argv[1:]
+
+def call(url, *args):
+    done = subprocess.run([inspector, "--cli", url, "--transport", "http", *args],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"inspector {url} {args}: not JSON:\n{done.stdout}\n{done.stderr}")
+
+tools = call(proxy, "--method", "tools/list")["tools"]
+assert tools[-1]["name"] == "mcpguard_more", [t["name"] for t in tools]
+original = call(server, "--method", "tools/call", "--tool-name", "read_log")["content"][0]["text"]
+piece = call(proxy, "--method", "tools/call", "--tool-name", "read_log")
+pieces, largest = [], 0
+while True:
+    meta = piece["_meta"]["mcpguard/budget"]
+    assert not piece.get("isError"), piece
+    assert meta["estimatedTokens"] <= meta["tokenBudget"], meta
+    largest = max(largest, meta["estimatedTokens"])
+    pieces.append(piece["content"][0]["text"])
+    if "nextCursor" not in piece:
+        break
+    piece = call(proxy, "--method", "tools/call", "--tool-name", "mcpguard_more",
+                 "--tool-arg", f"cursor={piece['nextCursor']}")
+assert "".join(pieces) == original, "the pieces differ from the original"
+print(f"inspector cli over HTTP: read_log {len(original)} bytes in {len(pieces)} calls "
+      f"(largest {largest} tokens), byte for byte")
+PY
+"$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$server_url" 2>"$out/python-sdk-http.log"
+(cd tests/peers && node proxy_client.mjs --url "$proxy_url" "$server_url" 2>"$out/ts-sdk-http.log")
 echo "proxy clients: ok"

@@ -3,19 +3,29 @@
 // oversized, reads the rest through the proxy's tool, and checks that the pieces add up to what
 // the server sent without the proxy. Run by scripts/check-proxy-clients.sh.
 //
-//   node proxy_client.mjs MCPGUARD STORE SERVER [SERVER ARGS...]
+//   node proxy_client.mjs MCPGUARD STORE SERVER [SERVER ARGS...]   # the stdio proxy
+//   node proxy_client.mjs --url PROXY_URL SERVER_URL               # proxy --listen, over HTTP
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [mcpguard, store, ...server] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const overHttp = args[0] === "--url";
 const BUDGET = 4000;
 
-async function connect(command, args) {
+async function connect(command, commandArgs) {
   const client = new Client({ name: "mcpguard-proxy-check", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+  const transport = overHttp
+    ? new StreamableHTTPClientTransport(new URL(command))
+    : new StdioClientTransport({ command, args: commandArgs, stderr: "ignore" });
+  await client.connect(transport);
   return client;
 }
+
+// Over HTTP: the proxy's URL and the server's; over stdio: the proxy's command and the server's.
+const [mcpguard, store, ...server] = overHttp ? [args[1], null, args[2]] : args;
+const proxyArgs = overHttp ? [] : ["proxy", "--artifact-dir", store, "--", ...server];
 
 const texts = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text);
 const meta = (result) => (result._meta ?? {})["mcpguard/budget"] ?? {};
@@ -24,7 +34,7 @@ const direct = await connect(server[0], server.slice(1));
 const original = JSON.parse(texts(await direct.callTool({ name: "list_bookings", arguments: { status: "confirmed" } }))[0]);
 await direct.close();
 
-const proxied = await connect(mcpguard, ["proxy", "--artifact-dir", store, "--", ...server]);
+const proxied = await connect(mcpguard, proxyArgs);
 const tools = [];
 let cursor;
 do {
@@ -49,4 +59,4 @@ for (;;) {
 }
 assert.deepEqual(seen, original.bookings, "the pages add up to the original list");
 await proxied.close();
-console.log(`typescript sdk: list_bookings ${seen.length} bookings in ${calls} calls, all of them, in order`);
+console.log(`typescript sdk${overHttp ? " over HTTP" : ""}: list_bookings ${seen.length} bookings in ${calls} calls, all of them, in order`);

@@ -3,7 +3,8 @@ proxy`, in both eras: it lists the tools (the proxy's tool is last), calls a too
 is oversized (a piece within budget comes back), reads the rest through the proxy's tool to the
 end, and checks that the pieces add up to what the server sent without the proxy.
 
-    python proxy_client.py MCPGUARD SERVER [SERVER ARGS...]
+    python proxy_client.py MCPGUARD SERVER [SERVER ARGS...]   # the stdio proxy
+    python proxy_client.py --url PROXY_URL SERVER_URL        # proxy --listen, over HTTP
 
 Exits non-zero with the reason on the first thing that is not so. Run by
 scripts/check-proxy-clients.sh.
@@ -39,15 +40,22 @@ async def all_tools(client):
 
 
 async def direct_text(server, tool):
-    async with Client(StdioServerParameters(command=server[0], args=server[1:]), mode="legacy") as c:
+    target = server[0] if server[0].startswith("http") else StdioServerParameters(command=server[0], args=server[1:])
+    async with Client(target, mode="legacy") as c:
         return texts(await c.call_tool(tool, {}))[0]
 
 
 async def through_proxy(mode, mcpguard, server, store):
-    params = StdioServerParameters(
-        command=mcpguard, args=["proxy", "--artifact-dir", store, "--", *server]
-    )
+    if mcpguard.startswith("http"):
+        params = mcpguard  # proxy --listen's URL: the SDK's Streamable HTTP client
+    else:
+        params = StdioServerParameters(
+            command=mcpguard, args=["proxy", "--artifact-dir", store, "--", *server]
+        )
     async with Client(params, mode=mode) as c:
+        # auto discovers 2026-07-28 (stateless) through the proxy; legacy initializes a session.
+        want = "2026-07-28" if mode == "auto" else "2025-11-25"
+        assert c.protocol_version == want, f"{mode}: negotiated {c.protocol_version}"
         names = [t.name for t in await all_tools(c)]
         assert names[-1] == "mcpguard_more", f"{mode}: the proxy's tool is listed last: {names}"
         first = await c.call_tool("read_log", {})
@@ -65,13 +73,19 @@ async def through_proxy(mode, mcpguard, server, store):
 
 
 async def main():
-    mcpguard, server = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    over_http = args[0] == "--url"
+    if over_http:
+        args = args[1:]
+    mcpguard, server = args[0], args[1:]
     original = await direct_text(server, "read_log")
     with tempfile.TemporaryDirectory() as store:
         for mode in ["auto", "legacy"]:
             joined, calls = await through_proxy(mode, mcpguard, server, store)
             assert joined == original, f"{mode}: the pieces differ from the original"
-            print(f"python sdk ({mode}): read_log {len(original)} bytes in {calls} calls, byte for byte")
+            era = "2026-07-28" if mode == "auto" else "2025-11-25"
+            how = f"{mode}: {era}{', over HTTP' if over_http else ''}"
+            print(f"python sdk ({how}): read_log {len(original)} bytes in {calls} calls, byte for byte")
 
 
 if __name__ == "__main__":
