@@ -124,7 +124,7 @@ MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \
   "$bin" proxy --listen 127.0.0.1:0 --url "$server_url" --store "$out/store-http" \
   2>"$out/proxy-http.log" &
 pids+=("$!")
-for _ in $(seq 100); do
+for _ in $(seq 600); do
   grep -qs "listening on" "$out/proxy-http.log" && break
   sleep 0.1
 done
@@ -163,4 +163,47 @@ print(f"inspector cli over HTTP: read_log {len(original)} bytes in {len(pieces)}
 PY
 "$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$server_url" 2>"$out/python-sdk-http.log"
 (cd tests/peers && node proxy_client.mjs --url "$proxy_url" "$server_url" 2>"$out/ts-sdk-http.log")
+
+echo "-- Over Streamable HTTP: proxy --listen in front of server-everything (streamableHttp)"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$port "$peers/mcp-server-everything" streamableHttp >"$out/everything-http.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 600); do
+  grep -qs "listening on port" "$out/everything-http.log" && break
+  sleep 0.1
+done
+everything_url=http://127.0.0.1:$port/mcp
+MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+  "$bin" proxy --listen 127.0.0.1:0 --url "$everything_url" --store "$out/store-everything" \
+  2>"$out/proxy-everything.log" &
+pids+=("$!")
+for _ in $(seq 600); do
+  grep -qs "listening on" "$out/proxy-everything.log" && break
+  sleep 0.1
+done
+proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-everything.log" | head -1)
+[ -n "$proxy_url" ] || { cat "$out/proxy-everything.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+python3 - "$peers/mcp-inspector" "$proxy_url" "$everything_url" <<'PY'
+import json, subprocess, sys
+inspector, proxy, server = sys.argv[1:]
+
+def call(url, *args):
+    done = subprocess.run([inspector, "--cli", url, "--transport", "http", *args],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"inspector {url} {args}: not JSON:\n{done.stdout}\n{done.stderr}")
+
+direct = [t["name"] for t in call(server, "--method", "tools/list")["tools"]]
+proxied = [t["name"] for t in call(proxy, "--method", "tools/list")["tools"]]
+assert proxied == direct + ["mcpguard_more"], (direct, proxied)
+for tool, args in [("get-sum", ["a=2", "b=3"]), ("echo", ["message=through the proxy"])]:
+    flags = [f for a in args for f in ("--tool-arg", a)]
+    want = call(server, "--method", "tools/call", "--tool-name", tool, *flags)
+    got = call(proxy, "--method", "tools/call", "--tool-name", tool, *flags)
+    assert got == want, (tool, want, got)
+print(f"inspector cli over HTTP: server-everything's {len(direct)} tools and mcpguard_more "
+      "listed; small results pass unchanged")
+PY
 echo "proxy clients: ok"
