@@ -120,6 +120,7 @@ coproc FIXTURE { exec "$fixture" --http 127.0.0.1:0 2>"$out/fixture-http.log"; }
 pids+=("$FIXTURE_PID")
 read -r -t 20 address <&"${FIXTURE[0]}" || { echo "the fixture's HTTP server did not start" >&2; exit 1; }
 server_url=http://$address/mcp
+: > "$out/proxy-http.log"  # a log from an earlier run must not be read as this one
 MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
   "$bin" proxy --listen 127.0.0.1:0 --url "$server_url" --store "$out/store-http" \
   2>"$out/proxy-http.log" &
@@ -166,6 +167,7 @@ PY
 
 echo "-- Over Streamable HTTP: proxy --listen in front of server-everything (streamableHttp)"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+: > "$out/everything-http.log"
 PORT=$port "$peers/mcp-server-everything" streamableHttp >"$out/everything-http.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 600); do
@@ -173,6 +175,7 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 everything_url=http://127.0.0.1:$port/mcp
+: > "$out/proxy-everything.log"  # a log from an earlier run must not be read as this one
 MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
   "$bin" proxy --listen 127.0.0.1:0 --url "$everything_url" --store "$out/store-everything" \
   2>"$out/proxy-everything.log" &
@@ -206,4 +209,27 @@ for tool, args in [("get-sum", ["a=2", "b=3"]), ("echo", ["message=through the p
 print(f"inspector cli over HTTP: server-everything's {len(direct)} tools and mcpguard_more "
       "listed; small results pass unchanged")
 PY
+
+echo "-- Over Streamable HTTP: proxy --listen in front of a dual-era Python SDK server"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+: > "$out/python-http.log"
+"$servers/python" tests/peers/python/http_server.py "$port" >"$out/python-http.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 600); do
+  grep -qs "Uvicorn running" "$out/python-http.log" && break
+  sleep 0.1
+done
+python_url=http://127.0.0.1:$port/mcp
+: > "$out/proxy-python.log"  # a log from an earlier run must not be read as this one
+MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+  "$bin" proxy --listen 127.0.0.1:0 --url "$python_url" --store "$out/store-python" \
+  2>"$out/proxy-python.log" &
+pids+=("$!")
+for _ in $(seq 600); do
+  grep -qs "listening on" "$out/proxy-python.log" && break
+  sleep 0.1
+done
+proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-python.log" | head -1)
+[ -n "$proxy_url" ] || { cat "$out/proxy-python.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+"$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$python_url" 2>"$out/python-sdk-python-http.log"
 echo "proxy clients: ok"

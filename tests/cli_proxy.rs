@@ -565,6 +565,22 @@ fn a_result_with_an_output_schema_stays_valid_against_it_when_shrunk() {
         "{}",
         report["structuredContent"]
     );
+
+    // A client that calls without listing the tools first (a stateless client does): the
+    // proxy has not seen the schema, and the summary still keeps structuredContent in the
+    // shape the server sent, so it validates against the schema the client has.
+    let mut unlisted = Session::proxy(dir.path(), &[], &[]);
+    unlisted.initialize();
+    let report = unlisted.call(
+        "get_report",
+        json!({"format": "a format name ".repeat(150)}),
+    );
+    assert_eq!(budget_meta(&report)["outcome"], "summarized", "{report}");
+    assert!(
+        validator.is_valid(&report["structuredContent"]),
+        "{}",
+        report["structuredContent"]
+    );
 }
 
 #[test]

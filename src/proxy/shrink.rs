@@ -6,9 +6,10 @@
 //! a list longer than a page is paged (the first page, in the server's order, with a signed
 //! cursor); a result that is one block of plain text is chunked at semantic boundaries (the
 //! first chunk, with a cursor); anything else, and whatever did not fit that way, is
-//! summarized (a preview that always fits). A result with structuredContent and an
-//! outputSchema is always summarized, because the summary keeps structuredContent valid
-//! against the schema and a page or a chunk would not.
+//! summarized (a preview that always fits). A result with structuredContent is always
+//! summarized, because the summary keeps structuredContent valid against the tool's
+//! outputSchema (or, when the proxy has not seen it, the shape the server sent) and a page or
+//! a chunk would not.
 //!
 //! `summarize` runs first, as the judge of "fits": its early return is the pass-through, and
 //! its preview is the fallback for every other strategy, so an answer over budget is never
@@ -137,6 +138,14 @@ pub fn decide(
     }
 
     let is_error = original.get("isError") == Some(&json!(true));
+    // A tool whose outputSchema this proxy has not seen (the client never listed the tools in
+    // this session, or listed them through another instance) may still have one, and clients
+    // validate against it: structuredContent is then kept in the shape the server sent.
+    let inferred = output_schema
+        .is_none()
+        .then(|| original.get("structuredContent").map(shape_of))
+        .flatten();
+    let output_schema = output_schema.or(inferred.as_ref());
     let strategies = Strategies {
         paging,
         chunking,
@@ -153,6 +162,32 @@ pub fn decide(
             cx,
             store,
         )
+    }
+}
+
+/// Objects of at most this many keys are records (their fields required in [`shape_of`]);
+/// larger ones are maps, whose keys are data.
+const RECORD_FIELDS: usize = 32;
+
+/// A JSON Schema that `value` satisfies and that keeps its shape: every value's type, a
+/// record's fields required, arrays and maps of any length. What a summary of
+/// structuredContent must stay valid against when the tool's own outputSchema is unknown.
+fn shape_of(value: &Value) -> Value {
+    match value {
+        Value::Object(map) if map.len() <= RECORD_FIELDS => {
+            let properties: serde_json::Map<String, Value> = map
+                .iter()
+                .map(|(key, v)| (key.clone(), shape_of(v)))
+                .collect();
+            json!({"type": "object", "properties": properties, "required": map.keys().collect::<Vec<_>>()})
+        }
+        Value::Object(_) => json!({"type": "object"}),
+        Value::Array(_) => json!({"type": "array"}),
+        Value::String(_) => json!({"type": "string"}),
+        Value::Number(n) if n.is_f64() => json!({"type": "number"}),
+        Value::Number(_) => json!({"type": "integer"}),
+        Value::Bool(_) => json!({"type": "boolean"}),
+        Value::Null => json!({"type": "null"}),
     }
 }
 
