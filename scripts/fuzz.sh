@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 PATH="$(bash scripts/install-cargo-fuzz.sh):$PATH"
 
 untrusted=(jsonrpc_reader sse_parser cursor input config)
-others=(live_inputs measure_tokens chunk summarize paginate proxy_policy lean_paging)
+others=(live_inputs measure_tokens chunk summarize paginate proxy_policy lean_paging proxy_http_request)
 if [ $# -gt 0 ]; then
   seconds=$1; shift
   plan=()
@@ -71,6 +71,12 @@ mkdir -p fuzz/corpus/proxy_policy
 awk 'NR % 2 { print ">" $0; next } { print "<" $0 }' "${jsonl[@]}" > fuzz/corpus/proxy_policy/transcript
 printf '>{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n<{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}}]}}\n?{"ref":"ax://a/0123456789abcdef","lines":"1-9"}\n' \
   > fuzz/corpus/proxy_policy/more
+# Requests as clients send them to proxy --listen: headers, a blank line, the body.
+mkdir -p fuzz/corpus/proxy_http_request
+printf 'MCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: list_bookings\nAuthorization: Bearer t0k3n\n\n{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_bookings","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}' \
+  > fuzz/corpus/proxy_http_request/modern-call
+printf 'Mcp-Session-Id: 3f2a\nMcp-Method: resources/read\nMcp-Name: =?base64?ZmlsZTovLy90bXAvYQ==?=\n\n{"jsonrpc":"2.0","id":"x","method":"resources/read","params":{"uri":"file:///tmp/a"}}' \
+  > fuzz/corpus/proxy_http_request/sentinel-name
 mkdir -p fuzz/corpus/sse_parser fuzz/corpus/cursor
 for f in "${jsonl[@]}"; do
   sed 's/^/data: /; s/$/\n/' "$f" > "fuzz/corpus/sse_parser/$(basename "$f").sse"

@@ -285,3 +285,43 @@ pub fn lean_paging(data: &[u8]) {
         offset += pb.count.max(1);
     }
 }
+
+/// The HTTP proxy's reading of a client's request: header lines (`Name: value`) up to a blank
+/// line, then the body, parsed as the proxy parses it; then the 2026-07-28 header checks
+/// (`Mcp-Method`, `Mcp-Name` in its Base64 sentinel form, the protocol version against
+/// `_meta`), the headers forwarded upstream and the credential scope, which must carry only a
+/// hash of the credentials, never one of them.
+pub fn proxy_http_request(data: &[u8]) {
+    use crate::proxy::http::headers;
+    use axum::http::{HeaderMap, HeaderName, HeaderValue};
+    let split = data
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .unwrap_or(data.len());
+    let (head, body) = (&data[..split], data.get(split + 2..).unwrap_or(&[]));
+    let mut map = HeaderMap::new();
+    for line in head.split(|b| *b == b'\n') {
+        let Some(colon) = line.iter().position(|b| *b == b':') else {
+            continue;
+        };
+        let name = HeaderName::from_bytes(&line[..colon]);
+        let value = HeaderValue::from_bytes(line[colon + 1..].trim_ascii());
+        if let (Ok(name), Ok(value)) = (name, value) {
+            map.append(name, value);
+        }
+    }
+    let scope = headers::scope(&map);
+    assert!(
+        scope == "anonymous" || (scope.len() == 32 && scope.bytes().all(|b| b.is_ascii_hexdigit())),
+        "a scope is a hash: {scope}"
+    );
+    let forwarded = headers::forwarded(&map);
+    assert!(
+        forwarded.len() <= map.len(),
+        "nothing is added to what is forwarded"
+    );
+    let _ = headers::is_modern(&map);
+    if let Ok(message) = serde_json::from_slice::<Value>(body) {
+        let _ = headers::check_modern(&map, &message);
+    }
+}

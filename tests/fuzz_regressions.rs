@@ -8,7 +8,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 12] = [
+const TARGETS: [(&str, Target); 13] = [
     ("jsonrpc_reader", mcpguard::fuzz::jsonrpc_reader),
     ("sse_parser", mcpguard::fuzz::sse_parser),
     ("cursor", mcpguard::fuzz::cursor),
@@ -21,6 +21,7 @@ const TARGETS: [(&str, Target); 12] = [
     ("paginate", mcpguard::fuzz::paginate),
     ("proxy_policy", mcpguard::fuzz::proxy_policy),
     ("lean_paging", mcpguard::fuzz::lean_paging),
+    ("proxy_http_request", mcpguard::fuzz::proxy_http_request),
 ];
 
 #[test]

@@ -1,0 +1,5 @@
+//! Fuzz target: mcpguard::fuzz::proxy_http_request (see that function for what it reads and
+//! asserts).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpguard::fuzz::proxy_http_request(data));
