@@ -2,7 +2,10 @@
 # Growth along every axis of hostile input (hostile-input issue): each command timed on inputs
 # that double three times along one axis, with its peak memory, and the growth of both from the
 # smallest to the largest printed beside the growth of the input. Linear work shows x8 for x8;
-# a quadratic path would show x64.
+# a quadratic path would show x64. "cpu" is the growth of user CPU time, the program's own
+# work: past a gigabyte or so, wall time also carries the kernel zeroing fresh (huge) pages,
+# which grows faster than the memory asked for on this VM (system time x40 for memory x8
+# where user time is x7.7), and says nothing about the program's algorithms.
 #
 #   bash scripts/bench-growth.sh            # the issue's sizes (several GB of scratch in target/)
 #   bash scripts/bench-growth.sh 0.1        # every size scaled down, for a quick look
@@ -54,8 +57,8 @@ with open(path, "w") as f:
 PY
 }
 
-measure() { # command args...: prints "seconds peak_kb"
-  /usr/bin/time -o "$dir/time.txt" -f '%e %M' "$@" > /dev/null 2>&1 || true
+measure() { # command args...: prints "wall_seconds user_seconds peak_kb"
+  /usr/bin/time -o "$dir/time.txt" -f '%e %U %M' "$@" > /dev/null 2>&1 || true
   tail -1 "$dir/time.txt"
 }
 
@@ -84,15 +87,16 @@ axis() { # name, base size, commands (comma-separated)
         paginate) args=(paginate "$f" --limit 50) ;;
         chunk) args=(chunk "$f" --max-tokens 2000) ;;
       esac
-      read -r t m <<< "$(measure "$bin" "${args[@]}")"
-      [ -z "$first_t" ] && first_t=$t && first_m=$m
+      read -r t u m <<< "$(measure "$bin" "${args[@]}")"
+      [ -z "$first_t" ] && first_t=$t && first_u=$u && first_m=$m
       line+=$(printf ' %7s s %7s MB' "$t" "$((m / 1024))")
-      last_t=$t; last_m=$m
+      last_t=$t; last_u=$u; last_m=$m
     done
-    local tg mg
+    local tg ug mg
     tg=$(python3 -c "print(f'{max($last_t, 0.01) / max($first_t, 0.01):.1f}')")
+    ug=$(python3 -c "print(f'{max($last_u, 0.01) / max($first_u, 0.01):.1f}')")
     mg=$(python3 -c "print(f'{$last_m / max($first_m, 1):.1f}')")
-    echo "$line   time x$tg  memory x$mg  (input x${sizes[3]}/${sizes[0]})"
+    echo "$line   time x$tg (cpu x$ug)  memory x$mg  (input x${sizes[3]}/${sizes[0]})"
   done
 }
 
