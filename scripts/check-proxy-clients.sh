@@ -116,21 +116,31 @@ echo "-- TypeScript SDK client"
 echo "-- Over Streamable HTTP: proxy --listen in front of the fixture's HTTP server"
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+# Waits up to 60 s for LOG to show PATTERN (under load the proxy takes over 10 s to start).
+wait_for() { # pattern log
+  for _ in $(seq 600); do
+    grep -qs "$1" "$2" && return 0
+    sleep 0.1
+  done
+  cat "$2" >&2
+  echo "$2: no \"$1\" after 60 s" >&2
+  return 1
+}
+# Starts proxy --listen in front of URL (artifacts in STORE, log in LOG, cursors signed with a
+# fresh secret) and sets proxy_url to where it listens.
+listen_in_front_of() { # url store log
+  : > "$3"  # a log from an earlier run must not be read as this one
+  MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+    "$bin" proxy --listen 127.0.0.1:0 --url "$1" --store "$2" 2>"$3" &
+  pids+=("$!")
+  wait_for "listening on" "$3"
+  proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$3" | head -1)
+}
 coproc FIXTURE { exec "$fixture" --http 127.0.0.1:0 2>"$out/fixture-http.log"; }
 pids+=("$FIXTURE_PID")
 read -r -t 20 address <&"${FIXTURE[0]}" || { echo "the fixture's HTTP server did not start" >&2; exit 1; }
 server_url=http://$address/mcp
-: > "$out/proxy-http.log"  # a log from an earlier run must not be read as this one
-MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
-  "$bin" proxy --listen 127.0.0.1:0 --url "$server_url" --store "$out/store-http" \
-  2>"$out/proxy-http.log" &
-pids+=("$!")
-for _ in $(seq 600); do
-  grep -qs "listening on" "$out/proxy-http.log" && break
-  sleep 0.1
-done
-proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-http.log" | head -1)
-[ -n "$proxy_url" ] || { cat "$out/proxy-http.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+listen_in_front_of "$server_url" "$out/store-http" "$out/proxy-http.log"
 python3 - "$peers/mcp-inspector" "$proxy_url" "$server_url" <<'PY'
 import json, subprocess, sys
 inspector, proxy, server = sys.argv[1:]
@@ -170,22 +180,9 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 : > "$out/everything-http.log"
 PORT=$port "$peers/mcp-server-everything" streamableHttp >"$out/everything-http.log" 2>&1 &
 pids+=("$!")
-for _ in $(seq 600); do
-  grep -qs "listening on port" "$out/everything-http.log" && break
-  sleep 0.1
-done
+wait_for "listening on port" "$out/everything-http.log"
 everything_url=http://127.0.0.1:$port/mcp
-: > "$out/proxy-everything.log"  # a log from an earlier run must not be read as this one
-MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
-  "$bin" proxy --listen 127.0.0.1:0 --url "$everything_url" --store "$out/store-everything" \
-  2>"$out/proxy-everything.log" &
-pids+=("$!")
-for _ in $(seq 600); do
-  grep -qs "listening on" "$out/proxy-everything.log" && break
-  sleep 0.1
-done
-proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-everything.log" | head -1)
-[ -n "$proxy_url" ] || { cat "$out/proxy-everything.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+listen_in_front_of "$everything_url" "$out/store-everything" "$out/proxy-everything.log"
 python3 - "$peers/mcp-inspector" "$proxy_url" "$everything_url" <<'PY'
 import json, subprocess, sys
 inspector, proxy, server = sys.argv[1:]
@@ -215,21 +212,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 : > "$out/python-http.log"
 "$servers/python" tests/peers/python/http_server.py "$port" >"$out/python-http.log" 2>&1 &
 pids+=("$!")
-for _ in $(seq 600); do
-  grep -qs "Uvicorn running" "$out/python-http.log" && break
-  sleep 0.1
-done
+wait_for "Uvicorn running" "$out/python-http.log"
 python_url=http://127.0.0.1:$port/mcp
-: > "$out/proxy-python.log"  # a log from an earlier run must not be read as this one
-MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
-  "$bin" proxy --listen 127.0.0.1:0 --url "$python_url" --store "$out/store-python" \
-  2>"$out/proxy-python.log" &
-pids+=("$!")
-for _ in $(seq 600); do
-  grep -qs "listening on" "$out/proxy-python.log" && break
-  sleep 0.1
-done
-proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$out/proxy-python.log" | head -1)
-[ -n "$proxy_url" ] || { cat "$out/proxy-python.log" >&2; echo "proxy --listen did not start" >&2; exit 1; }
+listen_in_front_of "$python_url" "$out/store-python" "$out/proxy-python.log"
 "$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$python_url" 2>"$out/python-sdk-python-http.log"
 echo "proxy clients: ok"

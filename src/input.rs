@@ -496,6 +496,16 @@ pub fn read_bytes(
     Ok(bytes)
 }
 
+/// A JSONL file opened to be read a line at a time (through [`for_each_line_batch`]).
+pub fn open_jsonl(path: &Path, name: &str) -> Result<io::BufReader<std::fs::File>, InputError> {
+    std::fs::File::open(path)
+        .map(|file| io::BufReader::with_capacity(1 << 20, file))
+        .map_err(|cause| InputError::Read {
+            name: name.to_owned(),
+            cause,
+        })
+}
+
 /// A JSONL file, a line at a time: memory holds one line, however long the file.
 fn stream_jsonl(
     path: &Path,
@@ -503,16 +513,10 @@ fn stream_jsonl(
     limits: &ReadLimits,
     visit: &mut impl FnMut(Result<Document, InputError>),
 ) {
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(cause) => {
-            return visit(Err(InputError::Read {
-                name: name.to_owned(),
-                cause,
-            }));
-        }
+    let reader = match open_jsonl(path, name) {
+        Ok(reader) => reader,
+        Err(e) => return visit(Err(e)),
     };
-    let reader = io::BufReader::with_capacity(1 << 20, file);
     let mut any = false;
     for_each_line_batch(name, reader, limits, 1, usize::MAX, |batch| {
         for (number, line) in batch {

@@ -159,15 +159,15 @@ fn audit_documents(
 /// A JSONL transcript, streamed.
 fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>) -> Items {
     let name = path.display().to_string();
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(cause) => return vec![Err(InputError::Read { name, cause }.to_string())],
+    let reader = match input::open_jsonl(path, &name) {
+        Ok(reader) => reader,
+        Err(e) => return vec![Err(e.to_string())],
     };
     let mut out = Vec::new();
     let mut pairing = Pairing::default();
     input::for_each_line_batch(
         &name,
-        std::io::BufReader::with_capacity(1 << 20, file),
+        reader,
         &ctx.config.read_limits,
         BATCH_LINES,
         BATCH_BYTES,
