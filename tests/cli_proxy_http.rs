@@ -27,9 +27,14 @@ struct Proxy {
 
 impl Proxy {
     fn start(upstream: &str, extra: &[&str]) -> Proxy {
+        Proxy::with(&[&["--url", upstream], extra].concat())
+    }
+
+    /// `proxy --listen 127.0.0.1:0` and `args` (the upstream and options).
+    fn with(args: &[&str]) -> Proxy {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .args(["proxy", "--listen", "127.0.0.1:0", "--url", upstream])
-            .args(extra)
+            .args(["proxy", "--listen", "127.0.0.1:0"])
+            .args(args)
             .env("MCPGUARD_CURSOR_SECRET", SECRET)
             .env_remove("MCPGUARD_CONFIG")
             .stdin(Stdio::null())
@@ -695,6 +700,235 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The processes whose parent is `pid` (Linux: /proc/*/stat).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
+        let after = stat.rsplit_once(')').map_or("", |(_, a)| a);
+        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+        if ppid == Some(pid) {
+            out.extend(
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.parse::<u32>().ok()),
+            );
+        }
+    }
+    out
+}
+
+/// Waits until `pid` has `n` children.
+fn until_children(pid: u32, n: usize, log: impl Fn() -> String) {
+    let started = Instant::now();
+    while children_of(pid).len() != n {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{} children, not {n}\n{}",
+            children_of(pid).len(),
+            log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A modern (2026-07-28) tools/call: the body and its headers.
+fn modern_call(tool: &str, arguments: Value, id: u64) -> (Value, [(&'static str, String); 3]) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28".to_owned()),
+        ("mcp-method", "tools/call".to_owned()),
+        ("mcp-name", tool.to_owned()),
+    ];
+    (body, headers)
+}
+
+fn post_modern(url: &str, (body, headers): &(Value, [(&'static str, String); 3])) -> Answer {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(url, &headers, body)
+}
+
+#[test]
+fn a_command_behind_listen_runs_a_server_per_session_and_one_for_stateless_requests() {
+    let store = tempfile::tempdir().unwrap();
+    let fixture = common::live::fixture();
+    let mut p = Proxy::with(&[
+        "--store",
+        store.path().to_str().unwrap(),
+        "--timeout",
+        "2",
+        "--",
+        fixture.to_str().unwrap(),
+    ]);
+    let pid = p.child.id();
+    assert_eq!(children_of(pid).len(), 0, "no server before a client");
+
+    // Two legacy sessions: a server each; the same JSON-RPC id in both, each its own answer.
+    let (s1, s2) = (session(&p.url), session(&p.url));
+    assert_ne!(s1, s2);
+    until_children(pid, 2, || p.log());
+    let in_session = |sid: &str| {
+        [
+            ("mcp-session-id", sid.to_owned()),
+            ("mcp-protocol-version", "2025-11-25".to_owned()),
+        ]
+    };
+    let h1 = in_session(&s1);
+    let h1: Vec<(&str, &str)> = h1.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let h2 = in_session(&s2);
+    let h2: Vec<(&str, &str)> = h2.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let big = post(&p.url, &h1, &call("list_bookings", json!({}), 1));
+    let small = post(&p.url, &h2, &call("list_bookings", json!({"count": 4}), 1));
+    assert_eq!((big.status, small.status), (200, 200), "{}", big.body);
+    assert_eq!(
+        big.response()["result"]["_meta"]["mcpguard/budget"]["outcome"],
+        "paginated"
+    );
+    read_to_the_end(&[&p.url], big.response(), &h1);
+    assert_eq!(small.response()["id"], 1);
+    assert_eq!(page(small.response()).0.len(), 4, "{}", small.body);
+
+    // Stateless requests share one more server; concurrent ones with the same id each get
+    // their own answer, under their own id.
+    let askers: Vec<_> = [3usize, 5, 7, 9]
+        .into_iter()
+        .map(|count| {
+            let url = p.url.clone();
+            std::thread::spawn(move || {
+                let a = post_modern(
+                    &url,
+                    &modern_call("list_bookings", json!({"count": count}), 1),
+                );
+                assert_eq!(a.status, 200, "{}", a.body);
+                assert_eq!(a.response()["id"], 1, "{}", a.body);
+                (count, page(a.response()).0.len())
+            })
+        })
+        .collect();
+    for asker in askers {
+        let (asked, got) = asker.join().unwrap();
+        assert_eq!(asked, got);
+    }
+    until_children(pid, 3, || p.log());
+
+    // A session that does not exist: 404, and the client knows to start again.
+    let h_gone = [("mcp-session-id", "0123456789abcdef0123456789abcdef")];
+    let gone = post(&p.url, &h_gone, &call("list_bookings", json!({}), 2));
+    assert_eq!(gone.status, 404, "{}", gone.body);
+    assert!(
+        gone.response()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize"),
+        "{}",
+        gone.body
+    );
+
+    // A server that hangs: 504 and a timeout error; it still answers the next request.
+    let hung = post_modern(&p.url, &modern_call("hang", json!({}), 3));
+    assert_eq!(hung.status, 504, "{}", hung.body);
+    assert_eq!(hung.response()["error"]["code"], -32001, "{}", hung.body);
+    let after = post_modern(
+        &p.url,
+        &modern_call("list_bookings", json!({"count": 2}), 4),
+    );
+    assert_eq!(page(after.response()).0.len(), 2, "{}", after.body);
+
+    // A session's server that exits mid-call: 502 naming its exit; the session is over, the
+    // proxy and the other session go on.
+    let crashed = post(&p.url, &h2, &call("crash", json!({}), 5));
+    assert_eq!(crashed.status, 502, "{}", crashed.body);
+    assert!(
+        crashed.body.contains("exited with status 3"),
+        "{}",
+        crashed.body
+    );
+    assert_eq!(
+        post(&p.url, &h2, &call("list_bookings", json!({}), 6)).status,
+        404
+    );
+    until_children(pid, 2, || p.log());
+    let still = post(&p.url, &h1, &call("list_bookings", json!({"count": 1}), 7));
+    assert_eq!(page(still.response()).0.len(), 1, "{}", still.body);
+
+    // DELETE ends a session and its server.
+    let mut deleted = agent()
+        .delete(&p.url)
+        .header("mcp-session-id", &s1)
+        .call()
+        .unwrap();
+    assert_eq!(
+        deleted.status().as_u16(),
+        200,
+        "{:?}",
+        deleted.body_mut().read_to_string()
+    );
+    until_children(pid, 1, || p.log());
+    assert_eq!(
+        post(&p.url, &h1, &call("list_bookings", json!({}), 8)).status,
+        404
+    );
+
+    // SIGTERM: the proxy exits 0 and its last server with it.
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    let exit = loop {
+        if let Some(s) = p.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still running");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(exit.code(), Some(0), "{}", p.log());
+    let log = p.log();
+    assert_eq!(log.matches("started the server").count(), 3, "{log}");
+}
+
+#[test]
+fn a_command_behind_listen_streams_what_comes_before_the_answer() {
+    // The server sends a notification on the way to its answer: the POST becomes an event
+    // stream, the notification first, then the answer.
+    let fixture = common::live::fixture();
+    let p = Proxy::with(&[
+        "--no-artifacts",
+        "--",
+        fixture.to_str().unwrap(),
+        "--fault",
+        "stream-notify",
+    ]);
+    let sid = session(&p.url);
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let answer = post(&p.url, &h, &call("list_bookings", json!({"count": 2}), 1));
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let methods: Vec<&str> = answer
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
+        .collect();
+    assert_eq!(
+        methods,
+        ["notifications/tools/list_changed", "(answer)"],
+        "{}",
+        answer.body
+    );
+    assert_eq!(page(answer.response()).0.len(), 2);
 }
 
 fn free_port() -> u16 {

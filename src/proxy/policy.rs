@@ -1072,7 +1072,7 @@ fn is_batch(line: &[u8]) -> bool {
 }
 
 /// An id in canonical form (a string stays quoted, a number as JSON writes it).
-fn id_key(id: &RawValue) -> String {
+pub(crate) fn id_key(id: &RawValue) -> String {
     serde_json::from_str::<Value>(id.get()).map_or_else(|_| id.get().to_owned(), |v| v.to_string())
 }
 
@@ -1103,7 +1103,7 @@ pub fn error_line(raw_id: &str, code: i64, message: &str) -> Vec<u8> {
 }
 
 /// The id at the head of a message too long to parse: `"id":` then a number or a string.
-fn sniff_id(head: &[u8]) -> Option<String> {
+pub(crate) fn sniff_id(head: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(&head[..head.len().min(64 << 10)]);
     let at = text.find("\"id\"")? + 4;
     let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();

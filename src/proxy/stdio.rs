@@ -259,7 +259,7 @@ pub fn run(
 /// On Linux the child is sent SIGTERM when the proxy dies, however it dies (killed, a
 /// signal it does not handle): the kernel keeps the promise the guard below cannot keep then.
 #[cfg(target_os = "linux")]
-fn end_with_parent(command: &mut Command) {
+pub(crate) fn end_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt as _;
     let parent = std::process::id();
     // SAFETY: runs in the child between fork and exec, and only calls prctl and getppid, which
@@ -281,7 +281,7 @@ fn end_with_parent(command: &mut Command) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn end_with_parent(_: &mut Command) {}
+pub(crate) fn end_with_parent(_: &mut Command) {}
 
 /// Ends the child on every way out: a grace period after its stdin closed, then a kill.
 struct ChildGuard(Option<Child>);

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use mcpguard::mcp::{Target, config as servers};
-use mcpguard::proxy::http::{self, StoreChoice};
+use mcpguard::proxy::http::{self, StoreChoice, Upstream};
 use mcpguard::proxy::policy::Record;
 use mcpguard::proxy::stdio::Sinks;
 use mcpguard::proxy::store::Redis;
@@ -21,7 +21,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let listen = args.listen.context("--listen is required here")?;
     let effective = super::super::load_config(config)?;
     let env = |var: &str| std::env::var(var).ok();
-    let (url, headers) = upstream(&args, &env)?;
+    let upstream = upstream(&args, &env)?;
     let secrets = args.signing.secrets()?.context(
         "--listen needs a cursor secret that every instance shares, so any of them verifies any cursor: set MCPGUARD_CURSOR_SECRET (64 hex characters, e.g. from `openssl rand -hex 32`) or --secret-file FILE",
     )?;
@@ -74,8 +74,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let opts = http::Options {
         listen,
         metrics_listen: args.metrics_listen,
-        url,
-        headers,
+        upstream,
         max_request_bytes: args.max_request_bytes,
         max_response_bytes: args.max_message_bytes,
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
@@ -88,16 +87,14 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     Ok(Code::Ok)
 }
 
-/// The server to stand in front of: --url and --header, or an HTTP server of --mcp-config.
-fn upstream(
-    args: &Args,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> anyhow::Result<(String, Vec<(String, String)>)> {
+/// The server to stand in front of: --url and --header, a command (after --, --server), or
+/// either kind from --mcp-config.
+fn upstream(args: &Args, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<Upstream> {
     if let Some(url) = &args.url {
-        return Ok((
-            url.clone(),
-            super::super::live::parse_headers(&args.headers, env)?,
-        ));
+        return Ok(Upstream::Http {
+            url: url.clone(),
+            headers: super::super::live::parse_headers(&args.headers, env)?,
+        });
     }
     if let Some(path) = &args.mcp_config {
         let file = path.display().to_string();
@@ -107,16 +104,19 @@ fn upstream(
         let server = list
             .pop()
             .with_context(|| format!("{file}: mcpServers is empty"))?;
-        return match server.target {
-            Target::Http { url, headers, .. } => Ok((url, headers)),
-            Target::Stdio { .. } => anyhow::bail!(
-                "{file}: `{}` is a stdio server; --listen stands in front of a Streamable HTTP server (a url). Run a stdio server behind the stdio proxy: mcpguard proxy --mcp-config {file} --name {}",
-                server.name,
-                server.name
-            ),
-        };
+        if let Target::Http { url, headers, .. } = server.target {
+            return Ok(Upstream::Http { url, headers });
+        }
     }
-    anyhow::bail!(
-        "--listen needs the server to stand in front of: --url http://HOST:PORT/mcp (with --header 'Name: value' as needed), or --mcp-config FILE --name NAME of an HTTP server. A stdio server behind --listen is not supported yet"
-    )
+    if args.mcp_config.is_none() && args.server.is_none() && args.command.is_empty() {
+        anyhow::bail!(
+            "--listen needs the server to stand in front of: --url http://HOST:PORT/mcp (with --header 'Name: value' as needed), its command after -- (e.g. `mcpguard proxy --listen 127.0.0.1:8080 -- npx -y some-mcp-server`), or --mcp-config FILE --name NAME"
+        );
+    }
+    let (command, env, shown) = super::server_command(args)?;
+    Ok(Upstream::Command {
+        command,
+        env,
+        shown,
+    })
 }

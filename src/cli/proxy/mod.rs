@@ -56,6 +56,13 @@ population: a result shrunk by one is read to the end through another. /metrics 
 and /health (ready or not, in JSON) are served on --metrics-listen; /health also on --listen.
 SIGTERM or Ctrl-C stops taking requests and finishes those in flight (--shutdown-grace).
 
+In front of a server that is a command (after --, --server, or a stdio entry of --mcp-config),
+the proxy keeps the sessions itself: each 2025-11-25 client's initialize starts a server of
+its own (ended by DELETE, by 30 idle minutes, or with the proxy; 256 at most), and stateless
+2026-07-28 requests share one server, started on first use, their ids kept apart:
+
+  MCPGUARD_CURSOR_SECRET=... mcpguard proxy --listen 127.0.0.1:8080 -- uvx mcp-server-time
+
 Exit status: the server's, when it exits; 0 when the client closes the session (or --listen
 stops on a signal); 2 when the server cannot be started, the port is taken or the flags are
 wrong.
@@ -65,7 +72,8 @@ Examples:
   mcpguard proxy --server 'uvx mcp-server-git --repository .' --metrics calls.jsonl
   mcpguard proxy --mcp-config .mcp.json --name github
   mcpguard proxy --shadow --log-format json -- python my_server.py
-  mcpguard proxy --listen 127.0.0.1:8080 --url http://127.0.0.1:3001/mcp --header 'X-Team: a'";
+  mcpguard proxy --listen 127.0.0.1:8080 --url http://127.0.0.1:3001/mcp --header 'X-Team: a'
+  mcpguard proxy --listen 127.0.0.1:8080 --mcp-config .mcp.json --name github";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -138,8 +146,9 @@ pub struct Args {
     #[command(flatten)]
     pub signing: super::CursorArgs,
 
-    /// Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url. Needs
-    /// MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance.
+    /// Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the
+    /// server's command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every
+    /// instance.
     #[arg(long, value_name = "ADDR", help_heading = "Serving over HTTP")]
     pub listen: Option<std::net::SocketAddr>,
 

@@ -28,7 +28,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::super::policy::{self, Effects, Policy, SERVER_ERROR, TIMEOUT_ERROR};
-use super::{App, headers};
+use super::{App, Sends, Upstream, headers};
 use crate::mcp::framing::Sse;
 
 /// HeaderMismatch (2026-07-28).
@@ -88,7 +88,7 @@ fn refusal(status: StatusCode, id: Option<&Value>, code: i64, message: &str) -> 
 
 /// The messages the proxy answers a POST with: one as a JSON body, several as an event
 /// stream (a describe's list_changed before its answer).
-fn answer(status: StatusCode, back: HeaderMap, mut messages: Vec<Vec<u8>>) -> Response {
+pub(super) fn answer(status: StatusCode, back: HeaderMap, mut messages: Vec<Vec<u8>>) -> Response {
     if messages.len() == 1 {
         return json(status, back, messages.pop().unwrap_or_default());
     }
@@ -99,7 +99,7 @@ fn answer(status: StatusCode, back: HeaderMap, mut messages: Vec<Vec<u8>>) -> Re
     sse_response(back, Body::from(body))
 }
 
-fn sse_response(back: HeaderMap, body: Body) -> Response {
+pub(super) fn sse_response(back: HeaderMap, body: Body) -> Response {
     let mut r = (StatusCode::OK, body).into_response();
     r.headers_mut().extend(back);
     r.headers_mut().insert(
@@ -112,7 +112,7 @@ fn sse_response(back: HeaderMap, body: Body) -> Response {
 }
 
 /// One SSE event carrying `message` (each of its lines a `data:` line).
-fn push_event(out: &mut Vec<u8>, id: Option<&str>, message: &[u8]) {
+pub(super) fn push_event(out: &mut Vec<u8>, id: Option<&str>, message: &[u8]) {
     if let Some(id) = id {
         out.extend_from_slice(b"id: ");
         out.extend_from_slice(id.as_bytes());
@@ -201,15 +201,35 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
     })
     .await;
     let sends = app.apply(fx);
-    match sends.server {
-        Some(bytes) => forward(app.clone(), policy, stream, id, head, bytes).await,
-        None => answer(StatusCode::OK, HeaderMap::new(), sends.client),
+    match (sends.server, &app.opts.upstream) {
+        (Some(bytes), Upstream::Http { .. }) => {
+            forward(app.clone(), policy, stream, id, head, bytes).await
+        }
+        (Some(bytes), Upstream::Command { .. }) => {
+            super::child::forward(app.clone(), policy, stream, id, &head, &message, bytes).await
+        }
+        (None, _) => answer(StatusCode::OK, HeaderMap::new(), sends.client),
     }
+}
+
+/// What the policy makes of the server's `body` (a message for the request of `stream`).
+pub(super) async fn from_server(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    body: Vec<u8>,
+) -> Sends {
+    let quick = body.len() <= QUICK_BYTES;
+    let fx = decide(policy, quick, move |p| {
+        p.from_server_on(stream, &body, Instant::now(), crate::cursor::now())
+    })
+    .await;
+    app.apply(fx)
 }
 
 /// The exchange failed between the proxy and the server: the request's error (through the
 /// policy, which forgets the request and records it), or, for a notification, `status` alone.
-async fn failed(
+pub(super) async fn failed(
     app: &App,
     policy: &Arc<Mutex<Policy>>,
     stream: u64,
@@ -253,9 +273,44 @@ async fn unanswered(
     app.apply(fx).client
 }
 
-const BAD_GATEWAY: (StatusCode, i64, &str) = (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
-const GATEWAY_TIMEOUT: (StatusCode, i64, &str) =
+pub(super) const BAD_GATEWAY: (StatusCode, i64, &str) =
+    (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
+pub(super) const GATEWAY_TIMEOUT: (StatusCode, i64, &str) =
     (StatusCode::GATEWAY_TIMEOUT, TIMEOUT_ERROR, "timeout");
+
+/// A place among the requests to the server (`--max-concurrent`), waited for in the queue
+/// when there is room there (`--queue`); else the request's 503.
+pub(super) async fn place(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    id: Option<&Value>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, Response> {
+    if let Ok(p) = app.permits.clone().try_acquire_owned() {
+        return Ok(p);
+    }
+    if app.waiting.fetch_add(1, Ordering::SeqCst) >= app.opts.queue {
+        app.waiting.fetch_sub(1, Ordering::SeqCst);
+        let mut r = failed(
+            app,
+            policy,
+            stream,
+            id,
+            (StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, "busy"),
+            format!(
+                "busy: {} requests to the server in flight and {} waiting (--max-concurrent, --queue); try again",
+                app.opts.max_concurrent, app.opts.queue
+            ),
+        )
+        .await;
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return Err(r);
+    }
+    let p = app.permits.clone().acquire_owned().await;
+    app.waiting.fetch_sub(1, Ordering::SeqCst);
+    p.map_err(|_| StatusCode::SERVICE_UNAVAILABLE.into_response())
+}
 
 /// Sends the client's message on to the server and brings its answer back.
 async fn forward(
@@ -266,42 +321,24 @@ async fn forward(
     head: HeaderMap,
     bytes: Vec<u8>,
 ) -> Response {
-    let permit = match app.permits.clone().try_acquire_owned() {
+    let permit = match place(&app, &policy, stream, id.as_ref()).await {
         Ok(p) => p,
-        Err(_) => {
-            if app.waiting.fetch_add(1, Ordering::SeqCst) >= app.opts.queue {
-                app.waiting.fetch_sub(1, Ordering::SeqCst);
-                let mut r = failed(
-                    &app,
-                    &policy,
-                    stream,
-                    id.as_ref(),
-                    (StatusCode::SERVICE_UNAVAILABLE, SERVER_ERROR, "busy"),
-                    format!(
-                        "busy: {} requests to the server in flight and {} waiting (--max-concurrent, --queue); try again",
-                        app.opts.max_concurrent, app.opts.queue
-                    ),
-                )
-                .await;
-                r.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-                return r;
-            }
-            let p = app.permits.clone().acquire_owned().await;
-            app.waiting.fetch_sub(1, Ordering::SeqCst);
-            match p {
-                Ok(p) => p,
-                Err(_) => return StatusCode::SERVICE_UNAVAILABLE.into_response(),
-            }
-        }
+        Err(r) => return r,
+    };
+    let Upstream::Http {
+        url,
+        headers: extra,
+    } = &app.opts.upstream
+    else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let deadline = tokio::time::Instant::now() + app.opts.timeout;
     let mut request = app
         .client
-        .post(&app.opts.url)
+        .post(url)
         .headers(headers::forwarded(&head))
         .body(bytes);
-    for (name, value) in &app.opts.headers {
+    for (name, value) in extra {
         request = request.header(name, value);
     }
     let timeout = app.opts.timeout.as_secs_f64();
@@ -324,11 +361,7 @@ async fn forward(
                 stream,
                 id.as_ref(),
                 BAD_GATEWAY,
-                format!(
-                    "the server at {} cannot be reached: {}",
-                    app.opts.url,
-                    cause(&e)
-                ),
+                format!("the server at {url} cannot be reached: {}", cause(&e)),
             )
             .await;
         }
@@ -361,12 +394,7 @@ async fn forward(
                     return failed(&app, &policy, stream, id.as_ref(), e.kind(), e.why()).await;
                 }
             };
-            let quick = body.len() <= QUICK_BYTES;
-            let fx = decide(&policy, quick, move |p| {
-                p.from_server_on(stream, &body, Instant::now(), crate::cursor::now())
-            })
-            .await;
-            let sends = app.apply(fx);
+            let sends = from_server(&app, &policy, stream, body).await;
             if sends.client.is_empty() {
                 return failed(
                     &app,
@@ -381,15 +409,10 @@ async fn forward(
             answer(StatusCode::OK, back, sends.client)
         }
         "text/event-stream" => {
-            let (tx, rx) = mpsc::channel::<Bytes>(16);
+            let (tx, body) = event_body();
             tokio::spawn(relay_events(
                 app, policy, stream, response, deadline, tx, permit,
             ));
-            let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-                rx.recv()
-                    .await
-                    .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
-            }));
             sse_response(back, body)
         }
         other => failed(
@@ -509,6 +532,65 @@ async fn read_capped(
     }
 }
 
+/// An event stream's body, and where its events are sent.
+pub(super) fn event_body() -> (mpsc::Sender<Bytes>, Body) {
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
+    }));
+    (tx, body)
+}
+
+/// Decides a message of the server's for the request of `stream` and sends what comes of it
+/// as events, the first carrying `event_id`. `Err` when the client left (the request is
+/// forgotten then).
+pub(super) async fn send_event(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    data: Vec<u8>,
+    mut event_id: Option<String>,
+    tx: &mpsc::Sender<Bytes>,
+) -> Result<(), ()> {
+    for m in from_server(app, policy, stream, data).await.client {
+        let mut event = Vec::new();
+        push_event(&mut event, event_id.take().as_deref(), &m);
+        if tx.send(Bytes::from(event)).await.is_err() {
+            let why = "the client left before the answer".to_owned();
+            forget(app, policy, stream, why).await;
+            return Err(());
+        }
+    }
+    Ok(())
+}
+
+/// The end of an event stream: whatever the request of `stream` still waits for gets its
+/// error (`why`, else "ended before its answer") as the last event.
+pub(super) async fn end_events(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    tx: &mpsc::Sender<Bytes>,
+    why: Option<(i64, &'static str, String)>,
+) {
+    let (code, reason, why) = why.unwrap_or((
+        SERVER_ERROR,
+        "upstream",
+        "the server's stream ended before its answer".to_owned(),
+    ));
+    let client = unanswered(app, policy, stream, code, why).await;
+    if !client.is_empty() {
+        app.metrics.refused(reason);
+    }
+    for m in client {
+        let mut event = Vec::new();
+        push_event(&mut event, None, &m);
+        let _ = tx.send(Bytes::from(event)).await;
+    }
+}
+
 /// Reads the server's event stream, decides each message and sends it on as an event, until
 /// the stream ends, the deadline passes (an error for the request) or the client goes (the
 /// server's stream is dropped with it). Holds the request's place until then.
@@ -525,28 +607,8 @@ async fn relay_events(
     let mut sse = Sse::new(cap);
     let mut pending: Vec<u8> = Vec::new();
     let mut sent_id: Option<String> = None;
-    let end_with = |why: Option<(i64, &'static str, String)>| {
-        let app = app.clone();
-        let policy = policy.clone();
-        let tx = tx.clone();
-        async move {
-            // Whatever the request still waits for gets its error on the stream.
-            let (code, reason, why) = why.unwrap_or((
-                SERVER_ERROR,
-                "upstream",
-                "the server's stream ended before its answer".to_owned(),
-            ));
-            let client = unanswered(&app, &policy, stream, code, why).await;
-            if !client.is_empty() {
-                app.metrics.refused(reason);
-            }
-            for m in client {
-                let mut event = Vec::new();
-                push_event(&mut event, None, &m);
-                let _ = tx.send(Bytes::from(event)).await;
-            }
-        }
-    };
+    let end_with =
+        |why: Option<(i64, &'static str, String)>| end_events(&app, &policy, stream, &tx, why);
     loop {
         let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
             Err(_) => {
@@ -579,31 +641,16 @@ async fn relay_events(
                     return end_with(Some((SERVER_ERROR, "upstream", why))).await;
                 }
             };
-            let quick = data.len() <= QUICK_BYTES;
-            let fx = decide(&policy, quick, move |p| {
-                p.from_server_on(
-                    stream,
-                    data.as_bytes(),
-                    Instant::now(),
-                    crate::cursor::now(),
-                )
-            })
-            .await;
-            for m in app.apply(fx).client {
-                let id = sse
-                    .last_event_id
-                    .clone()
-                    .filter(|id| sent_id.as_ref() != Some(id));
-                if id.is_some() {
-                    sent_id = id.clone();
-                }
-                let mut event = Vec::new();
-                push_event(&mut event, id.as_deref(), &m);
-                if tx.send(Bytes::from(event)).await.is_err() {
-                    let why = "the client left before the answer".to_owned();
-                    forget(&app, &policy, stream, why).await;
-                    return;
-                }
+            let id = sse
+                .last_event_id
+                .clone()
+                .filter(|id| sent_id.as_ref() != Some(id));
+            if id.is_some() {
+                sent_id = id.clone();
+            }
+            let sent = send_event(&app, &policy, stream, data.into_bytes(), id, &tx).await;
+            if sent.is_err() {
+                return;
             }
         }
         pending.drain(..start);
@@ -622,11 +669,18 @@ pub(super) async fn relay(
     method: Method,
     head: HeaderMap,
 ) -> Response {
+    let Upstream::Http {
+        url,
+        headers: extra,
+    } = &app.opts.upstream
+    else {
+        return super::child::session_request(app, method, head).await;
+    };
     let mut request = app
         .client
-        .request(method.clone(), &app.opts.url)
+        .request(method.clone(), url)
         .headers(headers::forwarded(&head));
-    for (name, value) in &app.opts.headers {
+    for (name, value) in extra {
         request = request.header(name, value);
     }
     let response = match tokio::time::timeout(app.opts.timeout, request.send()).await {

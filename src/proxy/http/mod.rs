@@ -1,11 +1,13 @@
 //! `mcpguard proxy --listen`: the proxy as a Streamable HTTP service for many clients, in
-//! front of an HTTP server (DESIGN.md section 9).
+//! front of an HTTP server or of a command speaking stdio (DESIGN.md section 9).
 //!
 //! Clients POST to `/mcp` in either era; each POST is an exchange ([`exchange`]): its message
 //! goes through the same [`Policy`] as on stdio, on to the server with the client's headers,
 //! and the server's answer (one JSON body or an event stream) comes back through the policy.
-//! GET (a legacy session's stream) and DELETE (its end) are relayed as they are: the session
-//! is the server's, so any instance can carry any session.
+//! In front of an HTTP server, GET (a legacy session's stream) and DELETE (its end) are
+//! relayed as they are: the session is the server's, so any instance can carry any session.
+//! In front of a command, the proxy keeps the sessions: a child per session, one shared
+//! child for stateless requests ([`child`]).
 //!
 //! One policy per credential scope ([`headers::scope`]): what it learns (tool schemas, calls
 //! for the tiered catalog) and the artifacts it keeps belong to that credential alone, and a
@@ -16,6 +18,7 @@
 //! flight with a bounded queue behind it (503 beyond), a per-request timeout (504), and on
 //! SIGTERM or Ctrl-C a graceful stop that finishes what is in flight within a bound.
 
+mod child;
 mod exchange;
 pub mod headers;
 
@@ -44,10 +47,7 @@ use crate::cursor::Secrets;
 pub struct Options {
     pub listen: SocketAddr,
     pub metrics_listen: Option<SocketAddr>,
-    /// The server's Streamable HTTP endpoint.
-    pub url: String,
-    /// Headers sent to the server on every request (`--header`), over the client's own.
-    pub headers: Vec<(String, String)>,
+    pub upstream: Upstream,
     pub max_request_bytes: usize,
     pub max_response_bytes: usize,
     pub timeout: Duration,
@@ -56,6 +56,33 @@ pub struct Options {
     pub queue: usize,
     /// How long a stop waits for the requests in flight.
     pub shutdown_grace: Duration,
+}
+
+/// The server the proxy stands in front of.
+pub enum Upstream {
+    /// A Streamable HTTP endpoint, and the headers sent to it on every request (`--header`),
+    /// over the client's own.
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+    /// A command speaking stdio: a child per 2025-11-25 session, one shared child for
+    /// stateless requests ([`child`]). `shown` is how the log names it (never a secret the
+    /// environment put in it).
+    Command {
+        command: Vec<String>,
+        env: std::collections::BTreeMap<String, String>,
+        shown: String,
+    },
+}
+
+impl Upstream {
+    fn shown(&self) -> &str {
+        match self {
+            Upstream::Http { url, .. } => url,
+            Upstream::Command { shown, .. } => shown,
+        }
+    }
 }
 
 /// Where the full results go.
@@ -115,6 +142,8 @@ pub enum HttpError {
     Runtime(std::io::Error),
     #[error("--url {url}: {why}")]
     Upstream { url: String, why: String },
+    #[error("{0}")]
+    Command(String),
 }
 
 /// Credential scopes kept at once; the least recently used goes first (its artifacts stay in
@@ -132,6 +161,8 @@ pub(crate) struct App {
     setup: Setup,
     config: RwLock<Arc<Config>>,
     client: reqwest::Client,
+    /// The running servers, when the upstream is a command.
+    children: Option<child::Children>,
     metrics: super::metrics::Metrics,
     scopes: Mutex<Scopes>,
     next_stream: AtomicU64,
@@ -153,6 +184,10 @@ pub(crate) struct Sends {
 }
 
 impl App {
+    fn children(&self) -> Option<&child::Children> {
+        self.children.as_ref()
+    }
+
     /// The policy of a credential scope, made on first use.
     fn policy(&self, scope: &str) -> Arc<Mutex<Policy>> {
         let mut scopes = lock(&self.scopes);
@@ -288,25 +323,40 @@ async fn serve(
         Some(addr) => Some(bind(addr).await?),
         None => None,
     };
-    let url = reqwest::Url::parse(&opts.url).map_err(|e| HttpError::Upstream {
-        url: opts.url.clone(),
-        why: format!("not a URL ({e})"),
-    })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(HttpError::Upstream {
-            url: opts.url.clone(),
-            why: "the server's URL must be http:// or https://".to_owned(),
-        });
-    }
+    let children = match &opts.upstream {
+        Upstream::Http { url, .. } => {
+            let parsed = reqwest::Url::parse(url).map_err(|e| HttpError::Upstream {
+                url: url.clone(),
+                why: format!("not a URL ({e})"),
+            })?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(HttpError::Upstream {
+                    url: url.clone(),
+                    why: "the server's URL must be http:// or https://".to_owned(),
+                });
+            }
+            None
+        }
+        Upstream::Command {
+            command,
+            env,
+            shown,
+        } => {
+            let children = child::Children::new(command.clone(), env.clone(), shown.clone());
+            children.check().map_err(HttpError::Command)?;
+            Some(children)
+        }
+    };
     let client = reqwest::Client::builder()
         .pool_idle_timeout(Duration::from_secs(30))
         .connect_timeout(opts.timeout.min(Duration::from_secs(10)))
         .build()
         .map_err(|e| HttpError::Upstream {
-            url: opts.url.clone(),
+            url: opts.upstream.shown().to_owned(),
             why: e.to_string(),
         })?;
     let app = Arc::new(App {
+        children,
         config: RwLock::new(setup.config.clone()),
         permits: Arc::new(tokio::sync::Semaphore::new(opts.max_concurrent.max(1))),
         opts,
@@ -378,7 +428,7 @@ async fn serve(
         Level::Info,
         format!(
             "listening on http://{local}/mcp, proxying {}; results over {} tokens are shrunk; artifacts: {store_shown}{shown_metrics}",
-            app.opts.url,
+            app.opts.upstream.shown(),
             app.setup.config.token_budget_threshold
         ),
     ).with("event", "listening"));
@@ -387,6 +437,27 @@ async fn serve(
             Level::Warn,
             format!("the artifact store is not available ({why}); shrunk results go out without a reference until it is"),
         ));
+    }
+    if app.children.is_some() {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                let ended = app
+                    .children()
+                    .map_or(0, |c| c.end_idle(child::SESSION_IDLE));
+                if ended > 0 {
+                    app.log(&Log::new(
+                        Level::Info,
+                        format!(
+                            "ended {ended} session(s) idle for {} min, and their servers",
+                            child::SESSION_IDLE.as_secs() / 60
+                        ),
+                    ));
+                }
+            }
+        });
     }
     let signal = stop_signal().await;
     app.stopping.store(true, Ordering::SeqCst);
@@ -411,6 +482,10 @@ async fn serve(
                 app.opts.shutdown_grace.as_secs_f64()
             ),
         )),
+    }
+    // No server outlives the proxy: each is asked to exit (stdin closed), then killed.
+    if let Some(children) = app.children() {
+        children.end_all().await;
     }
     Ok(())
 }
@@ -446,7 +521,7 @@ async fn health(State(app): State<Arc<App>>) -> Response {
     };
     let mut body = json!({
         "status": if why.is_none() { "ready" } else { "not-ready" },
-        "upstream": app.opts.url,
+        "upstream": app.opts.upstream.shown(),
         "store": shown,
     });
     if let Some(why) = &why {
