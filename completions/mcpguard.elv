@@ -183,7 +183,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --artifact-cap 'The store''s size cap in bytes; the oldest results go first'
             cand --secret-file 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET'
             cand --at 'Take this Unix time as now (reproducible cursors and expiry checks)'
-            cand --listen 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance'
+            cand --listen 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the server''s command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance'
             cand --url 'The server''s Streamable HTTP endpoint (with --listen)'
             cand --header 'A header sent to --url on every request, ''Name: value'' (repeatable); ${VAR} in the value is read from the environment. Never logged'
             cand --store 'Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a directory. Default: the config''s artifactDir'

@@ -230,7 +230,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l artifact-ttl
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l artifact-cap -d 'The store\'s size cap in bytes; the oldest results go first' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l secret-file -d 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l at -d 'Take this Unix time as now (reproducible cursors and expiry checks)' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l listen -d 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l listen -d 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the server\'s command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l url -d 'The server\'s Streamable HTTP endpoint (with --listen)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l header -d 'A header sent to --url on every request, \'Name: value\' (repeatable); ${VAR} in the value is read from the environment. Never logged' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l store -d 'Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a directory. Default: the config\'s artifactDir' -r

@@ -12,7 +12,9 @@
 # - Over Streamable HTTP (the HTTP proxy issue): `proxy --listen` in front of the fixture's HTTP
 #   server (dual-era), and the same three clients against it: the Inspector CLI (a session per
 #   call), the Python SDK in 2026-07-28 (stateless) and 2025-11-25 (session) modes, and the
-#   TypeScript SDK (sessions).
+#   TypeScript SDK (sessions). In front of server-everything (streamableHttp) and a dual-era
+#   Python SDK server over HTTP; and in front of stdio servers (`proxy --listen -- COMMAND`):
+#   the Python SDK server in both eras, the fixture with the TypeScript SDK client.
 #
 #   bash scripts/check-proxy-clients.sh   # after: npm ci --prefix tests/peers;
 #                                         #        cargo build --release --bins --examples
@@ -126,15 +128,20 @@ wait_for() { # pattern log
   echo "$2: no \"$1\" after 60 s" >&2
   return 1
 }
-# Starts proxy --listen in front of URL (artifacts in STORE, log in LOG, cursors signed with a
-# fresh secret) and sets proxy_url to where it listens.
-listen_in_front_of() { # url store log
-  : > "$3"  # a log from an earlier run must not be read as this one
+# Starts proxy --listen with ARGS (the upstream: --url URL, or -- COMMAND), artifacts in STORE,
+# its log in LOG, cursors signed with a fresh secret; sets proxy_url to where it listens.
+listen_with() { # store log args...
+  local store=$1 log=$2
+  shift 2
+  : > "$log"  # a log from an earlier run must not be read as this one
   MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
-    "$bin" proxy --listen 127.0.0.1:0 --url "$1" --store "$2" 2>"$3" &
+    "$bin" proxy --listen 127.0.0.1:0 --store "$store" "$@" 2>"$log" &
   pids+=("$!")
-  wait_for "listening on" "$3"
-  proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$3" | head -1)
+  wait_for "listening on" "$log"
+  proxy_url=$(sed -n 's/.*listening on \(http[^,]*\),.*/\1/p' "$log" | head -1)
+}
+listen_in_front_of() { # url store log
+  listen_with "$2" "$3" --url "$1"
 }
 coproc FIXTURE { exec "$fixture" --http 127.0.0.1:0 2>"$out/fixture-http.log"; }
 pids+=("$FIXTURE_PID")
@@ -216,4 +223,21 @@ wait_for "Uvicorn running" "$out/python-http.log"
 python_url=http://127.0.0.1:$port/mcp
 listen_in_front_of "$python_url" "$out/store-python" "$out/proxy-python.log"
 "$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$python_url" 2>"$out/python-sdk-python-http.log"
+
+echo "-- Over Streamable HTTP: proxy --listen in front of stdio servers (a command)"
+# The dual-era Python SDK server over stdio: the SDK client's auto mode (2026-07-28) is served
+# by the shared server, its legacy mode by a server of the session's own.
+listen_with "$out/store-python-stdio" "$out/proxy-python-stdio.log" \
+  -- "$servers/python" "$root/tests/peers/python/http_server.py" --stdio
+"$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" \
+  "$servers/python" "$root/tests/peers/python/http_server.py" --stdio 2>"$out/python-sdk-stdio-behind-http.log"
+# The rmcp fixture: the TypeScript SDK client (a session) pages through 300 bookings.
+listen_with "$out/store-fixture-stdio" "$out/proxy-fixture-stdio.log" -- "$fixture"
+(cd tests/peers && node proxy_client.mjs --url "$proxy_url" "$fixture" 2>"$out/ts-sdk-stdio-behind-http.log")
+# The servers behind: the shared one for the stateless client, one per session for the others.
+for want in "proxy-python-stdio.log:(shared)" "proxy-python-stdio.log:(session " "proxy-fixture-stdio.log:(session "; do
+  grep -q "started the server .*${want#*:}" "$out/${want%%:*}" \
+    || { cat "$out/${want%%:*}" >&2; echo "${want%%:*}: no server started for ${want#*:}" >&2; exit 1; }
+done
+echo "proxy --listen -- COMMAND: a shared server for 2026-07-28 requests, a server per 2025-11-25 session"
 echo "proxy clients: ok"

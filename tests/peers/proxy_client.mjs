@@ -5,6 +5,7 @@
 //
 //   node proxy_client.mjs MCPGUARD STORE SERVER [SERVER ARGS...]   # the stdio proxy
 //   node proxy_client.mjs --url PROXY_URL SERVER_URL               # proxy --listen, over HTTP
+//   node proxy_client.mjs --url PROXY_URL SERVER [SERVER ARGS...]  # proxy --listen -- SERVER
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -16,7 +17,7 @@ const BUDGET = 4000;
 
 async function connect(command, commandArgs) {
   const client = new Client({ name: "mcpguard-proxy-check", version: "1.0.0" });
-  const transport = overHttp
+  const transport = command.startsWith("http")
     ? new StreamableHTTPClientTransport(new URL(command))
     : new StdioClientTransport({ command, args: commandArgs, stderr: "ignore" });
   await client.connect(transport);
@@ -24,7 +25,7 @@ async function connect(command, commandArgs) {
 }
 
 // Over HTTP: the proxy's URL and the server's; over stdio: the proxy's command and the server's.
-const [mcpguard, store, ...server] = overHttp ? [args[1], null, args[2]] : args;
+const [mcpguard, store, ...server] = overHttp ? [args[1], null, ...args.slice(2)] : args;
 const proxyArgs = overHttp ? [] : ["proxy", "--artifact-dir", store, "--", ...server];
 
 const texts = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text);

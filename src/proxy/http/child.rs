@@ -4,7 +4,8 @@
 //! A 2025-11-25 client's `initialize` (a POST with no `Mcp-Session-Id`) starts a child of its
 //! own. The session id is made here; every later POST, GET and DELETE of the session goes to
 //! that child, which ends with DELETE, with its own exit, after [`SESSION_IDLE`] without a
-//! request, or with the proxy. A request without a session (a 2026-07-28 client: stateless,
+//! request, when [`MAX_SESSIONS`] are open and it is the least recently used, or with the
+//! proxy. A request without a session (a 2026-07-28 client: stateless,
 //! each request whole) goes to one shared child, started on first use and again after it
 //! exits. On the shared child the ids are rewritten on the way in, so that two clients'
 //! `"id": 1` never meet, and restored on the way out; a session's child sees its client's
@@ -43,7 +44,8 @@ use crate::lines::Capped;
 /// How long a session's child lives without a request.
 pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
-/// Sessions (children) at once; an `initialize` beyond gets 503.
+/// Sessions (children) at once; a new one beyond ends the least recently used (many clients
+/// never send DELETE).
 pub const MAX_SESSIONS: usize = 256;
 
 /// How long a child gets to exit after its stdin is closed, as on stdio.
@@ -428,10 +430,27 @@ impl Children {
 
     /// A new session and its child.
     fn start_session(&self, app: &Arc<App>, scope: &str) -> Result<(String, Arc<Child>), String> {
-        if lock(&self.sessions).len() >= MAX_SESSIONS {
-            return Err(format!(
-                "{MAX_SESSIONS} sessions are open, each a running server; end one (DELETE) or try again later"
-            ));
+        let evicted = {
+            let mut sessions = lock(&self.sessions);
+            let oldest = (sessions.len() >= MAX_SESSIONS)
+                .then(|| {
+                    sessions
+                        .iter()
+                        .min_by_key(|(_, c)| *lock(&c.last_used))
+                        .map(|(id, _)| id.clone())
+                })
+                .flatten();
+            oldest.and_then(|id| sessions.remove(&id))
+        };
+        if let Some(child) = evicted {
+            app.log(
+                &Log::new(
+                    Level::Info,
+                    format!("{MAX_SESSIONS} sessions are open: the least recently used one ends to make room (its client starts a new one)"),
+                )
+                .with("server", child.label.clone()),
+            );
+            child.end();
         }
         let id = session_id()?;
         let child = self.start(app, Some(id.clone()), scope.to_owned())?;
@@ -639,8 +658,11 @@ async fn read(
         Level::Warn
     };
     app.log(
-        &Log::new(level, format!("the server `{}` {how}", child_shown(&app)))
-            .with("server", child.label.clone()),
+        &Log::new(
+            level,
+            format!("the server `{}` ({}) {how}", child_shown(&app), child.label),
+        )
+        .with("server", child.label.clone()),
     );
 }
 
@@ -744,20 +766,8 @@ pub(super) async fn forward(
                 c
             }
             Err(why) => {
-                let status = if why.contains("sessions are open") {
-                    StatusCode::SERVICE_UNAVAILABLE
-                } else {
-                    StatusCode::BAD_GATEWAY
-                };
-                return exchange::failed(
-                    &app,
-                    &policy,
-                    stream,
-                    id.as_ref(),
-                    (status, SERVER_ERROR, "upstream"),
-                    why,
-                )
-                .await;
+                return exchange::failed(&app, &policy, stream, id.as_ref(), BAD_GATEWAY, why)
+                    .await;
             }
         },
         (None, _) => match children.shared(&app).await {

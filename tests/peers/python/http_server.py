@@ -1,8 +1,9 @@
-"""A dual-era Python SDK server (mcp 2.x MCPServer) over Streamable HTTP, for the HTTP proxy's
-client checks: it answers 2025-11-25 sessions and 2026-07-28 stateless requests as the SDK
-does, and its `read_log` result (about 300 KB of log lines) is over any budget.
+"""A dual-era Python SDK server (mcp 2.x MCPServer) over Streamable HTTP or stdio, for the
+HTTP proxy's client checks: it answers 2025-11-25 sessions and 2026-07-28 stateless requests as
+the SDK does, and its `read_log` result (about 300 KB of log lines) is over any budget.
 
-    python http_server.py PORT
+    python http_server.py PORT       # Streamable HTTP on 127.0.0.1:PORT
+    python http_server.py --stdio    # stdio, for proxy --listen in front of a command
 
 Run by scripts/check-proxy-clients.sh, which stops it.
 """
@@ -26,4 +27,7 @@ def read_log() -> str:
 
 
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    if sys.argv[1] == "--stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
