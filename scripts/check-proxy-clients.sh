@@ -15,6 +15,9 @@
 #   TypeScript SDK (sessions). In front of server-everything (streamableHttp) and a dual-era
 #   Python SDK server over HTTP; and in front of stdio servers (`proxy --listen -- COMMAND`):
 #   the Python SDK server in both eras, the fixture with the TypeScript SDK client.
+# - Two instances over one Redis (redis-server from Debian's packages: scripts/redis.sh) in front
+#   of server-everything and of the Python SDK server: large results read alternating
+#   instances, Redis killed mid-read and started again (tests/peers/python/redis_instances.py).
 #
 #   bash scripts/check-proxy-clients.sh   # after: npm ci --prefix tests/peers;
 #                                         #        cargo build --release --bins --examples
@@ -134,7 +137,7 @@ listen_with() { # store log args...
   local store=$1 log=$2
   shift 2
   : > "$log"  # a log from an earlier run must not be read as this one
-  MCPGUARD_CURSOR_SECRET="http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+  MCPGUARD_CURSOR_SECRET="${shared_secret:-http-clients-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}" \
     "$bin" proxy --listen 127.0.0.1:0 --store "$store" "$@" 2>"$log" &
   pids+=("$!")
   wait_for "listening on" "$log"
@@ -223,6 +226,30 @@ wait_for "Uvicorn running" "$out/python-http.log"
 python_url=http://127.0.0.1:$port/mcp
 listen_in_front_of "$python_url" "$out/store-python" "$out/proxy-python.log"
 "$servers/python" tests/peers/python/proxy_client.py --url "$proxy_url" "$python_url" 2>"$out/python-sdk-python-http.log"
+
+echo "-- Two proxy instances over one Redis, in front of server-everything and the Python SDK server"
+# redis-server from Debian's packages (bash scripts/redis.sh, which .ci/run calls first).
+command -v redis-server > /dev/null \
+  || { echo "redis-server is missing: run bash scripts/redis.sh (Debian's redis-server package)" >&2; exit 1; }
+redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+: > "$out/redis.log"
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no > "$out/redis.log" 2>&1 &
+redis_pid=$!
+disown "$redis_pid"  # killed on purpose mid-run: no job notice
+pids+=("$redis_pid")
+wait_for "Ready to accept connections" "$out/redis.log"
+shared_secret="redis-instances-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+instances=()
+for upstream in "$everything_url" "$python_url"; do
+  instances+=("$upstream")
+  for _ in a b; do
+    n=${#instances[@]}
+    listen_with "redis://127.0.0.1:$redis_port/0" "$out/proxy-redis-$n.log" --url "$upstream"
+    instances+=("$proxy_url")
+  done
+done
+unset shared_secret
+python3 tests/peers/python/redis_instances.py "${instances[@]}" "$redis_pid" "$redis_port"
 
 echo "-- Over Streamable HTTP: proxy --listen in front of stdio servers (a command)"
 # The dual-era Python SDK server over stdio: the SDK client's auto mode (2026-07-28) is served
