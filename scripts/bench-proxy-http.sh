@@ -3,7 +3,8 @@
 #
 # - 50 legacy sessions call the rmcp fixture at a steady 1,000 requests/s in all for 60 s,
 #   directly and then through `mcpguard proxy --listen`; p50/p90/p99 of each and the proxy's
-#   overhead (the difference), the CPU each process used;
+#   overhead (the difference), of the steady state, with each run's first second (sessions
+#   made, connections opened) printed apart; the CPU each process used;
 # - every answer checked against the direct run's for the same query: lost, duplicated,
 #   reordered or different answers counted;
 # - then a soak (default 600 s) at the same load with the proxy's resident memory sampled.

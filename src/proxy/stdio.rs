@@ -173,6 +173,8 @@ pub fn run(
             c.stdout.take().expect("stdout is piped"),
         )
     };
+    // While the server starts: the counters are built before the first message needs them.
+    policy.prepare();
     let shared = Arc::new(Shared {
         policy: Mutex::new(policy),
         to_client: Mutex::new(Box::new(std::io::stdout())),
@@ -214,6 +216,7 @@ pub fn run(
         };
         match event {
             Event::Reload(config) => {
+                super::policy::prepare_counters(&config, false);
                 let changes = lock(&shared.policy).set_config(config);
                 for c in &changes {
                     let (old, new) = c.shown();

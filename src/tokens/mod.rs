@@ -137,6 +137,16 @@ impl Tokenizer {
         }
     }
 
+    /// Builds this counter now, and for `auto` its exact stage too, so that the first count
+    /// does not pay for the tables (about 10 ms for Claude's): a server warms them before it
+    /// takes requests, not under its first client's.
+    pub fn prepare(self) {
+        self.counter();
+        if self == Tokenizer::Auto {
+            Tokenizer::Claude.counter();
+        }
+    }
+
     /// For `auto`: is an estimate of `estimate` tokens close enough to one of `limits` that the
     /// verdict needs the exact count? Always false for the other counters, which are what they
     /// are.

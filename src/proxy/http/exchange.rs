@@ -43,8 +43,8 @@ async fn decide(
     quick: bool,
     f: impl FnOnce(&mut Policy) -> Effects + Send + 'static,
 ) -> Effects {
-    if quick && let Ok(mut free) = policy.try_lock() {
-        return f(&mut free);
+    if quick {
+        return f(&mut super::lock(policy));
     }
     let policy = policy.clone();
     tokio::task::spawn_blocking(move || f(&mut super::lock(&policy)))

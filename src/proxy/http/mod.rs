@@ -318,6 +318,7 @@ async fn serve(
     sinks: Sinks,
     reloads: std::sync::mpsc::Receiver<Event>,
 ) -> Result<(), HttpError> {
+    super::policy::prepare_counters(&setup.config, setup.accuracy_sample > 0.0);
     let listener = bind(opts.listen).await?;
     let metrics_listener = match opts.metrics_listen {
         Some(addr) => Some(bind(addr).await?),
@@ -377,7 +378,11 @@ async fn serve(
         std::thread::spawn(move || {
             while let Ok(event) = reloads.recv() {
                 match event {
-                    Event::Reload(config) => app.set_config(config),
+                    Event::Reload(config) => {
+                        // New counters are built here, not under a request.
+                        super::policy::prepare_counters(&config, app.setup.accuracy_sample > 0.0);
+                        app.set_config(config);
+                    }
                     Event::Note(l) => app.log(&l),
                     _ => {}
                 }
