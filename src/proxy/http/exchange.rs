@@ -43,8 +43,10 @@ async fn decide(
     quick: bool,
     f: impl FnOnce(&mut Policy) -> Effects + Send + 'static,
 ) -> Effects {
-    if quick {
-        return f(&mut super::lock(policy));
+    // Not a blocking lock here: a large result being shrunk holds the policy for a while, and
+    // a worker waiting for it would stall every connection on that worker.
+    if quick && let Ok(mut free) = policy.try_lock() {
+        return f(&mut free);
     }
     let policy = policy.clone();
     tokio::task::spawn_blocking(move || f(&mut super::lock(&policy)))
