@@ -313,7 +313,20 @@ impl Child {
             (waiter.map(|w| w.tx.clone()), stream)
         };
         if let Some(tx) = waiter {
-            let _ = tx.send(FromChild::Along(line.to_vec())).await;
+            let along = FromChild::Along(line.to_vec());
+            if !self.shared() {
+                let _ = tx.send(along).await;
+            } else if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(along) {
+                // The shared server's reader waits for no one client: one that does not read
+                // its progress loses it instead of holding up the others' answers.
+                app.log(
+                    &Log::new(
+                        Level::Warn,
+                        "a client is not reading what the shared server sends before its answer; dropped",
+                    )
+                    .with("method", method.unwrap_or("").to_owned()),
+                );
+            }
         } else if let Some(stream) = stream {
             let _ = stream.send(line.to_vec()).await;
         } else {
