@@ -702,6 +702,48 @@ impl Drop for RedisServer {
     }
 }
 
+#[test]
+fn a_legacy_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
+    // SSE polling (2025-11-25): the server closes each POST's stream after a numbered priming
+    // event and gives the answer to a GET with Last-Event-ID. The proxy goes back for it, so
+    // the answer still passes through the policy (the 300 bookings come back as a page).
+    let fixture = HttpFixture::start(Some("sse-poll"));
+    let store = tempfile::tempdir().unwrap();
+    let p = Proxy::start(&fixture.url, &["--store", store.path().to_str().unwrap()]);
+    let sid = session(&p.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let first = post(&p.url, &legacy, &call("list_bookings", json!({}), 1));
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(
+        first.response()["result"]["_meta"]["mcpguard/budget"]["outcome"],
+        "paginated",
+        "{}",
+        first.body
+    );
+    read_to_the_end(&[&p.url], first.response(), &legacy);
+    assert!(p.log().contains("Last-Event-ID"), "{}", p.log());
+
+    // A server whose resumed stream never delivers: the request ends at --timeout with its
+    // error, and the proxy serves on.
+    let never = HttpFixture::start(Some("sse-never"));
+    let q = Proxy::start(
+        &never.url,
+        &["--store", store.path().to_str().unwrap(), "--timeout", "2"],
+    );
+    let sid = session(&q.url);
+    let legacy = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let started = Instant::now();
+    let stuck = post(&q.url, &legacy, &call("list_bookings", json!({}), 2));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(stuck.response()["error"]["code"], -32001, "{}", stuck.body);
+}
+
 /// The processes whose parent is `pid` (Linux: /proc/*/stat).
 fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();

@@ -938,6 +938,12 @@ impl Policy {
         fx
     }
 
+    /// Whether a request of `stream` still waits for its answer.
+    pub fn waiting_on(&self, stream: u64) -> bool {
+        let prefix = pending_key(stream, "");
+        self.pending.keys().any(|k| k.starts_with(&prefix))
+    }
+
     /// The requests of `stream` the server will not answer (its HTTP exchange failed, timed
     /// out or was refused): an error with `code` for each, saying `why`.
     pub fn unanswered(&mut self, stream: u64, code: i64, why: &str, wall: f64) -> Effects {

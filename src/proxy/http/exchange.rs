@@ -27,7 +27,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::super::policy::{self, Effects, Policy, SERVER_ERROR, TIMEOUT_ERROR};
+use super::super::policy::{self, Effects, Level, Log, Policy, SERVER_ERROR, TIMEOUT_ERROR};
 use super::{App, Sends, Upstream, headers};
 use crate::mcp::framing::Sse;
 
@@ -413,7 +413,7 @@ async fn forward(
         "text/event-stream" => {
             let (tx, body) = event_body();
             tokio::spawn(relay_events(
-                app, policy, stream, response, deadline, tx, permit,
+                app, policy, stream, head, response, deadline, tx, permit,
             ));
             sse_response(back, body)
         }
@@ -596,19 +596,23 @@ pub(super) async fn end_events(
 /// Reads the server's event stream, decides each message and sends it on as an event, until
 /// the stream ends, the deadline passes (an error for the request) or the client goes (the
 /// server's stream is dropped with it). Holds the request's place until then.
+#[allow(clippy::too_many_arguments)]
 async fn relay_events(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
+    head: HeaderMap,
     mut response: reqwest::Response,
     deadline: tokio::time::Instant,
     tx: mpsc::Sender<Bytes>,
     _permit: tokio::sync::OwnedSemaphorePermit,
 ) {
     let cap = app.opts.max_response_bytes;
+    // One parser across reconnections: it keeps the last event id and the retry.
     let mut sse = Sse::new(cap);
     let mut pending: Vec<u8> = Vec::new();
     let mut sent_id: Option<String> = None;
+    let mut resumes = 0;
     let end_with =
         |why: Option<(i64, &'static str, String)>| end_events(&app, &policy, stream, &tx, why);
     loop {
@@ -620,12 +624,26 @@ async fn relay_events(
                 );
                 return end_with(Some((TIMEOUT_ERROR, "timeout", why))).await;
             }
-            Ok(Err(e)) => {
-                let why = format!("the server's stream broke off: {}", cause(&e));
-                return end_with(Some((SERVER_ERROR, "upstream", why))).await;
-            }
-            Ok(Ok(None)) => return end_with(None).await,
             Ok(Ok(Some(c))) => c,
+            Ok(end) => {
+                let why = match end {
+                    Err(e) => format!("the server's stream broke off: {}", cause(&e)),
+                    Ok(_) => "the server's stream ended before its answer".to_owned(),
+                };
+                // A 2025-11-25 server may close a stream it numbered and hold the answer for
+                // a GET with Last-Event-ID (SSE polling): the proxy goes back for it, so the
+                // answer still comes through the policy.
+                let back =
+                    resume_events(&app, &policy, stream, &head, &sse, &mut resumes, deadline);
+                match back.await {
+                    Some(r) => {
+                        response = r;
+                        pending.clear();
+                        continue;
+                    }
+                    None => return end_with(Some((SERVER_ERROR, "upstream", why))).await,
+                }
+            }
         };
         pending.extend_from_slice(&chunk);
         let mut start = 0;
@@ -663,6 +681,82 @@ async fn relay_events(
             return end_with(Some((SERVER_ERROR, "upstream", why))).await;
         }
     }
+}
+
+/// Reconnections of one legacy request's stream, at most, as the live client does.
+const MAX_RESUMES: u32 = 5;
+
+/// The way back into a legacy request's stream that the server closed before its answer: after
+/// the server's `retry` (500 ms when it named none, 10 s at most), GET with `Last-Event-ID`.
+/// `None` when there is no way back: a 2026-07-28 request (its streams are not resumed), no
+/// event id, the answer already through, the resumptions or the deadline spent, or the GET
+/// refused.
+async fn resume_events(
+    app: &App,
+    policy: &Arc<Mutex<Policy>>,
+    stream: u64,
+    head: &HeaderMap,
+    sse: &Sse,
+    resumes: &mut u32,
+    deadline: tokio::time::Instant,
+) -> Option<reqwest::Response> {
+    let last_event_id = sse.last_event_id.clone()?;
+    if headers::is_modern(head) || *resumes >= MAX_RESUMES {
+        return None;
+    }
+    let Upstream::Http {
+        url,
+        headers: extra,
+    } = &app.opts.upstream
+    else {
+        return None;
+    };
+    // Asked at the end of every numbered stream, so off the workers only when it must wait.
+    let free = policy.try_lock().ok().map(|p| p.waiting_on(stream));
+    let waiting = match free {
+        Some(w) => w,
+        None => {
+            let held = policy.clone();
+            tokio::task::spawn_blocking(move || super::lock(&held).waiting_on(stream))
+                .await
+                .unwrap_or(false)
+        }
+    };
+    let pause = sse
+        .retry
+        .unwrap_or(std::time::Duration::from_millis(500))
+        .min(std::time::Duration::from_secs(10));
+    if !waiting || tokio::time::Instant::now() + pause >= deadline {
+        return None;
+    }
+    *resumes += 1;
+    tokio::time::sleep(pause).await;
+    let mut forwarded = headers::forwarded(head);
+    forwarded.remove(header::CONTENT_TYPE);
+    let mut request = app
+        .client
+        .get(url)
+        .headers(forwarded)
+        .header("last-event-id", &last_event_id);
+    for (name, value) in extra {
+        request = request.header(name, value);
+    }
+    let response = tokio::time::timeout_at(deadline, request.send())
+        .await
+        .ok()?
+        .ok()?;
+    let resumed =
+        response.status().is_success() && media_type(response.headers()) == "text/event-stream";
+    app.log(
+        &Log::new(
+            if resumed { Level::Info } else { Level::Warn },
+            format!(
+                "the server closed a stream before its answer; GET with Last-Event-ID {last_event_id:?}: HTTP {}",
+                response.status().as_u16()
+            ),
+        ),
+    );
+    resumed.then_some(response)
 }
 
 /// GET and DELETE /mcp: a legacy session's stream and its end, relayed as they are.
