@@ -80,6 +80,26 @@ impl Proxy {
     fn log(&self) -> String {
         self.log.lock().unwrap().clone()
     }
+
+    fn sigterm(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// How the proxy exited, within 10 s.
+    fn exit_status(&mut self) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "still running");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Proxy {
@@ -640,22 +660,10 @@ fn sigterm_finishes_what_is_in_flight_and_exits_zero() {
         post(&url, &legacy, &call("read_log", json!({}), 1))
     });
     std::thread::sleep(Duration::from_millis(20));
-    let status = Command::new("kill")
-        .args(["-TERM", &p.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    p.sigterm();
     let answer = in_flight.join().unwrap();
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let started = Instant::now();
-    let exit = loop {
-        if let Some(s) = p.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "still running");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(exit.code(), Some(0), "{}", p.log());
+    assert_eq!(p.exit_status().code(), Some(0), "{}", p.log());
     assert!(p.log().contains("SIGTERM"), "{}", p.log());
 }
 
@@ -922,20 +930,8 @@ fn a_command_behind_listen_runs_a_server_per_session_and_one_for_stateless_reque
     );
 
     // SIGTERM: the proxy exits 0 and its last server with it.
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let started = Instant::now();
-    let exit = loop {
-        if let Some(s) = p.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "still running");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(exit.code(), Some(0), "{}", p.log());
+    p.sigterm();
+    assert_eq!(p.exit_status().code(), Some(0), "{}", p.log());
     let log = p.log();
     assert_eq!(log.matches("started the server").count(), 3, "{log}");
 }

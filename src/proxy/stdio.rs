@@ -141,21 +141,13 @@ pub fn run(
     (tx, events): (Sender<Event>, Receiver<Event>),
     sinks: Sinks,
 ) -> Result<Ended, ProxyError> {
-    let Some((program, args)) = opts.command.split_first() else {
+    let Some(mut command) = server_process(&opts.command, &opts.env) else {
         return Err(ProxyError::Spawn {
             command: String::new(),
             cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
             hint: "; give the server's command after --, e.g. mcpguard proxy -- npx -y some-mcp-server",
         });
     };
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .envs(&opts.env)
-        .stdin(Pipe::piped())
-        .stdout(Pipe::piped())
-        .stderr(Pipe::inherit());
-    end_with_parent(&mut command);
     let child = command.spawn().map_err(|cause| ProxyError::Spawn {
         command: shown_command.to_owned(),
         hint: if cause.kind() == std::io::ErrorKind::NotFound {
@@ -259,10 +251,28 @@ pub fn run(
     Ok(ended)
 }
 
+/// The server's process as either proxy runs it (`None` for an empty command): its stdin and
+/// stdout piped to the proxy, its stderr the proxy's, ended with the proxy.
+pub(crate) fn server_process(
+    command: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+) -> Option<Command> {
+    let (program, args) = command.split_first()?;
+    let mut process = Command::new(program);
+    process
+        .args(args)
+        .envs(env)
+        .stdin(Pipe::piped())
+        .stdout(Pipe::piped())
+        .stderr(Pipe::inherit());
+    end_with_parent(&mut process);
+    Some(process)
+}
+
 /// On Linux the child is sent SIGTERM when the proxy dies, however it dies (killed, a
 /// signal it does not handle): the kernel keeps the promise the guard below cannot keep then.
 #[cfg(target_os = "linux")]
-pub(crate) fn end_with_parent(command: &mut Command) {
+fn end_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt as _;
     let parent = std::process::id();
     // SAFETY: runs in the child between fork and exec, and only calls prctl and getppid, which
@@ -284,7 +294,7 @@ pub(crate) fn end_with_parent(command: &mut Command) {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn end_with_parent(_: &mut Command) {}
+fn end_with_parent(_: &mut Command) {}
 
 /// Ends the child on every way out: a grace period after its stdin closed, then a kill.
 struct ChildGuard(Option<Child>);

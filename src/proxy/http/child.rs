@@ -20,7 +20,6 @@
 //! exits, every request waiting on it hears so at once.
 
 use std::collections::{BTreeMap, HashMap};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -521,17 +520,9 @@ impl Children {
         session: Option<String>,
         scope: String,
     ) -> Result<Arc<Child>, String> {
-        let Some((program, args)) = self.command.split_first() else {
+        let Some(command) = super::super::stdio::server_process(&self.command, &self.env) else {
             return Err("the server's command is empty".to_owned());
         };
-        let mut command = std::process::Command::new(program);
-        command
-            .args(args)
-            .envs(&self.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        super::super::stdio::end_with_parent(&mut command);
         let mut process = tokio::process::Command::from(command)
             .kill_on_drop(true)
             .spawn()

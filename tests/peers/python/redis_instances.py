@@ -152,6 +152,15 @@ def read_on(client, instances, first, until=None):
     return pieces, cursor, reads
 
 
+def read_whole(client, instances, first, original, what):
+    """Reads a shrunk result to its end alternating `instances`; it must equal `original`.
+    Returns the calls it took."""
+    pieces, cursor, reads = read_on(client, instances, first)
+    assert cursor is None
+    assert "".join(pieces) == original, f"{what}: the pieces differ"
+    return reads + 1
+
+
 def wait_for_port(port):
     for _ in range(200):
         try:
@@ -173,11 +182,9 @@ def main():
     session = Legacy(a)
     first = session.call(a, "echo", {"message": message})
     assert budget(first)["outcome"] == "chunked", budget(first)
-    pieces, cursor, reads = read_on(session, [b, a], first)
-    assert cursor is None
-    assert "".join(pieces) == original_echo, "server-everything: the pieces differ"
+    calls = read_whole(session, [b, a], first, original_echo, "server-everything")
     print(f"two instances, one Redis: server-everything's echo ({len(original_echo)} bytes) "
-          f"read in {reads + 1} calls alternating instances, byte for byte")
+          f"read in {calls} calls alternating instances, byte for byte")
 
     # The Python SDK server's read_log in stateless requests: summarized by B (its outputSchema),
     # its text read from the reference alternating A, B, ...
@@ -185,11 +192,9 @@ def main():
     original_log = stateless.call(python, "read_log", {})["structuredContent"]["result"]
     first = stateless.call(pb, "read_log", {})
     assert budget(first)["outcome"] == "summarized", budget(first)
-    pieces, cursor, reads = read_on(stateless, [pa, pb], first)
-    assert cursor is None
-    assert "".join(pieces) == original_log, "python server: the pieces differ"
+    calls = read_whole(stateless, [pa, pb], first, original_log, "python server")
     print(f"two instances, one Redis: the Python SDK server's read_log ({len(original_log)} bytes, "
-          f"2026-07-28) read in {reads + 1} calls alternating instances, byte for byte")
+          f"2026-07-28) read in {calls} calls alternating instances, byte for byte")
 
     # Redis killed mid-read.
     first = session.call(a, "echo", {"message": message})
@@ -216,10 +221,9 @@ def main():
         wait_for_port(redis_port)
         first = session.call(b, "echo", {"message": message})
         assert "artifactRef" in budget(first), budget(first)
-        pieces, cursor, reads = read_on(session, [a, b], first)
-        assert "".join(pieces) == original_echo, "after Redis came back: the pieces differ"
+        calls = read_whole(session, [a, b], first, original_echo, "after Redis came back")
         assert all(health(p) == 200 for p in (a, b, pa, pb)), "not ready with Redis back"
-        print(f"Redis back: references again, echo read in {reads + 1} calls alternating "
+        print(f"Redis back: references again, echo read in {calls} calls alternating "
               "instances; /health 200 on all four")
     finally:
         redis.kill()
