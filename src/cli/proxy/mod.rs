@@ -59,8 +59,8 @@ SIGTERM or Ctrl-C stops taking requests and finishes those in flight (--shutdown
 In front of a server that is a command (after --, --server, or a stdio entry of --mcp-config),
 the proxy keeps the sessions itself: each 2025-11-25 client's initialize starts a server of
 its own (ended by DELETE, by 30 idle minutes, or with the proxy; of 256 at once, the least
-recently used ends to make room for a new one), and stateless
-2026-07-28 requests share one server, started on first use, their ids kept apart:
+recently used ends to make room for a new one), and stateless 2026-07-28 requests share one
+server, started on first use, their ids kept apart:
 
   MCPGUARD_CURSOR_SECRET=... mcpguard proxy --listen 127.0.0.1:8080 -- uvx mcp-server-time
 
