@@ -442,6 +442,19 @@ fn parse_hex_sig(sig: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
+/// `bytes` bytes from the system's random source (/dev/urandom), in lowercase hex: the proxy's
+/// per-process secret and its session ids.
+pub fn random_hex(bytes: usize) -> std::io::Result<String> {
+    use std::fmt::Write as _;
+    let mut raw = vec![0u8; bytes];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut raw)?;
+    let mut hex = String::with_capacity(2 * bytes);
+    for b in raw {
+        let _ = write!(hex, "{b:02x}");
+    }
+    Ok(hex)
+}
+
 /// Now, in Unix seconds.
 pub fn now() -> f64 {
     SystemTime::now()

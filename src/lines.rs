@@ -32,22 +32,47 @@ pub fn read_capped(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> 
                 Capped::Line
             });
         }
-        let (chunk, done) = match memchr::memchr(b'\n', available) {
-            Some(i) => (&available[..=i], true),
-            None => (available, false),
-        };
-        if buf.len() + chunk.len() > cap {
-            buf.truncate(HEAD);
-            let room = HEAD.saturating_sub(buf.len()).min(chunk.len());
-            buf.extend_from_slice(&chunk[..room]);
-            return Ok(Capped::TooLong);
+        match take(buf, available, cap) {
+            Taken::Part(used) => reader.consume(used),
+            Taken::Line(used) => {
+                reader.consume(used);
+                return Ok(Capped::Line);
+            }
+            Taken::Over => return Ok(Capped::TooLong),
         }
-        buf.extend_from_slice(chunk);
-        let used = chunk.len();
-        reader.consume(used);
-        if done {
-            return Ok(Capped::Line);
-        }
+    }
+}
+
+/// What [`take`] did with the bytes a reader had buffered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Taken {
+    /// Appended this many bytes, all of them, and the line goes on.
+    Part(usize),
+    /// Appended this many bytes, the line's end included.
+    Line(usize),
+    /// The line is over the cap: `buf` keeps its first [`HEAD`] bytes (some of them from
+    /// `available`, none consumed); the rest is the caller's to skip.
+    Over,
+}
+
+/// One step of reading a capped line, for any reader, blocking or not: the part of `available`
+/// up to its first newline goes into `buf` if the line stays within `cap`.
+pub fn take(buf: &mut Vec<u8>, available: &[u8], cap: usize) -> Taken {
+    let (chunk, done) = match memchr::memchr(b'\n', available) {
+        Some(i) => (&available[..=i], true),
+        None => (available, false),
+    };
+    if buf.len() + chunk.len() > cap {
+        buf.truncate(HEAD);
+        let room = HEAD.saturating_sub(buf.len()).min(chunk.len());
+        buf.extend_from_slice(&chunk[..room]);
+        return Taken::Over;
+    }
+    buf.extend_from_slice(chunk);
+    if done {
+        Taken::Line(chunk.len())
+    } else {
+        Taken::Part(chunk.len())
     }
 }
 

@@ -230,6 +230,14 @@ fn get(url: &str) -> (u16, String) {
     (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
 }
 
+/// The headers of a request in the legacy session `sid`.
+fn in_session(sid: &str) -> [(&'static str, &str); 2] {
+    [
+        ("mcp-session-id", sid),
+        ("mcp-protocol-version", "2025-11-25"),
+    ]
+}
+
 /// A legacy session through `url`: initialize, initialized; its id.
 fn session(url: &str) -> String {
     let init = post(
@@ -243,10 +251,7 @@ fn session(url: &str) -> String {
     let id = init.session.expect("the server assigns a session");
     let done = post(
         url,
-        &[
-            ("mcp-session-id", &id),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
+        &in_session(&id),
         &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
     assert_eq!(done.status, 202, "{}", done.body);
@@ -464,10 +469,7 @@ fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
     // A session that does not exist: the server's own answer passes.
     let unknown = post(
         &p.url,
-        &[
-            ("mcp-session-id", "no-such-session"),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
+        &in_session("no-such-session"),
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}),
     );
     assert!(
@@ -478,10 +480,7 @@ fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
     );
     // A server slower than --timeout: 504 and -32001 for that request.
     let sid = session(&p.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     let started = Instant::now();
     let slow = post(&p.url, &legacy, &call("hang", json!({}), 5));
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -550,10 +549,7 @@ fn broken_servers_and_clients_get_defined_answers_and_the_proxy_stays_up() {
     let cutting = HttpFixture::start(Some("cut-always"));
     let p = Proxy::start(&cutting.url, &[]);
     let sid = session(&p.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     let cut = post(&p.url, &legacy, &call("search", json!({"query": "x"}), 2));
     let error = &cut.response()["error"];
     assert_eq!(error["code"], -32000, "{}", cut.body);
@@ -573,10 +569,7 @@ fn broken_servers_and_clients_get_defined_answers_and_the_proxy_stays_up() {
         ],
     );
     let sid = session(&p.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     let flood = post(&p.url, &legacy, &call("huge", json!({}), 3));
     assert!(
         flood.body.len() < 10_000,
@@ -653,10 +646,7 @@ fn sigterm_finishes_what_is_in_flight_and_exits_zero() {
     // A request in flight when the signal comes is still answered.
     let url = p.url.clone();
     let in_flight = std::thread::spawn(move || {
-        let legacy = [
-            ("mcp-session-id", sid.as_str()),
-            ("mcp-protocol-version", "2025-11-25"),
-        ];
+        let legacy = in_session(&sid);
         post(&url, &legacy, &call("read_log", json!({}), 1))
     });
     std::thread::sleep(Duration::from_millis(20));
@@ -719,10 +709,7 @@ fn a_legacy_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
     let store = tempfile::tempdir().unwrap();
     let p = Proxy::start(&fixture.url, &["--store", store.path().to_str().unwrap()]);
     let sid = session(&p.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     let first = post(&p.url, &legacy, &call("list_bookings", json!({}), 1));
     assert_eq!(first.status, 200, "{}", first.body);
     assert_eq!(
@@ -742,10 +729,7 @@ fn a_legacy_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
         &["--store", store.path().to_str().unwrap(), "--timeout", "2"],
     );
     let sid = session(&q.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     let started = Instant::now();
     let stuck = post(&q.url, &legacy, &call("list_bookings", json!({}), 2));
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -827,16 +811,7 @@ fn a_command_behind_listen_runs_a_server_per_session_and_one_for_stateless_reque
     let (s1, s2) = (session(&p.url), session(&p.url));
     assert_ne!(s1, s2);
     until_children(pid, 2, || p.log());
-    let in_session = |sid: &str| {
-        [
-            ("mcp-session-id", sid.to_owned()),
-            ("mcp-protocol-version", "2025-11-25".to_owned()),
-        ]
-    };
-    let h1 = in_session(&s1);
-    let h1: Vec<(&str, &str)> = h1.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let h2 = in_session(&s2);
-    let h2: Vec<(&str, &str)> = h2.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (h1, h2) = (in_session(&s1), in_session(&s2));
     let big = post(&p.url, &h1, &call("list_bookings", json!({}), 1));
     let small = post(&p.url, &h2, &call("list_bookings", json!({"count": 4}), 1));
     assert_eq!((big.status, small.status), (200, 200), "{}", big.body);
@@ -949,10 +924,7 @@ fn a_command_behind_listen_streams_what_comes_before_the_answer() {
         "stream-notify",
     ]);
     let sid = session(&p.url);
-    let h = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let h = in_session(&sid);
     let answer = post(&p.url, &h, &call("list_bookings", json!({"count": 2}), 1));
     assert_eq!(answer.status, 200, "{}", answer.body);
     let methods: Vec<&str> = answer
@@ -991,10 +963,7 @@ fn redis_shared_by_two_instances_and_redis_down_means_previews_without_reference
     );
     let b = Proxy::start(&fixture.url, &["--store", &store]);
     let sid = session(&a.url);
-    let legacy = [
-        ("mcp-session-id", sid.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let legacy = in_session(&sid);
     // The case: 500 bookings, read page by page switching instances at every page.
     let first = post(
         &a.url,

@@ -63,12 +63,27 @@ pub struct Sse {
     pub retry: Option<Duration>,
 }
 
+/// Reconnections of one legacy request's stream, at most.
+pub const MAX_RESUMES: u32 = 5;
+/// The wait before a reconnection when the server named none (the SSE default is the
+/// client's choice).
+const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest `retry` honoured: a server asking for more still gets its answer read within
+/// --timeout.
+const MAX_RETRY: Duration = Duration::from_secs(10);
+
 impl Sse {
     pub fn new(cap: usize) -> Sse {
         Sse {
             cap,
             ..Sse::default()
         }
+    }
+
+    /// How long to wait before going back with `Last-Event-ID`: the server's `retry`, 500 ms
+    /// when it named none, 10 s at most.
+    pub fn reconnect_after(&self) -> Duration {
+        self.retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)
     }
 
     /// Takes one line; returns an event's data when the line ends a non-empty one.

@@ -18,17 +18,8 @@
 use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
-use super::framing::{self, Line, Sse};
+use super::framing::{self, Line, MAX_RESUMES, Sse};
 use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting, era};
-
-/// Reconnections of one legacy request's stream, at most.
-const MAX_RESUMES: u32 = 5;
-/// The wait before a reconnection when the server named none (the SSE default is the
-/// client's choice).
-const DEFAULT_RETRY: Duration = Duration::from_millis(500);
-/// The longest `retry` honoured: a server asking for more still gets its answer read within
-/// --timeout.
-const MAX_RETRY: Duration = Duration::from_secs(10);
 
 pub(super) struct Http {
     url: String,
@@ -269,7 +260,7 @@ impl Http {
                 )));
             }
             resumes += 1;
-            let pause = resume.retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+            let pause = resume.reconnect_after();
             let left = until.saturating_duration_since(Instant::now());
             if left <= pause {
                 return Err(ClientError::Timeout {

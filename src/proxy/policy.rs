@@ -182,15 +182,16 @@ struct Pending {
     since: Instant,
 }
 
-/// The fields of a JSON-RPC message the policy looks at; the rest stays raw.
+/// The fields of a JSON-RPC message the policy looks at; the rest stays raw (and borrowed from
+/// the line, so a field's place in it is known).
 #[derive(Deserialize)]
-struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    pub(crate) id: Option<&'a RawValue>,
     #[serde(default)]
-    method: Option<String>,
+    pub(crate) method: Option<String>,
     #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
+    pub(crate) params: Option<&'a RawValue>,
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -1071,7 +1072,7 @@ impl Policy {
     }
 }
 
-fn parse(line: &[u8]) -> Option<Envelope<'_>> {
+pub(crate) fn parse(line: &[u8]) -> Option<Envelope<'_>> {
     let text = std::str::from_utf8(line).ok()?;
     serde_json::from_str(text.trim_end()).ok()
 }

@@ -388,13 +388,9 @@ fn server_command(
 /// A secret for this process alone, when none is configured: 32 bytes from the system's
 /// random source.
 fn process_secret() -> anyhow::Result<Secrets> {
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .context(
-            "no cursor secret is set and /dev/urandom cannot be read; set MCPGUARD_CURSOR_SECRET",
-        )?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = mcpguard::cursor::random_hex(32).context(
+        "no cursor secret is set and /dev/urandom cannot be read; set MCPGUARD_CURSOR_SECRET",
+    )?;
     Ok(Secrets::parse(&hex, "a random per-process secret")?)
 }
 

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -38,7 +38,7 @@ use tokio::time::Instant;
 use super::super::policy::{self, Level, Log, Policy, SERVER_ERROR};
 use super::exchange::{self, BAD_GATEWAY, GATEWAY_TIMEOUT};
 use super::{App, lock};
-use crate::lines::Capped;
+use crate::lines::{self, Capped, Taken};
 
 /// How long a session's child lives without a request.
 pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
@@ -75,8 +75,8 @@ struct Waiter {
 struct Routes {
     /// By the id the child sees, in canonical form.
     waiters: HashMap<String, Waiter>,
-    /// The session's GET stream.
-    stream: Option<mpsc::Sender<Vec<u8>>>,
+    /// The session's GET stream, its events.
+    stream: Option<mpsc::Sender<Bytes>>,
     /// Why the child is gone, once it is.
     gone: Option<String>,
 }
@@ -95,20 +95,6 @@ pub(super) struct Child {
     /// Set once the proxy asked it to exit: its exit is news then, not a warning.
     ending: std::sync::atomic::AtomicBool,
     kill: Notify,
-}
-
-/// The fields of a message the routing looks at.
-#[derive(Deserialize)]
-struct Peek<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Progress {
-    params: ProgressParams,
 }
 
 #[derive(Deserialize)]
@@ -137,9 +123,11 @@ impl Child {
         line: &[u8],
         progress_token: Option<Value>,
     ) -> Result<(String, mpsc::Receiver<FromChild>), String> {
-        let peek: Peek = serde_json::from_slice(line)
-            .map_err(|e| format!("the request could not be read again ({e})"))?;
-        let id = peek.id.ok_or_else(|| "the request has no id".to_owned())?;
+        let envelope =
+            policy::parse(line).ok_or_else(|| "the request could not be read again".to_owned())?;
+        let id = envelope
+            .id
+            .ok_or_else(|| "the request has no id".to_owned())?;
         let order = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (key, bytes) = if self.shared() {
             let key = format!("{order}");
@@ -220,14 +208,12 @@ impl Child {
             .unwrap_or_else(|| "the server stopped before answering".to_owned())
     }
 
-    /// The session's GET stream, replacing the one before.
-    fn open_stream(&self) -> mpsc::Receiver<Vec<u8>> {
-        let (tx, rx) = mpsc::channel(32);
+    /// The session's GET stream (where its events go), replacing the one before.
+    fn open_stream(&self, events: mpsc::Sender<Bytes>) {
         let mut routes = lock(&self.routes);
         if routes.gone.is_none() {
-            routes.stream = Some(tx);
+            routes.stream = Some(events);
         }
-        rx
     }
 
     /// Closes the child's stdin (the stdio transport's way to ask a server to exit) and kills
@@ -247,7 +233,7 @@ impl Child {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let Ok(peek) = serde_json::from_slice::<Peek>(line) else {
+        let Some(envelope) = policy::parse(line) else {
             app.log(
                 &Log::new(
                     Level::Warn,
@@ -257,7 +243,7 @@ impl Child {
             );
             return;
         };
-        match (peek.method.as_deref(), peek.id) {
+        match (envelope.method.as_deref(), envelope.id) {
             (None, Some(id)) => {
                 let waiter = lock(&self.routes).waiters.remove(&policy::id_key(id));
                 match waiter {
@@ -279,17 +265,17 @@ impl Child {
                     ),
                 }
             }
-            (method, _) => self.along(app, method, line).await,
+            (method, _) => self.along(app, method, envelope.params, line).await,
         }
     }
 
     /// A message of the server's that is not an answer: to the request it belongs to, the
     /// session's stream, or nobody.
-    async fn along(&self, app: &App, method: Option<&str>, line: &[u8]) {
-        let token = (method == Some("notifications/progress"))
-            .then(|| serde_json::from_slice::<Progress>(line).ok())
-            .flatten()
-            .map(|p| p.params.token);
+    async fn along(&self, app: &App, method: Option<&str>, params: Option<&RawValue>, line: &[u8]) {
+        let token = params
+            .filter(|_| method == Some("notifications/progress"))
+            .and_then(|p| serde_json::from_str::<ProgressParams>(p.get()).ok())
+            .map(|p| p.token);
         let (waiter, stream) = {
             let routes = lock(&self.routes);
             let by_token = token.as_ref().and_then(|t| {
@@ -327,7 +313,9 @@ impl Child {
                 );
             }
         } else if let Some(stream) = stream {
-            let _ = stream.send(line.to_vec()).await;
+            let mut event = Vec::new();
+            exchange::push_event(&mut event, None, line);
+            let _ = stream.send(Bytes::from(event)).await;
         } else {
             app.log(
                 &Log::new(
@@ -464,7 +452,9 @@ impl Children {
             );
             child.end();
         }
-        let id = session_id()?;
+        // 128 random bits.
+        let id = crate::cursor::random_hex(16)
+            .map_err(|e| format!("cannot make a session id: /dev/urandom: {e}"))?;
         let child = self.start(app, Some(id.clone()), scope.to_owned())?;
         lock(&self.sessions).insert(id.clone(), child.clone());
         Ok((id, child))
@@ -588,15 +578,6 @@ impl Children {
     }
 }
 
-/// 128 random bits in hex, from the system's random source.
-fn session_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .map_err(|e| format!("cannot make a session id: /dev/urandom: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// Reads the child's stdout until it ends (or the child is killed), then reaps it and tells
 /// everyone who waits.
 async fn read(
@@ -664,58 +645,58 @@ async fn read(
     app.log(
         &Log::new(
             level,
-            format!("the server `{}` ({}) {how}", child_shown(&app), child.label),
+            format!(
+                "the server `{}` ({}) {how}",
+                app.children().map_or("", Children::shown),
+                child.label
+            ),
         )
         .with("server", child.label.clone()),
     );
 }
 
-fn child_shown(app: &App) -> String {
-    app.children()
-        .map(|c| c.shown().to_owned())
-        .unwrap_or_default()
-}
-
-/// [`crate::lines::read_capped`] on an async reader: one line into the cleared `buf`, or
-/// `TooLong` with the line's head kept and the rest of it skipped.
+/// [`crate::lines::read_capped`] on an async reader (its step, [`lines::take`], shared): one
+/// line into the cleared `buf`, or `TooLong` with the line's head kept and the rest of it
+/// skipped.
 async fn read_capped(
     reader: &mut BufReader<ChildStdout>,
     buf: &mut Vec<u8>,
     cap: usize,
 ) -> std::io::Result<Capped> {
     buf.clear();
-    let mut too_long = false;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
-            return Ok(match (too_long, buf.is_empty()) {
-                (true, _) => Capped::TooLong,
-                (false, true) => Capped::End,
-                (false, false) => Capped::Line,
-            });
-        }
-        let (chunk, done) = match memchr::memchr(b'\n', available) {
-            Some(i) => (&available[..=i], true),
-            None => (available, false),
-        };
-        let used = chunk.len();
-        if !too_long && buf.len() + used > cap {
-            too_long = true;
-            buf.truncate(crate::lines::HEAD);
-        }
-        let room = if too_long {
-            crate::lines::HEAD.saturating_sub(buf.len()).min(used)
-        } else {
-            used
-        };
-        buf.extend_from_slice(&chunk[..room]);
-        reader.consume(used);
-        if done {
-            return Ok(if too_long {
-                Capped::TooLong
+            return Ok(if buf.is_empty() {
+                Capped::End
             } else {
                 Capped::Line
             });
+        }
+        match lines::take(buf, available, cap) {
+            Taken::Part(used) => reader.consume(used),
+            Taken::Line(used) => {
+                reader.consume(used);
+                return Ok(Capped::Line);
+            }
+            Taken::Over => break,
+        }
+    }
+    // The rest of the line, not kept.
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(Capped::TooLong);
+        }
+        match memchr::memchr(b'\n', available) {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(Capped::TooLong);
+            }
+            None => {
+                let n = available.len();
+                reader.consume(n);
+            }
         }
     }
 }
@@ -726,13 +707,12 @@ fn session_of(head: &HeaderMap) -> Option<&str> {
 }
 
 /// A POST's message, through to a child and its answer back.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn forward(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
     id: Option<Value>,
-    head: &HeaderMap,
+    (head, scope): (&HeaderMap, &str),
     message: &Value,
     bytes: Vec<u8>,
 ) -> Response {
@@ -743,11 +723,10 @@ pub(super) async fn forward(
         Ok(p) => p,
         Err(r) => return r,
     };
-    let scope = super::headers::scope(head);
     let method = message.get("method").and_then(Value::as_str);
     let mut back = HeaderMap::new();
     let child = match (session_of(head), method) {
-        (Some(session), _) => match children.session(session, &scope) {
+        (Some(session), _) => match children.session(session, scope) {
             Some(c) => c,
             None => {
                 let why = "no such session (it ended, or the proxy restarted): start a new one with initialize".to_owned();
@@ -762,7 +741,7 @@ pub(super) async fn forward(
                 .await;
             }
         },
-        (None, Some("initialize")) => match children.start_session(&app, &scope) {
+        (None, Some("initialize")) => match children.start_session(&app, scope) {
             Ok((session, c)) => {
                 if let Ok(v) = HeaderValue::from_str(&session) {
                     back.insert(SESSION_HEADER, v);
@@ -799,11 +778,10 @@ pub(super) async fn forward(
         }
     };
     let deadline = Instant::now() + app.opts.timeout;
-    let timeout = app.opts.timeout.as_secs_f64();
     match tokio::time::timeout_at(deadline, rx.recv()).await {
         Err(_) => {
             child.forget(&key, "timeout").await;
-            let why = format!("the server did not answer within {timeout} s (--timeout)");
+            let why = exchange::timed_out(&app);
             exchange::failed(&app, &policy, stream, id.as_ref(), GATEWAY_TIMEOUT, why).await
         }
         Ok(None) => {
@@ -811,7 +789,7 @@ pub(super) async fn forward(
             exchange::failed(&app, &policy, stream, id.as_ref(), BAD_GATEWAY, why).await
         }
         Ok(Some(FromChild::TooLong)) => {
-            let why = too_long_why(&app);
+            let why = exchange::over_cap(app.opts.max_response_bytes);
             exchange::failed(&app, &policy, stream, id.as_ref(), BAD_GATEWAY, why).await
         }
         Ok(Some(FromChild::Answer(answer))) => {
@@ -849,13 +827,6 @@ pub(super) async fn forward(
     }
 }
 
-fn too_long_why(app: &App) -> String {
-    format!(
-        "the server's answer was over {} bytes and was not read (--max-message-bytes); ask for less",
-        app.opts.max_response_bytes
-    )
-}
-
 /// Sends what the child says for one request as events, until its answer; holds the
 /// request's place until then.
 #[allow(clippy::too_many_arguments)]
@@ -877,16 +848,12 @@ async fn relay(
             None => match tokio::time::timeout_at(deadline, rx.recv()).await {
                 Err(_) => {
                     child.forget(&key, "timeout").await;
-                    let why = format!(
-                        "the server did not answer within {} s (--timeout)",
-                        app.opts.timeout.as_secs_f64()
-                    );
-                    let end = (policy::TIMEOUT_ERROR, "timeout", why);
-                    return exchange::end_events(&app, &policy, stream, &tx, Some(end)).await;
+                    let end = (policy::TIMEOUT_ERROR, "timeout", exchange::timed_out(&app));
+                    return exchange::end_events(&app, &policy, stream, &tx, end).await;
                 }
                 Ok(None) => {
                     let end = (SERVER_ERROR, "upstream", child.why_gone());
-                    return exchange::end_events(&app, &policy, stream, &tx, Some(end)).await;
+                    return exchange::end_events(&app, &policy, stream, &tx, end).await;
                 }
                 Ok(Some(m)) => m,
             },
@@ -895,8 +862,9 @@ async fn relay(
             FromChild::Along(d) => (d, false),
             FromChild::Answer(d) => (d, true),
             FromChild::TooLong => {
-                let end = (SERVER_ERROR, "upstream", too_long_why(&app));
-                return exchange::end_events(&app, &policy, stream, &tx, Some(end)).await;
+                let why = exchange::over_cap(app.opts.max_response_bytes);
+                let end = (SERVER_ERROR, "upstream", why);
+                return exchange::end_events(&app, &policy, stream, &tx, end).await;
             }
         };
         if exchange::send_event(&app, &policy, stream, data, None, &tx)
@@ -939,13 +907,8 @@ pub(super) async fn session_request(
     let Some(child) = children.session(session, &scope) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let rx = child.open_stream();
-    let body = Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-        let message = rx.recv().await?;
-        let mut event = Vec::new();
-        exchange::push_event(&mut event, None, &message);
-        Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), rx))
-    }));
+    let (events, body) = exchange::event_body();
+    child.open_stream(events);
     exchange::sse_response(HeaderMap::new(), body)
 }
 
@@ -956,8 +919,8 @@ mod tests {
     #[test]
     fn an_id_is_swapped_and_nothing_else_moves() {
         let line = br#"{"jsonrpc":"2.0","id": "a\"b" ,"result":{"id":7}}"#;
-        let peek: Peek = serde_json::from_slice(line).unwrap();
-        let out = with_id(line, peek.id.unwrap(), "42");
+        let envelope = policy::parse(line).unwrap();
+        let out = with_id(line, envelope.id.unwrap(), "42");
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"jsonrpc":"2.0","id": 42 ,"result":{"id":7}}"#
@@ -967,9 +930,10 @@ mod tests {
     #[test]
     fn a_waiter_hears_the_answer_to_its_id_with_its_own_id_back() {
         let line = br#"{"jsonrpc":"2.0","result":{},"id":3}"#;
-        let peek: Peek = serde_json::from_slice(line).unwrap();
-        assert_eq!(policy::id_key(peek.id.unwrap()), "3");
-        let out = with_id(line, peek.id.unwrap(), r#""client-1""#);
+        let envelope = policy::parse(line).unwrap();
+        let id = envelope.id.unwrap();
+        assert_eq!(policy::id_key(id), "3");
+        let out = with_id(line, id, r#""client-1""#);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"jsonrpc":"2.0","result":{},"id":"client-1"}"#

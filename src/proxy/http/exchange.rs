@@ -194,7 +194,8 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
         app.metrics.refused("header_mismatch");
         return refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why);
     }
-    let policy = app.policy(&headers::scope(&head));
+    let scope = headers::scope(&head);
+    let policy = app.policy(&scope);
     let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
     let line = bytes.to_vec();
     let quick = quick_from_client(&message, line.len());
@@ -208,7 +209,8 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
             forward(app.clone(), policy, stream, id, head, bytes).await
         }
         (Some(bytes), Upstream::Command { .. }) => {
-            super::child::forward(app.clone(), policy, stream, id, &head, &message, bytes).await
+            let to = (&head, scope.as_str());
+            super::child::forward(app.clone(), policy, stream, id, to, &message, bytes).await
         }
         (None, _) => answer(StatusCode::OK, HeaderMap::new(), sends.client),
     }
@@ -343,7 +345,6 @@ async fn forward(
     for (name, value) in extra {
         request = request.header(name, value);
     }
-    let timeout = app.opts.timeout.as_secs_f64();
     let response = match tokio::time::timeout_at(deadline, request.send()).await {
         Err(_) => {
             return failed(
@@ -352,7 +353,7 @@ async fn forward(
                 stream,
                 id.as_ref(),
                 GATEWAY_TIMEOUT,
-                format!("the server did not answer within {timeout} s (--timeout)"),
+                timed_out(&app),
             )
             .await;
         }
@@ -481,6 +482,21 @@ async fn refused_by_server(
     (status, back, body).into_response()
 }
 
+/// Why a request got no answer: `--timeout` passed.
+pub(super) fn timed_out(app: &App) -> String {
+    format!(
+        "the server did not answer within {} s (--timeout)",
+        app.opts.timeout.as_secs_f64()
+    )
+}
+
+/// Why an answer was not read: over `cap` bytes.
+pub(super) fn over_cap(cap: usize) -> String {
+    format!(
+        "the server's answer was over {cap} bytes and was not read (--max-message-bytes); ask for less"
+    )
+}
+
 /// Why reading the server's body failed.
 enum ReadError {
     TooLarge(usize),
@@ -498,9 +514,7 @@ impl ReadError {
 
     fn why(&self) -> String {
         match self {
-            ReadError::TooLarge(cap) => format!(
-                "the server's answer was over {cap} bytes and was not read (--max-message-bytes); ask for less"
-            ),
+            ReadError::TooLarge(cap) => over_cap(*cap),
             ReadError::Timeout => {
                 "the server did not finish its answer in time (--timeout)".to_owned()
             }
@@ -569,19 +583,14 @@ pub(super) async fn send_event(
 }
 
 /// The end of an event stream: whatever the request of `stream` still waits for gets its
-/// error (`why`, else "ended before its answer") as the last event.
+/// error (`code`, recorded as `reason`, saying `why`) as the last event.
 pub(super) async fn end_events(
     app: &App,
     policy: &Arc<Mutex<Policy>>,
     stream: u64,
     tx: &mpsc::Sender<Bytes>,
-    why: Option<(i64, &'static str, String)>,
+    (code, reason, why): (i64, &'static str, String),
 ) {
-    let (code, reason, why) = why.unwrap_or((
-        SERVER_ERROR,
-        "upstream",
-        "the server's stream ended before its answer".to_owned(),
-    ));
     let client = unanswered(app, policy, stream, code, why).await;
     if !client.is_empty() {
         app.metrics.refused(reason);
@@ -613,17 +622,10 @@ async fn relay_events(
     let mut pending: Vec<u8> = Vec::new();
     let mut sent_id: Option<String> = None;
     let mut resumes = 0;
-    let end_with =
-        |why: Option<(i64, &'static str, String)>| end_events(&app, &policy, stream, &tx, why);
+    let end_with = |why: (i64, &'static str, String)| end_events(&app, &policy, stream, &tx, why);
     loop {
         let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
-            Err(_) => {
-                let why = format!(
-                    "the server did not answer within {} s (--timeout)",
-                    app.opts.timeout.as_secs_f64()
-                );
-                return end_with(Some((TIMEOUT_ERROR, "timeout", why))).await;
-            }
+            Err(_) => return end_with((TIMEOUT_ERROR, "timeout", timed_out(&app))).await,
             Ok(Ok(Some(c))) => c,
             Ok(end) => {
                 let why = match end {
@@ -641,7 +643,7 @@ async fn relay_events(
                         pending.clear();
                         continue;
                     }
-                    None => return end_with(Some((SERVER_ERROR, "upstream", why))).await,
+                    None => return end_with((SERVER_ERROR, "upstream", why)).await,
                 }
             }
         };
@@ -658,7 +660,7 @@ async fn relay_events(
                     let why = format!(
                         "an event of the server's was over {cap} bytes and was not read (--max-message-bytes)"
                     );
-                    return end_with(Some((SERVER_ERROR, "upstream", why))).await;
+                    return end_with((SERVER_ERROR, "upstream", why)).await;
                 }
             };
             let id = sse
@@ -678,16 +680,14 @@ async fn relay_events(
             let why = format!(
                 "a line of the server's stream was over {cap} bytes and was not read (--max-message-bytes)"
             );
-            return end_with(Some((SERVER_ERROR, "upstream", why))).await;
+            return end_with((SERVER_ERROR, "upstream", why)).await;
         }
     }
 }
 
-/// Reconnections of one legacy request's stream, at most, as the live client does.
-const MAX_RESUMES: u32 = 5;
-
 /// The way back into a legacy request's stream that the server closed before its answer: after
-/// the server's `retry` (500 ms when it named none, 10 s at most), GET with `Last-Event-ID`.
+/// the server's `retry` ([`Sse::reconnect_after`]), GET with `Last-Event-ID`, as the live
+/// client does.
 /// `None` when there is no way back: a 2026-07-28 request (its streams are not resumed), no
 /// event id, the answer already through, the resumptions or the deadline spent, or the GET
 /// refused.
@@ -701,7 +701,7 @@ async fn resume_events(
     deadline: tokio::time::Instant,
 ) -> Option<reqwest::Response> {
     let last_event_id = sse.last_event_id.clone()?;
-    if headers::is_modern(head) || *resumes >= MAX_RESUMES {
+    if headers::is_modern(head) || *resumes >= crate::mcp::framing::MAX_RESUMES {
         return None;
     }
     let Upstream::Http {
@@ -722,10 +722,7 @@ async fn resume_events(
                 .unwrap_or(false)
         }
     };
-    let pause = sse
-        .retry
-        .unwrap_or(std::time::Duration::from_millis(500))
-        .min(std::time::Duration::from_secs(10));
+    let pause = sse.reconnect_after();
     if !waiting || tokio::time::Instant::now() + pause >= deadline {
         return None;
     }
