@@ -6,8 +6,8 @@
 //!
 //! The texts: tests/fixtures/tokens (prose in 14 languages, code, logs, diffs, JSON, MCP
 //! messages, base64, hex, UUIDs), tests/fixtures/claude-fast-texts.jsonl (prose, records, logs
-//! and CSV in 28 languages), contracts/examples, the shared corpus of captured MCP
-//! responses when it sits beside the repository, the large ones also cut into 4 KB pieces, and
+//! and CSV in 28 languages), contracts/examples, the corpus of captured MCP responses
+//! (tests/fixtures/corpus), the large ones also cut into 4 KB pieces, and
 //! generated base64 and hex of several lengths. The fit is least squares on the relative error,
 //! reweighted so that an under-estimate costs twice an over-estimate (a fast count should
 //! lean high).
@@ -89,7 +89,7 @@ fn texts() -> Vec<(&'static str, String)> {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         add_file(&path, kind_of(&name), &mut out);
     }
-    for dir in ["contracts/examples", "../shared/corpus"] {
+    for dir in ["contracts/examples", "tests/fixtures/corpus"] {
         let Ok(read) = std::fs::read_dir(dir) else {
             continue;
         };

@@ -16,14 +16,9 @@ dir=target/bench/audit-corpus-$mb
 seed=tests/peers/seed_audit.py
 
 # A corpus of real captures, copied until it reaches the size asked for, as files and as one
-# JSONL transcript: the published servers' responses in ../shared/corpus when it is there,
-# else the bundled examples and fixtures.
-if [ -d ../shared/corpus ]; then
-  src=(../shared/corpus/*.json)
-  dir=$dir-real
-else
-  src=(contracts/examples/*.json tests/fixtures/git-log-200.json tests/fixtures/filesystem-search-files.json)
-fi
+# JSONL transcript: the published servers' responses bundled in tests/fixtures/corpus.
+src=(tests/fixtures/corpus/*.json)
+dir=$dir-real
 if [ ! -d "$dir" ]; then
   mkdir -p "$dir/files"
   i=0
@@ -34,7 +29,7 @@ if [ ! -d "$dir" ]; then
 fi
 bytes=$(du -sb "$dir/files" | cut -f1)
 files=$(ls "$dir/files" | wc -l)
-echo "corpus: $files files, $((bytes / 1000000)) MB ($dir)"
+echo "corpus: $files files, $((bytes / 1000000)) MB ($dir: copies of the ${#src[@]} captures in tests/fixtures/corpus)"
 
 # jq doing a comparable pass: parse every document and walk every value once.
 jq_pass="jq -c '[paths] | length' $dir/files/*.json > /dev/null"

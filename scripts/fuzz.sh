@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of fuzz/ (cargo-fuzz, libFuzzer; pinned by scripts/install-cargo-fuzz.sh)
-# on seed corpora made from contracts/examples, ../shared/corpus and tests/fixtures, two at a
+# on seed corpora made from contracts/examples and tests/fixtures (with its corpus/), two at a
 # time (both cores), and prints the executions and findings of each.
 #
 #   bash scripts/fuzz.sh                       # the five that read untrusted bytes 600 s each,
@@ -33,8 +33,7 @@ seed() { # target, files...
   for f in "$@"; do [ -f "$f" ] && cp "$f" "$dir/$(basename "$f")"; done
   return 0
 }
-json=(contracts/examples/*.json tests/fixtures/*.json)
-[ -d ../shared/corpus ] && json+=(../shared/corpus/*.json)
+json=(contracts/examples/*.json tests/fixtures/*.json tests/fixtures/corpus/*.json)
 yaml=(contracts/*.yaml)
 # A transcript: every captured response on a line of its own, each after a request for it.
 mkdir -p target/fuzz-seeds

@@ -9,7 +9,7 @@ traces). Code is copied into `.txt` files: it is data here. The copies are a sna
 again after those sources changed and the documents change with them (then re-run
 scripts/ctok-reference.py).
 
-    python3 scripts/make-token-fixtures.py [path/to/shared/corpus]
+    python3 scripts/make-token-fixtures.py [path/to/corpus]   # default tests/fixtures/corpus
 """
 import base64
 import hashlib
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "tokens"
-CORPUS = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "corpus"
+CORPUS = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "fixtures" / "corpus"
 
 PROSE = {
     "prose-en.txt": (

@@ -1,4 +1,4 @@
-//! Every response of the bundled corpus (../shared/corpus, captured from published servers)
+//! Every response of the bundled corpus (tests/fixtures/corpus, captured from published servers)
 //! sent through the proxy's policy as the answer to the request that produced it: results that
 //! fit pass as the same bytes; oversized ones come back within budget, and their reference,
 //! read through the injected tool to the end, gives back the whole of the original.
@@ -15,7 +15,7 @@ use mcpguard::proxy::store::DirStore;
 use serde_json::{Value, json};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}; the corpus ships with the project", dir.display()))
         .map(|e| e.unwrap().path())

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's test command in a clone of HEAD with nothing beside it, as a user's `git clone`
+# has it (CI's checkout has the steering folder shared/ beside it; a user's does not). The
+# crates.io dependencies are built once for both: the clone shares this checkout's target
+# directory. Cargo names a workspace's own crate by its path relative to the workspace, so the
+# clone's test binaries would take the names of this checkout's (and later runs here would run
+# the clone's); a profile setting for the crate alone (codegen-units, which does not change
+# what is tested) gives the clone's builds names of their own.
+#
+#   bash scripts/check-fresh-clone.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git clone --quiet --no-hardlinks "$root" "$tmp/mcpguard"
+cd "$tmp/mcpguard"
+if [ "$(ls -A ..)" != mcpguard ]; then
+  echo "the clone at $tmp/mcpguard has something beside it" >&2
+  exit 1
+fi
+echo "clone of $(git rev-parse --short HEAD) at $tmp/mcpguard, nothing beside it"
+CARGO_TARGET_DIR=$root/target cargo test --config 'profile.dev.package.mcpguard.codegen-units=255'
