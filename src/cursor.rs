@@ -242,9 +242,13 @@ impl Payload {
 pub fn encode(payload: &Payload, secrets: &Secrets) -> String {
     let p = pyjson::dumps(&payload.to_value());
     let sig = secrets.sign(p.as_bytes());
-    // json.dumps({"payload": payload, "sig": sig}): same separators, and the hex is ASCII.
-    let envelope = format!("{{\"payload\": {p}, \"sig\": \"{sig}\"}}");
-    URL_SAFE.encode(envelope)
+    URL_SAFE.encode(envelope_text(&p, &sig))
+}
+
+/// `json.dumps({"payload": payload, "sig": sig})` around a payload's JSON text: the same
+/// separators, and the hex is ASCII.
+fn envelope_text(payload: &str, sig: &str) -> String {
+    format!("{{\"payload\": {payload}, \"sig\": \"{sig}\"}}")
 }
 
 /// A cursor taken apart, not yet trusted.
@@ -298,6 +302,14 @@ pub fn decode_up_to(cursor: &str, max_len: usize) -> Result<Decoded, Malformed> 
             "the decoded text is not {{\"payload\": ..., \"sig\": ...}} JSON ({e})"
         ))
     })?;
+    // The signature covers the payload's bytes only, so the envelope around them must be the
+    // one form the seed and mcpguard write; any other spelling (whitespace, escapes, a byte
+    // after the JSON) would be a changed cursor that still verifies.
+    if text != envelope_text(envelope.payload.get(), &envelope.sig) {
+        return Err(Malformed(
+            "the decoded text is not written as the seed writes cursors ({\"payload\": P, \"sig\": \"HEX\"}, json.dumps spacing, nothing around it); the signature covers only P, so no other form is accepted".into(),
+        ));
+    }
     let payload_text = envelope.payload.get().to_owned();
     let value: Value = serde_json::from_str(&payload_text)
         .map_err(|e| Malformed(format!("payload is not JSON ({e})")))?;
