@@ -81,7 +81,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout -d '
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l timeout-total -d 'Seconds a whole session may take' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-message-bytes -d 'The largest message accepted from a server' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-pages -d 'Pages of one list followed at most' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l protocol -d 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that answers it, else open a 2025-11-25 session with initialize; under auto a modern server is also asked whether it is dual-era' -r -f -a "auto\t''
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l protocol -d 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that lists it; open a 2025-11-25 session with initialize when the probe shows a legacy server (any answer that is not a DiscoverResult, an error status, no answer within 10 s)' -r -f -a "auto\t''
 2026-07-28\t''
 2025-11-25\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -90,6 +90,7 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l update-baseline -d 'Write this audit\'s per-tool sizes to --baseline (atomically) instead of comparing'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l probe -d 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l ask-legacy -d 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client\'s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand estimate" -l tokenizer -d 'Token counter. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'

@@ -42,7 +42,7 @@ PY
 }
 
 echo "live audit of the rmcp fixture over stdio, $runs runs each (--probe: lists, cursor check, 3 calls)"
-bench auto-dual -- "$fx" --era dual
+bench auto-dual --ask-legacy -- "$fx" --era dual
 bench auto-legacy -- "$fx" --era legacy
 bench forced-2025-11-25 --protocol 2025-11-25 -- "$fx" --era dual
 bench forced-2026-07-28 --protocol 2026-07-28 -- "$fx" --era dual

@@ -44,7 +44,9 @@ YAML
 audit() { # name, calls, protocol, server command...: exit 0 or 1 (findings), never 2
   local name=$1 calls=$2 protocol=$3; shift 3
   local status=0
-  "$bin" audit --protocol "$protocol" --calls "$calls" --timeout 30 --format json \
+  local ask=()
+  [ "$protocol" = auto ] && ask=(--ask-legacy)
+  "$bin" audit --protocol "$protocol" "${ask[@]}" --calls "$calls" --timeout 30 --format json \
     --save "$out/saved-$protocol" --name "$name" --server "$*" > "$out/$name-$protocol.json" || status=$?
   if [ "$status" -gt 1 ]; then
     echo "$name --protocol $protocol exited $status" >&2

@@ -269,6 +269,12 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Info,
         summary: "a call answered input_required; an audit never answers one (live audit)",
     },
+    Rule {
+        code: "MG032",
+        name: "header-annotation-invalid",
+        severity: Severity::Error,
+        summary: "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool",
+    },
 ];
 
 /// The cursor a live audit sends to check that a server refuses cursors it did not issue

@@ -75,7 +75,7 @@ fn every_era_gives_the_same_findings_on_both_transports() {
             "initialize, since server/discover got HTTP 400 without a 2026-07-28 error",
         ),
     ] {
-        let (status, text, report) = run(d, http, &["--era", era], &["--probe"]);
+        let (status, text, report) = run(d, http, &["--era", era], &["--probe", "--ask-legacy"]);
         assert_eq!(status, 1, "{era} http={http}: {text}");
         let report = validated(report);
         let server = &report["servers"][0];
@@ -121,6 +121,7 @@ fn each_protocol_rule_fires_on_its_fault_over_both_transports() {
         ("old-not-found", "MG029"),
         ("stream-notify", "MG030"),
         ("input-required", "MG031"),
+        ("bad-header", "MG032"),
     ] {
         for http in [false, true] {
             let (status, text, report) = run(d, http, &["--fault", fault], &["--probe"]);
@@ -211,10 +212,6 @@ fn broken_era_answers_say_what_the_server_did() {
                 "the server wrote a line that is not JSON while mcpguard waited for server/discover: \"<html><body>upstream timeout",
             ),
             (
-                "discover-no-versions",
-                "server/discover: the DiscoverResult has no supportedVersions list (got nothing)",
-            ),
-            (
                 "discover-unknown-versions",
                 "server/discover: the server lists [\"2099-01-01\"], and mcpguard speaks 2026-07-28 and 2025-11-25",
             ),
@@ -227,6 +224,29 @@ fn broken_era_answers_say_what_the_server_did() {
                 "{text}"
             );
         }
+
+        // A discover answer shaped like a modern one but listing no versions: reported, and
+        // the server audited in the era it answers (it is dual, so initialize works).
+        let (status, text, report) = run(d, http, &["--fault", "discover-no-versions"], &[]);
+        assert_eq!(status, 1, "http={http}: {text}");
+        let report = validated(report);
+        assert_eq!(report["servers"][0]["protocolVersion"], "2025-11-25");
+        assert_eq!(
+            report["servers"][0]["eraDetection"],
+            "initialize, since server/discover answered a result that is not a DiscoverResult (supportedVersions: nothing)"
+        );
+        assert!(
+            report["corpusFindings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["code"] == "MG030"
+                    && f["message"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with("though it has the fields of one")),
+            "{report:#}"
+        );
 
         // Advertises 2026-07-28, then demands initialize: reported, and audited in the era it
         // really speaks.
@@ -249,6 +269,75 @@ fn broken_era_answers_say_what_the_server_did() {
             "{era:?}"
         );
     }
+}
+
+#[test]
+fn a_legacy_answer_to_discover_means_legacy_and_a_refused_version_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for http in [false, true] {
+        // `{}` for server/discover, as the conformance suite's legacy servers (and any server
+        // whose SDK answers an unknown method with an empty result) give: legacy, no finding.
+        let (status, text, report) = run(
+            d,
+            http,
+            &["--fault", "discover-empty"],
+            &["--probe", "--save", "empty"],
+        );
+        assert_eq!(status, 1, "http={http}: {text}");
+        let report = validated(report);
+        let server = &report["servers"][0];
+        assert_eq!(server["protocolVersion"], "2025-11-25", "http={http}");
+        assert_eq!(
+            server["eraDetection"],
+            "initialize, since server/discover answered a result that is not a DiscoverResult (supportedVersions: nothing)"
+        );
+        assert_eq!(server["calls"], 3, "http={http}");
+        assert!(!codes(&report).contains(&"MG030".to_owned()), "{text}");
+
+        // UnsupportedProtocolVersion for the first discover, 2026-07-28 listed: asked again in
+        // 2026-07-28, then spoken to in it.
+        let (status, text, report) = run(
+            d,
+            http,
+            &["--fault", "refuse-version-once"],
+            &["--probe", "--save", "refused"],
+        );
+        assert_eq!(status, 1, "http={http}: {text}");
+        let report = validated(report);
+        let server = &report["servers"][0];
+        assert_eq!(server["protocolVersion"], "2026-07-28", "http={http}");
+        assert_eq!(server["eraDetection"], "server/discover", "http={http}");
+        // Not asked about the legacy era without --ask-legacy.
+        assert!(
+            server.get("dualEra").is_none_or(Value::is_null),
+            "{server:#}"
+        );
+        let session = std::fs::read_dir(d.join("refused"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .expect("a saved session");
+        let saved = std::fs::read_to_string(session.path()).unwrap();
+        let methods: Vec<String> = saved
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|m| m.get("method").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        assert_eq!(
+            methods[..2],
+            ["server/discover", "server/discover"],
+            "{methods:?}"
+        );
+        assert!(!methods.contains(&"initialize".to_owned()), "{methods:?}");
+        std::fs::remove_dir_all(d.join("refused")).unwrap();
+        std::fs::remove_dir_all(d.join("empty")).unwrap();
+    }
+    // The table says the legacy era was not asked.
+    let fx = fixture();
+    let out = audit(d, &["--", fx.to_str().unwrap(), "--era", "modern"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2026-07-28 (legacy not asked)"), "{text}");
 }
 
 #[test]
@@ -380,4 +469,62 @@ fn annotated_arguments_travel_as_headers_on_2026_07_28() {
         report["corpusFindings"].as_array().unwrap().is_empty(),
         "{text}"
     );
+}
+
+#[test]
+fn a_tool_with_a_bad_header_annotation_is_reported_and_never_called_over_http() {
+    // With `bad-header`, search's x-mcp-header is "Search Query" (a space): a 2026-07-28
+    // client over Streamable HTTP must drop the tool. Over stdio it may ignore annotations.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("search.yaml"),
+        "- tool: search\n  arguments: {query: Dupont}\n",
+    )
+    .unwrap();
+    for http in [true, false] {
+        let (status, text, report) = run(
+            d,
+            http,
+            &["--fault", "bad-header"],
+            &["--calls", "search.yaml", "--save", "saved"],
+        );
+        assert_eq!(status, 1, "http={http}: {text}");
+        let report = validated(report);
+        let found: Vec<_> = findings(&report)
+            .into_iter()
+            .filter(|f| f.0 == "MG032")
+            .collect();
+        assert_eq!(found.len(), 1, "http={http}: {found:?}");
+        assert_eq!(found[0].1, "/result/tools/0/inputSchema/properties/query");
+        assert!(
+            found[0].2.starts_with(
+                "search: x-mcp-header \"Search Query\" is not an HTTP field-name token"
+            ),
+            "{}",
+            found[0].2
+        );
+        let server = &report["servers"][0];
+        let session = std::fs::read_dir(d.join("saved"))
+            .unwrap()
+            .flatten()
+            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .expect("a saved session");
+        let saved = std::fs::read_to_string(session.path()).unwrap();
+        std::fs::remove_dir_all(d.join("saved")).unwrap();
+        if http {
+            assert_eq!(server["calls"], 0, "{server:#}");
+            assert!(!saved.contains("\"tools/call\""), "{saved}");
+            let skipped = server["skipped"][0].as_str().unwrap();
+            assert!(
+                skipped.starts_with("search: x-mcp-header \"Search Query\"")
+                    && skipped
+                        .ends_with("(MG032); a 2026-07-28 client over Streamable HTTP drops it"),
+                "{skipped}"
+            );
+        } else {
+            assert_eq!(server["calls"], 1, "{server:#}");
+            assert!(saved.contains("\"tools/call\""), "{saved}");
+        }
+    }
 }

@@ -18,6 +18,7 @@ fn a_stdio_server_is_listed_probed_and_audited_and_its_transcript_says_the_same(
         dir.path(),
         &[
             "--probe",
+            "--ask-legacy",
             "--format",
             "json",
             "--save",

@@ -151,5 +151,8 @@ fn every_single_byte_change_of_a_cursor_is_refused() {
             }
         }
     }
-    assert!(accepted.is_empty(), "changed cursors that verify: {accepted:?}");
+    assert!(
+        accepted.is_empty(),
+        "changed cursors that verify: {accepted:?}"
+    );
 }

@@ -9,10 +9,17 @@ mod common;
 use std::path::Path;
 
 /// Spellings of a path into the steering folder beside the repository.
-const OUTSIDE: [&str; 4] = ["../shared", "..\\shared", "/ \"shared\"", "join(\"shared\")"];
+const OUTSIDE: [&str; 4] = [
+    "../shared",
+    "..\\shared",
+    "/ \"shared\"",
+    "join(\"shared\")",
+];
 
 /// Folders whose files run or are read by what runs, relative to the repository root.
-const SEARCHED: [&str; 7] = ["src", "tests", "benches", "examples", "scripts", "fuzz", ".ci"];
+const SEARCHED: [&str; 7] = [
+    "src", "tests", "benches", "examples", "scripts", "fuzz", ".ci",
+];
 
 fn skipped(path: &Path) -> bool {
     path.components().any(|c| {
@@ -43,12 +50,20 @@ fn nothing_reads_the_folder_beside_the_repository() {
             for (number, line) in text.lines().enumerate() {
                 if OUTSIDE.iter().any(|needle| line.contains(needle)) {
                     let shown = entry.path().strip_prefix(common::root()).unwrap();
-                    offending.push(format!("{}:{}: {}", shown.display(), number + 1, line.trim()));
+                    offending.push(format!(
+                        "{}:{}: {}",
+                        shown.display(),
+                        number + 1,
+                        line.trim()
+                    ));
                 }
             }
         }
     }
-    assert!(read > 100, "only {read} files read; is the repository root right?");
+    assert!(
+        read > 100,
+        "only {read} files read; is the repository root right?"
+    );
     assert!(
         offending.is_empty(),
         "these lines reach outside the repository, which a user's clone does not have; \
@@ -64,5 +79,8 @@ fn the_bundled_corpus_is_there() {
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
         .count();
-    assert!(count >= 18, "{count} captured responses in tests/fixtures/corpus");
+    assert!(
+        count >= 18,
+        "{count} captured responses in tests/fixtures/corpus"
+    );
 }

@@ -13,9 +13,13 @@
 //! `runaway`, `accept-bad-cursor`, `hang-list`; the protocol rules `shuffle-tools` (MG024),
 //! `no-cache-hints` (MG025), `no-result-type` (MG026), `bad-structured` (MG027),
 //! `dangling-ref` (MG028), `old-not-found` (MG029), `stream-notify` (MG030), `input-required`
-//! (MG031); and the era failures `claims-modern` (discover says 2026-07-28, everything else
+//! (MG031), `bad-header` (search's x-mcp-header has a space: MG032); and the era failures `claims-modern` (discover says 2026-07-28, everything else
 //! demands initialize), `discover-garbage`, `discover-no-versions`,
-//! `discover-unknown-versions`, `ask-roots` (a legacy call that asks the client for roots and
+//! `discover-unknown-versions`, `discover-empty` (server/discover answered `{}`, as the
+//! conformance suite's legacy servers answer any method they do not know),
+//! `refuse-version-once` (the first server/discover refused with UnsupportedProtocolVersion
+//! though 2026-07-28 is listed, as the suite's request-metadata scenario does: a client must
+//! ask again), `ask-roots` (a legacy call that asks the client for roots and
 //! waits), and over HTTP `sse-poll` (a legacy stream closed after a priming event, resumed with
 //! Last-Event-ID), `sse-never` (resumption that never delivers), `cut-once` and `cut-always`
 //! (a modern response stream cut before its answer).
@@ -80,6 +84,9 @@ pub enum Fault {
     DiscoverGarbage,
     DiscoverNoVersions,
     DiscoverUnknownVersions,
+    DiscoverEmpty,
+    BadHeader,
+    RefuseVersionOnce,
     /// every tool call first asks the client for roots/list and waits for the answer.
     AskRoots,
     SsePoll,
@@ -108,6 +115,9 @@ impl Fault {
             "discover-garbage" => Fault::DiscoverGarbage,
             "discover-no-versions" => Fault::DiscoverNoVersions,
             "discover-unknown-versions" => Fault::DiscoverUnknownVersions,
+            "discover-empty" => Fault::DiscoverEmpty,
+            "bad-header" => Fault::BadHeader,
+            "refuse-version-once" => Fault::RefuseVersionOnce,
             "ask-roots" => Fault::AskRoots,
             "sse-poll" => Fault::SsePoll,
             "sse-never" => Fault::SseNever,
@@ -136,6 +146,11 @@ fn tools(fault: Fault) -> Vec<Value> {
     if fault == Fault::DanglingRef {
         report_schema["$defs"] = json!({});
     }
+    let query_header = if fault == Fault::BadHeader {
+        "Search Query"
+    } else {
+        "Query"
+    };
     vec![
         json!({"name": "list_bookings", "description": "All bookings of a property, with guests, prices and notes.",
             "annotations": read_only,
@@ -151,7 +166,7 @@ fn tools(fault: Fault) -> Vec<Value> {
         json!({"name": "search", "description": "Full-text search over bookings.",
             "annotations": read_only,
             "inputSchema": {"type": "object", "required": ["query"], "properties": {
-                "query": {"type": "string", "x-mcp-header": "Query"}}}}),
+                "query": {"type": "string", "x-mcp-header": query_header}}}}),
         json!({"name": "delete_everything", "description": "Deletes every booking. Never call this in a test.",
             "annotations": {"destructiveHint": true, "readOnlyHint": false},
             "inputSchema": {"type": "object", "properties": {}}}),

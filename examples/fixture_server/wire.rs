@@ -35,6 +35,8 @@ struct Seen {
     requests: HashMap<String, (String, bool)>,
     initialized: bool,
     cuts: usize,
+    /// Whether `refuse-version-once` has refused its one request.
+    refused: bool,
     /// Legacy SSE answers held back until the client resumes, by event id.
     held: HashMap<u64, String>,
     next_event: u64,
@@ -88,6 +90,13 @@ impl Layer {
                 return Inbound::Answer(error(&id, -32601, "Method not found"));
             }
             let answer = match self.fault {
+                Fault::RefuseVersionOnce if !std::mem::replace(&mut self.seen().refused, true) => {
+                    let mut refusal = error(&id, -32022, "Unsupported protocol version");
+                    refusal["error"]["data"] =
+                        json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+                    return Inbound::Answer(refusal);
+                }
+                Fault::DiscoverEmpty => json!({}),
                 Fault::DiscoverGarbage => {
                     return Inbound::Raw("<html><body>upstream timeout</body></html>".into());
                 }
@@ -242,7 +251,16 @@ pub async fn http_layer(State(layer): State<Arc<Layer>>, request: Request, next:
     if let Some(m) = &message {
         match layer.inbound(m) {
             Inbound::Answer(v) => {
-                return ([(header::CONTENT_TYPE, "application/json")], v.to_string())
+                // A modern error travels with a 4xx status (streamable-http, "Error Handling").
+                let status = match v.pointer("/error/code").and_then(Value::as_i64) {
+                    Some(-32022..=-32020) => StatusCode::BAD_REQUEST,
+                    _ => StatusCode::OK,
+                };
+                return (
+                    status,
+                    [(header::CONTENT_TYPE, "application/json")],
+                    v.to_string(),
+                )
                     .into_response();
             }
             Inbound::Raw(text) => {

@@ -1,11 +1,12 @@
 //! Rules of the protocol itself, as 2026-07-28 states them: a stable tools/list order
 //! (MG024), caching hints on cacheable results (MG025), `resultType` on every result (MG026),
 //! structured content that matches the tool's outputSchema (MG027), schemas whose `$ref`s
-//! resolve (MG028), and -32602, not -32002, for a missing resource (MG029).
+//! resolve (MG028), -32602, not -32002, for a missing resource (MG029), and `x-mcp-header`
+//! annotations a client can mirror (MG032).
 //!
 //! A response is judged as modern when its request declared 2026-07-28 in `_meta` (a live
-//! audit's do, and so do a captured modern client's); the era-free rules (MG024, MG027, MG028)
-//! apply to every transcript that holds the evidence.
+//! audit's do, and so do a captured modern client's); the era-free rules (MG024, MG027, MG028,
+//! MG032) apply to every transcript that holds the evidence.
 
 use std::collections::HashSet;
 
@@ -40,6 +41,7 @@ pub(super) fn check(out: &mut Out<'_>) {
         if method == "tools/list" {
             tool_order(out);
             schema_refs(out, result);
+            header_annotations(out, result);
         }
         let interim = result.get("resultType").and_then(Value::as_str) == Some("input_required");
         if method == "tools/call" && !interim {
@@ -223,6 +225,31 @@ fn schema_refs(out: &mut Out<'_>, result: &Value) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// MG032: `x-mcp-header` annotations that break the specification's constraints. A 2026-07-28
+/// client over Streamable HTTP must drop such a tool from the catalog, so to those clients the
+/// tool does not exist; a stdio client may ignore the annotation, so the finding is about the
+/// definition whatever transport this transcript came over.
+fn header_annotations(out: &mut Out<'_>, result: &Value) {
+    let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+        return;
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        let Some(schema) = tool.get("inputSchema") else {
+            continue;
+        };
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        for (at, problem) in era::header_annotation_problems(schema) {
+            out.add(
+                "MG032",
+                &format!("/result/tools/{i}/inputSchema{at}"),
+                format!("{name}: {problem}; a 2026-07-28 client over Streamable HTTP must drop this tool from tools/list"),
+                "name the header with a non-empty HTTP token, unique regardless of case, on an integer, string or boolean property reached from the root through `properties` alone (basic/transports/streamable-http, Custom Headers from Tool Parameters)".into(),
+                None,
+            );
         }
     }
 }

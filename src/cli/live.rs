@@ -69,11 +69,19 @@ pub struct LiveArgs {
     pub max_pages: usize,
 
     /// The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless,
-    /// _meta on every request) to a server that answers it, else open a 2025-11-25 session
-    /// with initialize; under auto a modern server is also asked whether it is dual-era.
+    /// _meta on every request) to a server that lists it; open a 2025-11-25 session with
+    /// initialize when the probe shows a legacy server (any answer that is not a
+    /// DiscoverResult, an error status, no answer within 10 s).
     #[arg(long, value_name = "VERSION", default_value = "auto",
           value_parser = clap::builder::PossibleValuesParser::new(Protocol::NAMES))]
     pub protocol: String,
+
+    /// Also ask a 2026-07-28 server, on a connection of its own, whether it answers a
+    /// 2025-11-25 client's initialize (dual-era). Off by default: that initialize has no
+    /// _meta, which a modern-only server may count against the client; the servers table
+    /// then says "(legacy not asked)".
+    #[arg(long)]
+    pub ask_legacy: bool,
 
     /// The server's command, after `--` (instead of --server).
     #[arg(last = true, value_name = "CMD")]
@@ -148,6 +156,7 @@ impl LiveArgs {
             probe: self.probe,
             max_pages: self.max_pages.max(1),
             protocol: Protocol::parse(&self.protocol).unwrap_or_default(),
+            ask_legacy: self.ask_legacy,
         };
         if let Some(dir) = &self.save {
             std::fs::create_dir_all(dir).with_context(|| {

@@ -193,6 +193,110 @@ pub fn param_headers(input_schema: &Value, arguments: &Value) -> Vec<(String, St
     out
 }
 
+/// What is wrong with a tool's `x-mcp-header` annotations (streamable-http, "Schema
+/// Extension"): each problem with the JSON pointer (inside the inputSchema) of the annotated
+/// property. A Streamable HTTP client of 2026-07-28 must drop a tool with any of them from
+/// `tools/list`. The constraints: a non-empty HTTP token, unique regardless of case, on a
+/// property of type integer, string or boolean, reachable from the root through `properties`
+/// alone.
+pub fn header_annotation_problems(input_schema: &Value) -> Vec<(String, String)> {
+    fn walk(
+        value: &Value,
+        pointer: &mut String,
+        reachable: bool,
+        seen: &mut Vec<String>,
+        out: &mut Vec<(String, String)>,
+    ) {
+        match value {
+            Value::Object(map) => {
+                if let Some(annotation) = map.get("x-mcp-header") {
+                    let problem = annotation_problem(map, annotation, reachable, seen);
+                    if let Some(problem) = problem {
+                        out.push((pointer.clone(), problem));
+                    }
+                }
+                for (key, child) in map {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    if key == "properties"
+                        && let Value::Object(properties) = child
+                    {
+                        // Each property of a reachable schema is reachable in turn.
+                        for (name, property) in properties {
+                            let inner = pointer.len();
+                            pointer.push('/');
+                            pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                            walk(property, pointer, reachable, seen, out);
+                            pointer.truncate(inner);
+                        }
+                    } else if key != "x-mcp-header" {
+                        walk(child, pointer, false, seen, out);
+                    }
+                    pointer.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push_str(&format!("/{i}"));
+                    walk(item, pointer, false, seen, out);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn annotation_problem(
+        property: &Map<String, Value>,
+        annotation: &Value,
+        reachable: bool,
+        seen: &mut Vec<String>,
+    ) -> Option<String> {
+        let Some(name) = annotation.as_str() else {
+            return Some(format!("x-mcp-header is {annotation}, not a string"));
+        };
+        if name.is_empty() {
+            return Some("x-mcp-header is empty".into());
+        }
+        if !is_token(name) {
+            return Some(format!(
+                "x-mcp-header {name:?} is not an HTTP field-name token (no spaces, colons, control or non-ASCII characters)"
+            ));
+        }
+        let folded = name.to_ascii_lowercase();
+        if seen.contains(&folded) {
+            return Some(format!(
+                "x-mcp-header {name:?} names a header another property of this schema names too (case does not count)"
+            ));
+        }
+        seen.push(folded);
+        if !reachable {
+            return Some(format!(
+                "x-mcp-header {name:?} is on a schema that is not reached from the root through `properties` alone (items, oneOf, $ref and the like are not followed)"
+            ));
+        }
+        match property.get("type") {
+            Some(Value::String(t)) if ["integer", "string", "boolean"].contains(&t.as_str()) => {
+                None
+            }
+            None => None,
+            Some(other) => Some(format!(
+                "x-mcp-header {name:?} is on a property of type {other}; only integer, string and boolean may be mirrored"
+            )),
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        input_schema,
+        &mut String::new(),
+        true,
+        &mut Vec::new(),
+        &mut out,
+    );
+    out
+}
+
 /// An HTTP field-name token (RFC 9110 `1*tchar`).
 fn is_token(name: &str) -> bool {
     !name.is_empty()
@@ -304,6 +408,86 @@ mod tests {
             ]
         );
         assert!(param_headers(&schema, &json!({})).is_empty());
+    }
+
+    #[test]
+    fn header_annotations_are_judged_by_the_spec_constraints() {
+        let problems = |properties: Value| {
+            header_annotation_problems(&json!({"type": "object", "properties": properties}))
+        };
+        // Valid: the specification's example, a nested property, no type given.
+        assert!(
+            problems(
+                json!({"region": {"type": "string", "x-mcp-header": "Region"},
+                "filter": {"type": "object", "properties": {
+                    "tenant": {"type": "integer", "x-mcp-header": "Tenant"}}},
+                "flag": {"x-mcp-header": "Flag"}})
+            )
+            .is_empty()
+        );
+        for (properties, pointer, says) in [
+            (
+                json!({"v": {"type": "string", "x-mcp-header": ""}}),
+                "/properties/v",
+                "is empty",
+            ),
+            (
+                json!({"v": {"type": "string", "x-mcp-header": "My Region"}}),
+                "/properties/v",
+                "not an HTTP field-name token",
+            ),
+            (
+                json!({"v": {"type": "string", "x-mcp-header": "a:b"}}),
+                "/properties/v",
+                "not an HTTP field-name token",
+            ),
+            (
+                json!({"v": {"type": "string", "x-mcp-header": "Zoë"}}),
+                "/properties/v",
+                "not an HTTP field-name token",
+            ),
+            (
+                json!({"v": {"type": "object", "x-mcp-header": "Data"}}),
+                "/properties/v",
+                "of type \"object\"",
+            ),
+            (
+                json!({"v": {"type": "number", "x-mcp-header": "Ratio"}}),
+                "/properties/v",
+                "of type \"number\"",
+            ),
+            (
+                json!({"v": {"type": "null", "x-mcp-header": "Nil"}}),
+                "/properties/v",
+                "of type \"null\"",
+            ),
+            (
+                json!({"a": {"type": "string", "x-mcp-header": "MyField"},
+                    "b": {"type": "string", "x-mcp-header": "myfield"}}),
+                "/properties/b",
+                "another property",
+            ),
+            (
+                json!({"t": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}}),
+                "/properties/t/items",
+                "not reached from the root",
+            ),
+            (
+                json!({"o": {"oneOf": [{"type": "string", "x-mcp-header": "One"}]}}),
+                "/properties/o/oneOf/0",
+                "not reached from the root",
+            ),
+            (
+                json!({"v": {"type": "string", "x-mcp-header": 7}}),
+                "/properties/v",
+                "not a string",
+            ),
+        ] {
+            let found = problems(properties.clone());
+            assert_eq!(found.len(), 1, "{properties}: {found:?}");
+            assert_eq!(found[0].0, pointer, "{properties}");
+            assert!(found[0].1.contains(says), "{properties}: {}", found[0].1);
+        }
     }
 
     #[test]

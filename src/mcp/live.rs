@@ -8,8 +8,10 @@
 //! resources/read of a resource that does not exist (-32602 on 2026-07-28); the tool calls
 //! of `--calls` with their expectations; with `--probe`, each tool annotated `readOnlyHint`
 //! whose required arguments can be filled from its schema (defaults, enums, consts, examples),
-//! never any other tool; and under `--protocol auto`, a modern server is finally asked to
-//! `initialize`, to learn whether it is dual-era. A call answered with `input_required` is
+//! never any other tool; and with `--ask-legacy`, a modern server is finally asked to
+//! `initialize` on a connection of its own, to learn whether it is dual-era (not by default:
+//! that request carries no `_meta`, which a modern-only server may rightly count against the
+//! client, so asking is the user's call). A call answered with `input_required` is
 //! reported, never answered and never taken for a final result.
 //!
 //! The result is the session's transcript, exactly as exchanged, plus what only a live session
@@ -62,6 +64,8 @@ pub struct Options {
     pub max_pages: usize,
     /// The era to speak, or auto.
     pub protocol: Protocol,
+    /// Under auto, also ask a modern server whether it answers `initialize` (dual-era).
+    pub ask_legacy: bool,
 }
 
 /// Something only a live session shows, for the report as a finding on the whole run.
@@ -91,7 +95,8 @@ pub struct Session {
     /// Pages tools/list took.
     pub tool_pages: usize,
     pub calls: usize,
-    /// Probing skipped these tools, with why.
+    /// Tools not called, with why: --probe could not fill their arguments, or a --calls entry
+    /// names a tool the client had to drop (MG032).
     pub skipped: Vec<String>,
     pub stderr: String,
     pub elapsed_ms: f64,
@@ -133,7 +138,10 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
             }
             client.close();
             session.server = client.server.clone();
-            if opts.protocol == Protocol::Auto && client.server.era == Some(Era::Modern) {
+            if opts.ask_legacy
+                && opts.protocol == Protocol::Auto
+                && client.server.era == Some(Era::Modern)
+            {
                 session.server.dual_era = answers_initialize(target, limits);
             }
             session
@@ -195,6 +203,13 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
     }
 
     for spec in &opts.calls {
+        if let Some(why) = client.rejected_tool(&spec.tool) {
+            s.skipped.push(format!(
+                "{}: {why} (MG032); a 2026-07-28 client over Streamable HTTP drops it",
+                spec.tool
+            ));
+            continue;
+        }
         let reply = client.request(
             "tools/call",
             json!({"name": spec.tool, "arguments": spec.arguments}),
@@ -215,7 +230,7 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
                 .pointer("/annotations/readOnlyHint")
                 .and_then(Value::as_bool)
                 == Some(true);
-            if !read_only || called.contains(name) {
+            if !read_only || called.contains(name) || client.rejected_tool(name).is_some() {
                 continue;
             }
             match fill_arguments(tool.get("inputSchema").unwrap_or(&Value::Null)) {

@@ -332,6 +332,11 @@ pub struct Client {
     pub notes: Vec<Note>,
     /// Each listed tool's inputSchema, for the `Mcp-Param-*` headers of its calls.
     input_schemas: BTreeMap<String, Value>,
+    /// Tools a 2026-07-28 client over Streamable HTTP must drop (an invalid `x-mcp-header`),
+    /// with why: never called.
+    rejected_tools: BTreeMap<String, String>,
+    /// Whether the server is reached over Streamable HTTP.
+    http: bool,
 }
 
 impl Client {
@@ -369,6 +374,8 @@ impl Client {
             server: Negotiated::default(),
             notes: Vec::new(),
             input_schemas: BTreeMap::new(),
+            rejected_tools: BTreeMap::new(),
+            http: matches!(target, Target::Http { .. }),
         };
         match protocol {
             Protocol::Legacy => client.initialize(format!("--protocol {}", era::LEGACY))?,
@@ -381,9 +388,12 @@ impl Client {
         self.server.era == Some(Era::Modern)
     }
 
-    /// The `server/discover` probe (stdio and HTTP alike: a DiscoverResult or a modern error
-    /// means modern; any other error, an HTTP 4xx without a modern error, or no answer in
-    /// time means legacy).
+    /// The `server/discover` probe (stdio and HTTP alike). A DiscoverResult (a result that
+    /// lists supportedVersions) or a modern error means modern; an UnsupportedProtocolVersion
+    /// refusal is answered by asking again in a listed version. Anything else (another
+    /// result, such as the `{}` legacy servers give a method they do not know; another error;
+    /// an HTTP error status without a modern error; no answer in time) means legacy, and
+    /// `detection` says which it was.
     fn discover(&mut self) -> Result<(), ClientError> {
         const METHOD: &str = "server/discover";
         let auto = self.protocol == Protocol::Auto;
@@ -392,39 +402,74 @@ impl Client {
             limits.request = limits.request.min(PROBE_WAIT);
         }
         let params = era::with_request_meta(json!({}));
-        let legacy_because = match self.exchange(METHOD, params, Some(MODERN), &limits) {
-            Ok(reply) => {
-                if let Some(result) = reply.value.get("result") {
-                    let listed = era::advertised_versions(result.get("supportedVersions"))
+        let mut reply = self.exchange(METHOD, params.clone(), Some(MODERN), &limits);
+        // Refused with UnsupportedProtocolVersion: ask once more in a version the server
+        // lists, as a client must (basic/versioning), before deciding anything.
+        if let Ok(refused) = &reply
+            && refused.error().map(|(code, _)| code) == Some(era::UNSUPPORTED_PROTOCOL_VERSION)
+        {
+            let supported = refused.value.pointer("/error/data/supported");
+            let listed = era::advertised_versions(supported).unwrap_or_default();
+            if era::choose(&listed).map(|(era, _)| era) == Some(Era::Modern) {
+                reply = self.exchange(METHOD, params, Some(MODERN), &limits);
+            }
+        }
+        let legacy_because = match reply {
+            Ok(reply) => match (reply.value.get("result"), reply.error()) {
+                (Some(result), _) => {
+                    // Legacy servers answer a method they do not know with an empty (or any
+                    // other) result: only a list of versions shows a modern server.
+                    match era::advertised_versions(result.get("supportedVersions"))
                         .filter(|l| !l.is_empty())
-                        .ok_or_else(|| ClientError::Protocol {
-                            method: METHOD.into(),
-                            detail: format!(
-                                "the DiscoverResult has no supportedVersions list (got {}); a 2026-07-28 server must list the versions it speaks",
+                    {
+                        Some(listed) => return self.adopt(result, listed, METHOD),
+                        None => {
+                            let why = format!(
+                                "server/discover answered a result that is not a DiscoverResult (supportedVersions: {})",
                                 preview(result.get("supportedVersions"))
-                            ),
-                        })?;
-                    return self.adopt(result, listed, METHOD);
+                            );
+                            // A result shaped like a modern one (not the `{}` of a method a
+                            // legacy server does not know) is a modern server getting it wrong.
+                            if looks_modern(result) {
+                                self.notes.push(Note {
+                                    message: format!("{why}, though it has the fields of one"),
+                                    help: "a 2026-07-28 server's DiscoverResult lists the versions it speaks in supportedVersions (basic/versioning)",
+                                });
+                            }
+                            why
+                        }
+                    }
                 }
-                let (code, message) = reply.error().unwrap_or((0, ""));
-                if code == era::UNSUPPORTED_PROTOCOL_VERSION {
+                (None, Some((code, _))) if code == era::UNSUPPORTED_PROTOCOL_VERSION => {
                     let supported = reply.value.pointer("/error/data/supported");
                     let listed = era::advertised_versions(supported).unwrap_or_default();
+                    if era::choose(&listed).map(|(era, _)| era) == Some(Era::Modern) {
+                        // Asked again in a version it lists, and refused again.
+                        return Err(ClientError::Protocol {
+                            method: METHOD.into(),
+                            detail: format!(
+                                "the server refused {MODERN} twice with UnsupportedProtocolVersion while listing it as supported ({listed:?})"
+                            ),
+                        });
+                    }
                     return self.adopt(&Value::Null, listed, METHOD);
                 }
-                if era::MODERN_ERRORS.contains(&code) {
+                (None, Some((code, message))) if era::MODERN_ERRORS.contains(&code) => {
                     return Err(ClientError::Rpc {
                         method: METHOD.into(),
                         code,
                         message: message.to_owned(),
                     });
                 }
-                format!("server/discover answered error {code} ({message})")
-            }
+                (None, Some((code, message))) => {
+                    format!("server/discover answered error {code} ({message})")
+                }
+                (None, None) => "server/discover answered neither a result nor an error".into(),
+            },
             Err(ClientError::Timeout { secs, .. }) => {
                 format!("server/discover had no answer within {secs:.1} s")
             }
-            Err(ClientError::HttpStatus { status, .. }) if (400..500).contains(&status) => {
+            Err(ClientError::HttpStatus { status, .. }) if status >= 400 => {
                 format!("server/discover got HTTP {status} without a 2026-07-28 error")
             }
             Err(e) => return Err(e),
@@ -516,16 +561,30 @@ impl Client {
     }
 
     /// Takes note of the tools a server listed: a 2026-07-28 call over HTTP mirrors the
-    /// arguments its inputSchema marks with `x-mcp-header` into headers.
+    /// arguments its inputSchema marks with `x-mcp-header` into headers, and a tool whose
+    /// annotations break the constraints is dropped, as such a client must drop it (stdio
+    /// clients may ignore the annotations, and legacy ones know nothing of them).
     pub fn learn_tools(&mut self, tools: &[Value]) {
         for tool in tools {
-            if let (Some(name), Some(schema)) = (
+            let (Some(name), Some(schema)) = (
                 tool.get("name").and_then(Value::as_str),
                 tool.get("inputSchema"),
-            ) {
+            ) else {
+                continue;
+            };
+            let problems = era::header_annotation_problems(schema);
+            if self.http && self.modern() && !problems.is_empty() {
+                let why = problems.into_iter().map(|(_, p)| p).collect::<Vec<_>>();
+                self.rejected_tools.insert(name.to_owned(), why.join("; "));
+            } else {
                 self.input_schemas.insert(name.to_owned(), schema.clone());
             }
         }
+    }
+
+    /// Why a listed tool was dropped and must not be called, if it was.
+    pub fn rejected_tool(&self, name: &str) -> Option<&str> {
+        self.rejected_tools.get(name).map(String::as_str)
     }
 
     /// Sends a request in the server's era and returns the answer (a result or a JSON-RPC
@@ -718,6 +777,15 @@ impl Client {
     pub fn close(&mut self) {
         self.transport.close();
     }
+}
+
+/// Whether a `server/discover` result carries a field only a DiscoverResult or another
+/// 2026-07-28 result has (`supportedVersions`, `resultType`, `capabilities`): then its missing
+/// or broken version list is a modern server's mistake, not a legacy server's generic answer.
+fn looks_modern(result: &Value) -> bool {
+    ["supportedVersions", "resultType", "capabilities"]
+        .iter()
+        .any(|key| result.get(key).is_some())
 }
 
 /// Request params without the 2026-07-28 `_meta` keys, for a request re-sent in a legacy

@@ -135,7 +135,7 @@ impl Emitter for Table {
             for s in &report.servers {
                 writeln!(out, "  {}: {}", s.name, era_line(s))?;
                 for skipped in &s.skipped {
-                    writeln!(out, "  {}: --probe left out {skipped}", s.name)?;
+                    writeln!(out, "  {}: did not call {skipped}", s.name)?;
                 }
             }
         }
@@ -223,6 +223,7 @@ pub(crate) fn protocol_cell(s: &crate::audit::ServerSummary) -> String {
     match s.dual_era {
         Some(true) => format!("{version}, dual-era"),
         Some(false) => format!("{version} only"),
+        None if crate::mcp::era::is_modern(version) => format!("{version} (legacy not asked)"),
         None => version.to_owned(),
     }
 }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The client the conformance suite starts for each client scenario: `mcpguard audit --url URL`
+# as a user runs it (default --protocol auto, no flag that names an era), with the tool calls a
+# scenario's server expects: tests/conformance/calls/SCENARIO.yaml when there is one, else the
+# toolCalls the suite hands over in MCP_CONFORMANCE_CONTEXT. The
+# suite appends the server's URL and sets MCP_CONFORMANCE_SCENARIO. The audit's own findings do
+# not matter here (--fail-on never); exit 2 (it could not talk to the server) does.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${MCPGUARD_BIN:-$here/../../target/release/mcpguard}
+url=${!#}
+calls=()
+if [ -f "$here/calls/${MCP_CONFORMANCE_SCENARIO:-}.yaml" ]; then
+  calls=(--calls "$here/calls/$MCP_CONFORMANCE_SCENARIO.yaml")
+elif [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+  # The scenario names the calls itself: {"toolCalls": [{"name", "arguments"}]}.
+  file=$(mktemp --suffix .json)
+  trap 'rm -f "$file"' EXIT
+  python3 - "$file" <<'PY'
+import json, os, sys
+context = json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])
+calls = [{"tool": c["name"], "arguments": c.get("arguments", {})} for c in context.get("toolCalls", [])]
+json.dump(calls, open(sys.argv[1], "w"))
+PY
+  calls=(--calls "$file")
+fi
+"$bin" audit --fail-on never --format json --timeout 20 "${calls[@]}" --url "$url"
