@@ -966,7 +966,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__proxy)
-            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --header --store --metrics-listen --max-request-bytes --max-concurrent --queue --shutdown-grace --config --color --help --version"
+            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1045,6 +1045,10 @@ _mcpguard() {
                     return 0
                     ;;
                 --metrics-listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allowed-host)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

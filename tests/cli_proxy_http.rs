@@ -173,7 +173,9 @@ fn post_raw(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Answer {
                     .filter_map(|l| l.strip_prefix("data:"))
                     .map(|d| d.strip_prefix(' ').unwrap_or(d))
                     .collect();
-                (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+                // An event without data (a priming event: an id and a retry) carries no message.
+                let data = data.join("\n");
+                (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap())
             })
             .collect()
     } else {
@@ -718,6 +720,13 @@ fn a_legacy_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
         "{}",
         first.body
     );
+    // The server's priming event (an id, its retry, empty data) reaches the client too.
+    let priming = first.body.split("\n\n").next().unwrap_or_default();
+    assert!(
+        priming.starts_with("id: ") && priming.contains("\nretry: ") && priming.ends_with("data: "),
+        "{}",
+        first.body
+    );
     read_to_the_end(&[&p.url], first.response(), &legacy);
     assert!(p.log().contains("Last-Event-ID"), "{}", p.log());
 
@@ -1078,4 +1087,371 @@ fn redis_store_keeps_its_total_under_the_cap_oldest_out_first() {
     assert_eq!(total, 600);
     assert!(alice.get(&e).unwrap().is_some(), "e");
     assert!(alice.get(&c).unwrap().is_some(), "c");
+}
+
+/// A modern request's headers and body, with `_meta` as given (`None`: no `_meta` at all).
+fn modern_request(
+    method: &str,
+    id: u64,
+    params: Value,
+    meta: Option<Value>,
+) -> (Value, Vec<(&'static str, String)>) {
+    let mut params = params;
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let version = body
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("2026-07-28")
+        .to_owned();
+    let headers = vec![
+        ("mcp-protocol-version", version),
+        ("mcp-method", method.to_owned()),
+    ];
+    (body, headers)
+}
+
+fn envelope() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn send(url: &str, (body, headers): &(Value, Vec<(&'static str, String)>)) -> Answer {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(url, &headers, body)
+}
+
+#[test]
+fn in_front_of_a_command_a_malformed_stateless_request_is_refused_and_never_breaks_the_shared_server()
+ {
+    // The shared child takes its era from the first request it reads: before the gate, one
+    // tools/list without _meta fixed it to 2025-11-25 and every later 2026-07-28 request of
+    // every client got -32600. Each refusal below is what a 2026-07-28 server's HTTP face
+    // answers (the Python SDK's, measured).
+    let store = tempfile::tempdir().unwrap();
+    let fixture = common::live::fixture();
+    let p = Proxy::with(&[
+        "--store",
+        store.path().to_str().unwrap(),
+        "--",
+        fixture.to_str().unwrap(),
+    ]);
+    let no_meta = send(&p.url, &modern_request("tools/list", 1, json!({}), None));
+    assert_eq!(
+        (no_meta.status, &no_meta.response()["error"]["code"]),
+        (400, &json!(-32602)),
+        "{}",
+        no_meta.body
+    );
+    let half = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let half = send(
+        &p.url,
+        &modern_request("tools/list", 2, json!({}), Some(half)),
+    );
+    assert_eq!(half.status, 400);
+    assert!(
+        half.body
+            .contains("io.modelcontextprotocol/clientCapabilities"),
+        "{}",
+        half.body
+    );
+    let mut future = envelope();
+    future["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let future = send(
+        &p.url,
+        &modern_request("tools/list", 3, json!({}), Some(future)),
+    );
+    assert_eq!(
+        (future.status, &future.response()["error"]["code"]),
+        (400, &json!(-32022))
+    );
+    assert_eq!(
+        future.response()["error"]["data"]["supported"],
+        json!(["2026-07-28"])
+    );
+    let init = send(
+        &p.url,
+        &modern_request("initialize", 4, json!({}), Some(envelope())),
+    );
+    assert_eq!(
+        (init.status, &init.response()["error"]["code"]),
+        (404, &json!(-32601))
+    );
+    let no_session = post(
+        &p.url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+    );
+    assert_eq!(no_session.status, 400, "{}", no_session.body);
+    assert!(
+        no_session.body.contains("Missing session ID"),
+        "{}",
+        no_session.body
+    );
+
+    // The shared server was never given any of them: a whole request is served in 2026-07-28.
+    let listed = send(
+        &p.url,
+        &modern_request("tools/list", 6, json!({}), Some(envelope())),
+    );
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert!(
+        listed.response()["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{}",
+        listed.body
+    );
+    // The rest of the catalog (the fixture pages it): the proxy learns each tool's schema.
+    let mut cursor = listed.response()["result"]["nextCursor"]
+        .as_str()
+        .map(str::to_owned);
+    let mut page = 60;
+    while let Some(c) = cursor {
+        page += 1;
+        let next = send(
+            &p.url,
+            &modern_request("tools/list", page, json!({"cursor": c}), Some(envelope())),
+        );
+        assert_eq!(next.status, 200, "{}", next.body);
+        cursor = next.response()["result"]["nextCursor"]
+            .as_str()
+            .map(str::to_owned);
+    }
+    // An error the server itself answers gets the status its HTTP face would give: 404 for a
+    // method it does not have.
+    let unknown = send(
+        &p.url,
+        &modern_request("nope/nope", 7, json!({}), Some(envelope())),
+    );
+    assert_eq!(
+        (unknown.status, &unknown.response()["error"]["code"]),
+        (404, &json!(-32601)),
+        "{}",
+        unknown.body
+    );
+
+    // Mcp-Param-* against the inputSchema listed above (search mirrors `query` as Query).
+    let mut call = modern_request(
+        "tools/call",
+        8,
+        json!({"name": "search", "arguments": {"query": "Dupont"}}),
+        Some(envelope()),
+    );
+    call.1.push(("mcp-name", "search".to_owned()));
+    let missing = send(&p.url, &call);
+    assert_eq!(
+        (missing.status, &missing.response()["error"]["code"]),
+        (400, &json!(-32020)),
+        "{}",
+        missing.body
+    );
+    call.1.push(("mcp-param-query", "Martin".to_owned()));
+    let wrong = send(&p.url, &call);
+    assert_eq!(
+        (wrong.status, &wrong.response()["error"]["code"]),
+        (400, &json!(-32020)),
+        "{}",
+        wrong.body
+    );
+    call.1.pop();
+    call.1.push(("mcp-param-query", "Dupont".to_owned()));
+    let right = send(&p.url, &call);
+    assert_eq!(right.status, 200, "{}", right.body);
+    assert!(right.response()["result"].is_object(), "{}", right.body);
+}
+
+/// A POST with the Host and Origin given, over a raw socket: the status.
+fn post_as(url: &str, host: &str, origin: Option<&str>) -> u16 {
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let framing = format!(
+        "Content-Length: {}\r\nAccept: application/json, text/event-stream\r\n{origin}",
+        body.len()
+    );
+    let (status, _) = raw_post_to(&authority, host, &framing, body.as_bytes());
+    status
+}
+
+fn raw_post_to(authority: &str, host: &str, framing: &str, body: &[u8]) -> (u16, String) {
+    use std::io::Read;
+    let mut socket = std::net::TcpStream::connect(authority).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        socket,
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{framing}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    socket.write_all(body).unwrap();
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, answer)
+}
+
+#[test]
+fn a_loopback_listener_refuses_other_hosts_and_origins() {
+    // DNS rebinding: a page on evil.example.com that resolves to 127.0.0.1 must not reach the
+    // server behind the proxy, whatever that server checks itself.
+    let fixture = HttpFixture::start(None);
+    let p = Proxy::start(&fixture.url, &["--allowed-host", "mcp.internal"]);
+    let authority = p
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let port = authority.rsplit(':').next().unwrap().to_owned();
+    assert_eq!(post_as(&p.url, &authority, None), 200);
+    assert_eq!(
+        post_as(
+            &p.url,
+            &format!("localhost:{port}"),
+            Some(&format!("http://localhost:{port}"))
+        ),
+        200
+    );
+    assert_eq!(
+        post_as(&p.url, "evil.example.com", Some("http://evil.example.com")),
+        421
+    );
+    assert_eq!(
+        post_as(&p.url, &authority, Some("http://evil.example.com")),
+        403
+    );
+    assert_eq!(post_as(&p.url, "mcp.internal", None), 200);
+    // /health is not the MCP endpoint: a load balancer may ask by any name.
+    assert!(p.log().contains("listening on"));
+}
+
+/// The conformance server (tests/conformance/server.py) over stdio, from the pinned virtualenv
+/// scripts/python-servers.sh makes; a loud failure when it is missing.
+fn conformance_server() -> Vec<String> {
+    let python = common::repo("target/servers-venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash scripts/python-servers.sh` (the .ci/run does)",
+        python.display()
+    );
+    vec![
+        python.display().to_string(),
+        common::repo("tests/conformance/server.py")
+            .display()
+            .to_string(),
+        "--stdio".to_owned(),
+    ]
+}
+
+#[test]
+#[ignore = "needs the Python 3.12 virtualenv of scripts/python-servers.sh; .ci/run runs it"]
+fn a_subscription_through_the_shared_server_keeps_the_clients_id_and_gets_its_notifications() {
+    // The shared child sees the proxy's id for every request; a subscription's acknowledgement
+    // and notifications carry that id in _meta (subscriptionId). Before, the acknowledgement
+    // came back with the proxy's id and the list_changed notification was dropped as "a
+    // message nobody can be given".
+    let server = conformance_server();
+    let mut args = vec!["--"];
+    args.extend(server.iter().map(String::as_str));
+    let p = Proxy::with(&args);
+    let (body, headers) = modern_request(
+        "subscriptions/listen",
+        101,
+        json!({"notifications": {"toolsListChanged": true}}),
+        Some(envelope()),
+    );
+    let mut request = agent()
+        .post(&p.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in &headers {
+        request = request.header(*k, v.as_str());
+    }
+    let response = request.send(body.to_string().as_bytes()).unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let mut lines = BufReader::new(response.into_body().into_reader()).lines();
+    let mut next_message = || -> Value {
+        for line in lines.by_ref() {
+            if let Some(data) = line.unwrap().strip_prefix("data: ")
+                && !data.is_empty()
+            {
+                return serde_json::from_str(data).unwrap();
+            }
+        }
+        panic!("the listen stream ended")
+    };
+    let ack = next_message();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 101,
+        "{ack}"
+    );
+    // Another client changes the tool list; the listener hears of it, under its own id.
+    let mut trigger = modern_request(
+        "tools/call",
+        7,
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+        Some(envelope()),
+    );
+    trigger
+        .1
+        .push(("mcp-name", "test_trigger_tool_change".to_owned()));
+    let changed = send(&p.url, &trigger);
+    assert_eq!(changed.status, 200, "{}", changed.body);
+    let note = next_message();
+    assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
+    assert_eq!(
+        note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 101,
+        "{note}"
+    );
+    assert!(!p.log().contains("nobody can be given"), "{}", p.log());
+}
+
+#[test]
+fn artifact_dir_names_the_store_with_listen_too() {
+    // It was ignored with --listen: artifacts went to the config's artifactDir instead.
+    let fixture = HttpFixture::start(None);
+    let dir = tempfile::tempdir().unwrap();
+    let p = Proxy::start(
+        &fixture.url,
+        &["--artifact-dir", dir.path().to_str().unwrap()],
+    );
+    let sid = session(&p.url);
+    let big = post(
+        &p.url,
+        &in_session(&sid),
+        &call("list_bookings", json!({}), 1),
+    );
+    assert_eq!(
+        big.response()["result"]["_meta"]["mcpguard/budget"]["outcome"],
+        "paginated",
+        "{}",
+        big.body
+    );
+    let stored = walkdir::WalkDir::new(dir.path())
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .count();
+    assert!(stored > 0, "nothing under --artifact-dir: {}", p.log());
 }

@@ -234,6 +234,8 @@ pub struct Policy {
     pending: HashMap<String, Pending>,
     /// outputSchema of each tool the server listed.
     schemas: HashMap<String, Value>,
+    /// inputSchema of each listed tool that mirrors arguments into `Mcp-Param-*` headers.
+    header_schemas: HashMap<String, Value>,
     /// Tool names the server listed.
     server_tools: std::collections::HashSet<String>,
     /// Whether each of the last [`Watch::WINDOW`] results was over budget, and the estimate
@@ -291,6 +293,7 @@ impl Policy {
             more_tool: more::NAME.to_owned(),
             pending: HashMap::new(),
             schemas: HashMap::new(),
+            header_schemas: HashMap::new(),
             server_tools: Default::default(),
             tiers: Tiers {
                 search_tool: "mcpguard_search_tools".to_owned(),
@@ -332,6 +335,11 @@ impl Policy {
     /// The config in force.
     pub fn config(&self) -> &Arc<Config> {
         &self.config
+    }
+
+    /// The inputSchema of a listed tool whose arguments travel in `Mcp-Param-*` headers too.
+    pub fn header_schema(&self, tool: &str) -> Option<&Value> {
+        self.header_schemas.get(tool)
     }
 
     /// The injected tool's name.
@@ -585,6 +593,12 @@ impl Policy {
             match tool.get("outputSchema") {
                 Some(schema) => self.schemas.insert(name.to_owned(), schema.clone()),
                 None => self.schemas.remove(name),
+            };
+            match tool.get("inputSchema") {
+                Some(schema) if schema.to_string().contains("\"x-mcp-header\"") => {
+                    self.header_schemas.insert(name.to_owned(), schema.clone())
+                }
+                _ => self.header_schemas.remove(name),
             };
         }
         for slot in [
@@ -961,9 +975,14 @@ impl Policy {
                 continue;
             };
             self.note_call(p.tool.as_deref(), false, 0.0);
-            fx.logs.push(
-                Log::new(Level::Warn, format!("{}: {why}", p.method)).with("id", p.id.clone()),
-            );
+            // A subscription has no answer to wait for: its client closing it is its end.
+            let level = if p.method == "subscriptions/listen" {
+                Level::Info
+            } else {
+                Level::Warn
+            };
+            fx.logs
+                .push(Log::new(level, format!("{}: {why}", p.method)).with("id", p.id.clone()));
             fx.sends.push(Route::Client(error_line(
                 &p.raw_id,
                 code,

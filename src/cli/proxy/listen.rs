@@ -40,8 +40,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
                 ttl: args.artifact_ttl,
                 cap: args.artifact_cap,
             },
+            // --artifact-dir names the directory with --listen as it does on stdio.
             None => StoreChoice::Dir {
-                dir: PathBuf::from(&effective.config.artifact_dir),
+                dir: args
+                    .artifact_dir
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(&effective.config.artifact_dir)),
                 ttl: args.artifact_ttl,
                 cap: args.artifact_cap,
             },
@@ -74,6 +78,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let opts = http::Options {
         listen,
         metrics_listen: args.metrics_listen,
+        allowed_hosts: args.allowed_hosts.clone(),
         upstream,
         max_request_bytes: args.max_request_bytes,
         max_response_bytes: args.max_message_bytes,

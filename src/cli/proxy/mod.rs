@@ -168,7 +168,7 @@ pub struct Args {
     pub headers: Vec<String>,
 
     /// Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a
-    /// directory. Default: the config's artifactDir.
+    /// directory. Default: --artifact-dir, else the config's artifactDir.
     #[arg(
         long,
         value_name = "STORE",
@@ -186,6 +186,18 @@ pub struct Args {
         help_heading = "Serving over HTTP"
     )]
     pub metrics_listen: Option<std::net::SocketAddr>,
+
+    /// A Host (and Origin) the listener answers besides its own names, as HOST or HOST:PORT
+    /// (repeat it for more). On a loopback address only localhost, 127.0.0.1 and [::1] are
+    /// answered otherwise (DNS-rebinding protection: 421 for another Host, 403 for another
+    /// Origin); on any other address nothing is checked unless this is given.
+    #[arg(
+        long = "allowed-host",
+        value_name = "HOST",
+        requires = "listen",
+        help_heading = "Serving over HTTP"
+    )]
+    pub allowed_hosts: Vec<String>,
 
     /// The largest request body a client may send (413 beyond).
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, help_heading = "Serving over HTTP")]

@@ -13,9 +13,11 @@
 //!
 //! Each child has one task reading its stdout, a line at a time under the message cap. A
 //! response goes to the request waiting for its id; a progress notification to the request
-//! that carries its token; any other message of the server's (a log line, a request for roots
-//! or sampling) to the session's GET stream when one is open, else to the session's newest
-//! request. On the shared child such a message goes to the only request waiting, or, when
+//! that carries its token; a notification tagged with a subscription to the
+//! `subscriptions/listen` request it names (with the client's id put back); any other message
+//! of the server's (a log line, a request for roots or sampling) to the session's newest
+//! request while one waits, else to its GET stream when one is open. On the shared child such
+//! a message goes to the only request waiting, or, when
 //! several wait and nobody can say whose it is, it is logged and dropped. When the child
 //! exits, every request waiting on it hears so at once.
 
@@ -50,7 +52,7 @@ pub const MAX_SESSIONS: usize = 256;
 /// How long a child gets to exit after its stdin is closed, as on stdio.
 const GRACE: Duration = super::super::stdio::GRACE;
 
-const SESSION_HEADER: &str = "mcp-session-id";
+use super::headers::SESSION as SESSION_HEADER;
 
 /// What the child sent for one request.
 pub(super) enum FromChild {
@@ -96,6 +98,25 @@ pub(super) struct Child {
     ending: std::sync::atomic::AtomicBool,
     kill: Notify,
 }
+
+/// The subscription a notification belongs to (2026-07-28, basic/patterns/subscriptions):
+/// `params._meta["io.modelcontextprotocol/subscriptionId"]`, the id of the
+/// `subscriptions/listen` request, borrowed from the line so it can be put back.
+#[derive(Deserialize)]
+struct SubscriptionParams<'a> {
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<SubscriptionMeta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct SubscriptionMeta<'a> {
+    #[serde(borrow, rename = "io.modelcontextprotocol/subscriptionId")]
+    id: Option<&'a RawValue>,
+}
+
+/// Requests whose stream lives as long as the client listens: no `--timeout`, no place
+/// among the requests in flight.
+const LONG_LIVED: [&str; 1] = ["subscriptions/listen"];
 
 #[derive(Deserialize)]
 struct ProgressParams {
@@ -272,6 +293,14 @@ impl Child {
     /// A message of the server's that is not an answer: to the request it belongs to, the
     /// session's stream, or nobody.
     async fn along(&self, app: &App, method: Option<&str>, params: Option<&RawValue>, line: &[u8]) {
+        if self.shared()
+            && let Some(bytes_and_tx) = self.subscription_route(params, line)
+        {
+            let (bytes, tx) = bytes_and_tx;
+            // As for progress: a listener that does not read loses it, nobody else waits.
+            let _ = tx.try_send(FromChild::Along(bytes));
+            return;
+        }
         let token = params
             .filter(|_| method == Some("notifications/progress"))
             .and_then(|p| serde_json::from_str::<ProgressParams>(p.get()).ok())
@@ -294,7 +323,10 @@ impl Child {
                     routes.waiters.values().max_by_key(|w| w.order)
                 }
             };
-            let waiter = by_token.or_else(|| stream.is_none().then(fallback).flatten());
+            // A request in flight takes what the server says meanwhile (its logs, its requests
+            // for sampling or roots), as a 2025-11-25 server would send them on that request's
+            // stream; the GET stream takes what comes while no request waits.
+            let waiter = by_token.or_else(fallback);
             (waiter.map(|w| w.tx.clone()), stream)
         };
         if let Some(tx) = waiter {
@@ -326,6 +358,20 @@ impl Child {
                 .with("server", self.label.clone()),
             );
         }
+    }
+
+    /// A notification tagged with a subscription the shared child knows by its own id: the
+    /// line with the client's id put back, and where its `subscriptions/listen` waits.
+    fn subscription_route(
+        &self,
+        params: Option<&RawValue>,
+        line: &[u8],
+    ) -> Option<(Vec<u8>, mpsc::Sender<FromChild>)> {
+        let params: SubscriptionParams<'_> = serde_json::from_str(params?.get()).ok()?;
+        let id = params.meta?.id?;
+        let routes = lock(&self.routes);
+        let waiter = routes.waiters.get(&policy::id_key(id))?;
+        Some((with_id(line, id, &waiter.client_id), waiter.tx.clone()))
     }
 
     /// A line over the cap: the request it answered (by the id at its head, else the only
@@ -777,6 +823,9 @@ pub(super) async fn forward(
             return exchange::failed(&app, &policy, stream, id.as_ref(), BAD_GATEWAY, why).await;
         }
     };
+    // The first message of a long-lived request (a subscription's acknowledgement) must come
+    // within --timeout like any answer; what follows has no deadline.
+    let long_lived = method.is_some_and(|m| LONG_LIVED.contains(&m));
     let deadline = Instant::now() + app.opts.timeout;
     match tokio::time::timeout_at(deadline, rx.recv()).await {
         Err(_) => {
@@ -806,7 +855,14 @@ pub(super) async fn forward(
                 )
                 .await;
             }
-            exchange::answer(StatusCode::OK, back, sends.client)
+            // A stateless (2026-07-28) answer's status says what its error is, as the SDK's
+            // HTTP transport would say it; a session's answers are always 200.
+            let status = match (&child.session, sends.client.last()) {
+                (None, Some(last)) => serde_json::from_slice::<Value>(last)
+                    .map_or(StatusCode::OK, |v| super::gate::status_of_answer(&v)),
+                _ => StatusCode::OK,
+            };
+            exchange::answer(status, back, sends.client)
         }
         Ok(Some(FromChild::Along(first))) => {
             // Messages before the answer: the answer becomes an event stream.
@@ -818,17 +874,18 @@ pub(super) async fn forward(
                 child,
                 key,
                 (first, rx),
-                deadline,
+                (!long_lived).then_some(deadline),
                 tx,
-                permit,
+                (!long_lived).then_some(permit),
             ));
             exchange::sse_response(back, body)
         }
     }
 }
 
-/// Sends what the child says for one request as events, until its answer; holds the
-/// request's place until then.
+/// Sends what the child says for one request as events, until its answer, the deadline (none
+/// for a long-lived request), or the client leaving (the child is then told to stop); holds
+/// the request's place until then, when it has one.
 #[allow(clippy::too_many_arguments)]
 async fn relay(
     app: Arc<App>,
@@ -837,26 +894,37 @@ async fn relay(
     child: Arc<Child>,
     key: String,
     (first, mut rx): (Vec<u8>, mpsc::Receiver<FromChild>),
-    deadline: Instant,
+    deadline: Option<Instant>,
     tx: mpsc::Sender<Bytes>,
-    _permit: tokio::sync::OwnedSemaphorePermit,
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) {
     let mut next = Some(FromChild::Along(first));
+    let far = Instant::now() + Duration::from_secs(365 * 24 * 3600);
     loop {
-        let message = match next.take() {
-            Some(m) => m,
-            None => match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Err(_) => {
-                    child.forget(&key, "timeout").await;
-                    let end = (policy::TIMEOUT_ERROR, "timeout", exchange::timed_out(&app));
-                    return exchange::end_events(&app, &policy, stream, &tx, end).await;
+        let wait = tokio::time::timeout_at(deadline.unwrap_or(far), rx.recv());
+        let received = match next.take() {
+            Some(m) => Ok(Some(m)),
+            None => tokio::select! {
+                r = wait => r,
+                () = tx.closed() => {
+                    child.forget(&key, "the client left").await;
+                    let why = "the client left before the answer".to_owned();
+                    exchange::forget(&app, &policy, stream, why).await;
+                    return;
                 }
-                Ok(None) => {
-                    let end = (SERVER_ERROR, "upstream", child.why_gone());
-                    return exchange::end_events(&app, &policy, stream, &tx, end).await;
-                }
-                Ok(Some(m)) => m,
             },
+        };
+        let message = match received {
+            Err(_) => {
+                child.forget(&key, "timeout").await;
+                let end = (policy::TIMEOUT_ERROR, "timeout", exchange::timed_out(&app));
+                return exchange::end_events(&app, &policy, stream, &tx, end).await;
+            }
+            Ok(None) => {
+                let end = (SERVER_ERROR, "upstream", child.why_gone());
+                return exchange::end_events(&app, &policy, stream, &tx, end).await;
+            }
+            Ok(Some(m)) => m,
         };
         let (data, last) = match message {
             FromChild::Along(d) => (d, false),

@@ -28,11 +28,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::super::policy::{self, Effects, Level, Log, Policy, SERVER_ERROR, TIMEOUT_ERROR};
-use super::{App, Sends, Upstream, headers};
+use super::{App, Sends, Upstream, gate, headers};
 use crate::mcp::framing::Sse;
 
-/// HeaderMismatch (2026-07-28).
-const HEADER_MISMATCH: i64 = -32020;
+use gate::HEADER_MISMATCH;
 
 /// Runs `f` on the policy: right here when the caller knows it is `quick` (a small message
 /// that only passes) and the policy is free, else off the async workers, so a result being
@@ -88,6 +87,17 @@ fn refusal(status: StatusCode, id: Option<&Value>, code: i64, message: &str) -> 
     )
 }
 
+/// A request refused at the door ([`gate`]), as the server would have refused it.
+pub(super) fn refused(r: gate::Refusal, id: Option<&Value>) -> Response {
+    let mut error = serde_json::json!({"code": r.code, "message": r.message});
+    if let Some(data) = r.data {
+        error["data"] = data;
+    }
+    let id = if r.keeps_id { id.cloned() } else { None };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+    json(r.status, HeaderMap::new(), body.to_string().into_bytes())
+}
+
 /// The messages the proxy answers a POST with: one as a JSON body, several as an event
 /// stream (a describe's list_changed before its answer).
 pub(super) fn answer(status: StatusCode, back: HeaderMap, mut messages: Vec<Vec<u8>>) -> Response {
@@ -128,6 +138,24 @@ pub(super) fn push_event(out: &mut Vec<u8>, id: Option<&str>, message: &[u8]) {
         out.push(b'\n');
     }
     out.push(b'\n');
+}
+
+/// An event that carries no message: an `id` (a point to resume from) and the server's
+/// `retry`, with empty data, as a 2025-11-25 server primes a stream it may close.
+pub(super) fn push_priming(
+    out: &mut Vec<u8>,
+    id: Option<&str>,
+    retry: Option<std::time::Duration>,
+) {
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    if let Some(retry) = retry {
+        out.extend_from_slice(format!("retry: {}\n", retry.as_millis()).as_bytes());
+    }
+    out.extend_from_slice(b"data: \n\n");
 }
 
 /// The main type of a Content-Type, lowercased.
@@ -196,6 +224,18 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
     }
     let scope = headers::scope(&head);
     let policy = app.policy(&scope);
+    if matches!(app.opts.upstream, Upstream::Command { .. }) && !head.contains_key(headers::SESSION)
+    {
+        // The shared child must only ever read whole 2026-07-28 requests.
+        if let Err(r) = gate::stateless(&head, &message) {
+            app.metrics.refused("bad_request");
+            return refused(r, id.as_ref());
+        }
+        if let Err(why) = check_params(&policy, &head, &message) {
+            app.metrics.refused("header_mismatch");
+            return refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why);
+        }
+    }
     let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
     let line = bytes.to_vec();
     let quick = quick_from_client(&message, line.len());
@@ -213,6 +253,25 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
             super::child::forward(app.clone(), policy, stream, id, to, &message, bytes).await
         }
         (None, _) => answer(StatusCode::OK, HeaderMap::new(), sends.client),
+    }
+}
+
+/// A tools/call's `Mcp-Param-*` headers against the tool's inputSchema, as this scope's
+/// policy saw it listed (a tool never listed here cannot be checked, and passes).
+fn check_params(policy: &Mutex<Policy>, head: &HeaderMap, message: &Value) -> Result<(), String> {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return Ok(());
+    }
+    let Some(tool) = message.pointer("/params/name").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let schema = super::lock(policy).header_schema(tool).cloned();
+    match schema {
+        Some(schema) => {
+            let arguments = message.pointer("/params/arguments").unwrap_or(&Value::Null);
+            gate::params(head, &schema, arguments)
+        }
+        None => Ok(()),
     }
 }
 
@@ -257,7 +316,7 @@ pub(super) async fn failed(
 
 /// The requests of `stream` nobody will get an answer to (the server refused them, the
 /// client left): logged and recorded as errors, nothing sent.
-async fn forget(app: &App, policy: &Arc<Mutex<Policy>>, stream: u64, why: String) {
+pub(super) async fn forget(app: &App, policy: &Arc<Mutex<Policy>>, stream: u64, why: String) {
     unanswered(app, policy, stream, SERVER_ERROR, why).await;
 }
 
@@ -621,6 +680,7 @@ async fn relay_events(
     let mut sse = Sse::new(cap);
     let mut pending: Vec<u8> = Vec::new();
     let mut sent_id: Option<String> = None;
+    let mut sent_retry = None;
     let mut resumes = 0;
     let end_with = |why: (i64, &'static str, String)| end_events(&app, &policy, stream, &tx, why);
     loop {
@@ -655,6 +715,18 @@ async fn relay_events(
             let line = String::from_utf8_lossy(raw.strip_suffix(b"\r").unwrap_or(raw));
             let data = match sse.line(&line) {
                 Ok(Some(d)) => d,
+                Ok(None) if line.is_empty() && sse.last_event_id != sent_id => {
+                    // An event with an id and no data: the server's priming event (2025-11-25
+                    // SSE polling), passed on with its retry so the client may resume too.
+                    sent_id.clone_from(&sse.last_event_id);
+                    let mut event = Vec::new();
+                    push_priming(&mut event, sent_id.as_deref(), sse.retry);
+                    sent_retry = sse.retry;
+                    if tx.send(Bytes::from(event)).await.is_err() {
+                        return forget(&app, &policy, stream, "the client left".to_owned()).await;
+                    }
+                    continue;
+                }
                 Ok(None) => continue,
                 Err(_) => {
                     let why = format!(
@@ -670,8 +742,19 @@ async fn relay_events(
             if id.is_some() {
                 sent_id = id.clone();
             }
+            if sse.retry != sent_retry {
+                sent_retry = sse.retry;
+                let mut event = Vec::new();
+                push_priming(&mut event, None, sent_retry);
+                let _ = tx.send(Bytes::from(event)).await;
+            }
             let sent = send_event(&app, &policy, stream, data.into_bytes(), id, &tx).await;
             if sent.is_err() {
+                return;
+            }
+            if !super::lock(&policy).waiting_on(stream) {
+                // The answer is through: the client's stream ends here, and dropping the
+                // server's (a resumed GET the server keeps open) closes that one too.
                 return;
             }
         }

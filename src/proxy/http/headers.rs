@@ -73,6 +73,9 @@ pub fn scope(headers: &HeaderMap) -> String {
         .collect()
 }
 
+/// The header that names a legacy session.
+pub const SESSION: &str = "mcp-session-id";
+
 /// The era a request declares by its `MCP-Protocol-Version` header.
 pub fn is_modern(headers: &HeaderMap) -> bool {
     header(headers, "mcp-protocol-version").is_some_and(era::is_modern)

@@ -20,6 +20,7 @@
 
 mod child;
 mod exchange;
+mod gate;
 pub mod headers;
 
 use std::collections::HashMap;
@@ -47,6 +48,8 @@ use crate::cursor::Secrets;
 pub struct Options {
     pub listen: SocketAddr,
     pub metrics_listen: Option<SocketAddr>,
+    /// Hosts answered besides a loopback listener's own names (`--allowed-host`).
+    pub allowed_hosts: Vec<String>,
     pub upstream: Upstream,
     pub max_request_bytes: usize,
     pub max_response_bytes: usize,
@@ -163,6 +166,8 @@ pub(crate) struct App {
     client: reqwest::Client,
     /// The running servers, when the upstream is a command.
     children: Option<child::Children>,
+    /// The Host and Origin values answered (DNS-rebinding protection), when checked.
+    hosts: Option<gate::Hosts>,
     metrics: super::metrics::Metrics,
     scopes: Mutex<Scopes>,
     next_stream: AtomicU64,
@@ -320,6 +325,10 @@ async fn serve(
 ) -> Result<(), HttpError> {
     super::policy::prepare_counters(&setup.config, setup.accuracy_sample > 0.0);
     let listener = bind(opts.listen).await?;
+    let hosts = gate::Hosts::new(
+        listener.local_addr().map_err(HttpError::Runtime)?,
+        &opts.allowed_hosts,
+    );
     let metrics_listener = match opts.metrics_listen {
         Some(addr) => Some(bind(addr).await?),
         None => None,
@@ -358,6 +367,7 @@ async fn serve(
         })?;
     let app = Arc::new(App {
         children,
+        hosts,
         config: RwLock::new(setup.config.clone()),
         permits: Arc::new(tokio::sync::Semaphore::new(opts.max_concurrent.max(1))),
         opts,
@@ -394,7 +404,8 @@ async fn serve(
             "/mcp",
             post(exchange::post)
                 .get(exchange::relay)
-                .delete(exchange::relay),
+                .delete(exchange::relay)
+                .layer(axum::middleware::from_fn_with_state(app.clone(), guard)),
         )
         .route("/health", get(health))
         .with_state(app.clone());
@@ -496,6 +507,22 @@ async fn serve(
 }
 
 /// SIGTERM or Ctrl-C, by name.
+/// Every request to /mcp: refused before anything else when its Host or Origin is not one the
+/// listener answers ([`gate::Hosts`]).
+async fn guard(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(hosts) = &app.hosts
+        && let Err(refusal) = hosts.check(request.headers())
+    {
+        app.metrics.refused("host");
+        return exchange::refused(refusal, None);
+    }
+    next.run(request).await
+}
+
 async fn stop_signal() -> &'static str {
     #[cfg(unix)]
     {
