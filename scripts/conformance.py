@@ -1,23 +1,32 @@
 #!/usr/bin/env python3
 """Runs the official MCP conformance suite against mcpguard as tests/conformance/plan.tsv says,
-and prints one table: scenario, era, role, result (checks passed, failed, warned), expectation.
+and prints two tables: the client scenarios against `mcpguard audit --url` (scenario, era,
+result), and the server scenarios against tests/conformance/server.py directly, behind
+`mcpguard proxy --listen --url` (HTTP) and behind `mcpguard proxy --listen -- CMD` (stdio).
 
 Called by scripts/conformance.sh (which installs the pinned suite and its Node 22 and builds
 mcpguard); it can be run alone once those are there:
 
     python3 scripts/conformance.py [SCENARIO ...]     # default: every scenario of the plan
 
-Exit 1 when a scenario the plan expects to pass does not, or when the suite lists a client
-scenario of 2025-11-25 or 2026-07-28 (extensions aside) that the plan does not name, so a new
-scenario in a new suite version is seen, never skipped in silence.
+Exit 1 when a client scenario the plan expects to pass does not, when a server scenario fails
+directly or through the proxy (or passes fewer checks through it than directly without the
+plan saying why), or when the suite lists a client scenario of 2025-11-25 or 2026-07-28
+(extensions aside) that the plan does not name: a new scenario in a new suite version is seen,
+never skipped in silence.
+
+    MCPGUARD_BIN      the mcpguard to judge (default target/release/mcpguard)
+    SERVER_PYTHON     the Python with the pinned `mcp` (default target/servers-venv/bin/python)
 """
 
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +53,7 @@ def read_plan():
         if not line.strip() or line.startswith("#"):
             continue
         role, scenario, era, expect, *why = line.split("\t")
-        assert expect in ("pass", "by-design", "later"), line
+        assert expect in ("pass", "by-design", "later", "differs"), line
         plan.append((role, scenario, era, expect, why[0] if why else ""))
     return plan
 
@@ -95,6 +104,114 @@ def tally(checks):
     return count
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, what, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"conformance: {what} exited with {proc.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"conformance: {what} did not listen on {port} within {seconds} s")
+
+
+def start_proxy(args, procs, log):
+    """`mcpguard proxy --listen 127.0.0.1:PORT ARGS`; its URL."""
+    port = free_port()
+    env = dict(os.environ, MCPGUARD_CURSOR_SECRET="conformance-" + os.urandom(16).hex())
+    env.pop("MCPGUARD_CONFIG", None)
+    proc = subprocess.Popen(
+        [mcpguard(), "proxy", "--listen", f"127.0.0.1:{port}", "--quiet", *args],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env,
+    )
+    procs.append(proc)
+    wait_for_port(port, proc, "mcpguard proxy " + " ".join(args))
+    return f"http://127.0.0.1:{port}/mcp"
+
+
+def mcpguard():
+    return os.environ.get("MCPGUARD_BIN", str(ROOT / "target" / "release" / "mcpguard"))
+
+
+def server_checks(url, era, out_dir):
+    """{scenario: checks} for every server scenario of `era`, run against `url`."""
+    suite("server", "--url", url, "--suite", "all", "--spec-version", era, "-o", str(out_dir), timeout=900)
+    found = {}
+    for path in Path(out_dir).glob("*/checks.json"):
+        name = re.sub(r"-\d{4}-\d\d-\d\dT.*$", "", path.parent.name)
+        found[re.sub(r"^server-", "", name, count=1)] = json.loads(path.read_text())
+    return found
+
+
+def run_servers(plan, tmp):
+    """The server scenarios directly and through both proxies, in both eras: rows, problems."""
+    python = os.environ.get("SERVER_PYTHON", str(ROOT / "target" / "servers-venv" / "bin" / "python"))
+    if not Path(python).exists():
+        return [], [f"no Python with the pinned SDK at {python}: run scripts/python-servers.sh"]
+    server = str(HERE / "server.py")
+    procs, rows, problems = [], [], []
+    log = open(Path(tmp) / "processes.log", "wb")
+    try:
+        port = free_port()
+        direct = subprocess.Popen([python, server, "--port", str(port)], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=log)
+        procs.append(direct)
+        wait_for_port(port, direct, "the conformance server")
+        routes = {
+            "direct": f"http://127.0.0.1:{port}/mcp",
+            "--url": start_proxy(["--url", f"http://127.0.0.1:{port}/mcp"], procs, log),
+            "-- CMD": start_proxy(["--", python, server, "--stdio"], procs, log),
+        }
+        for era in ERAS:
+            runs = {route: server_checks(url, era, Path(tmp) / f"server-{era}-{i}")
+                    for i, (route, url) in enumerate(routes.items())}
+            for scenario in sorted(runs["direct"]):
+                cells, notes = [], []
+                why = next((w for role, name, e, expect, w in plan
+                            if role == "server" and name == scenario and e in (era, "both") and expect == "differs"), None)
+                base = tally(runs["direct"][scenario])
+                for route, found in runs.items():
+                    c = tally(found.get(scenario, []))
+                    failed = c["FAILURE"] > 0 or scenario not in found
+                    fewer = route != "direct" and c["SUCCESS"] < base["SUCCESS"]
+                    cells.append(f"{'FAIL' if failed else 'pass'} {c['SUCCESS']}/{c['SUCCESS'] + c['FAILURE']}"
+                                 + ("*" if fewer and not failed else ""))
+                    if failed:
+                        ids = [x["id"] for x in found.get(scenario, []) if x.get("status") == "FAILURE"]
+                        problems.append(f"server {scenario} ({era}) fails {route}: {', '.join(ids) or 'no result'}")
+                    elif fewer and why is None:
+                        problems.append(f"server {scenario} ({era}) passes {c['SUCCESS']} checks {route}, "
+                                        f"{base['SUCCESS']} directly, and plan.tsv does not say why")
+                if why and any(cell.endswith("*") for cell in cells):
+                    notes.append(f"* differs by design: {why}")
+                rows.append((scenario, era, *cells, " ".join(notes)))
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
+    return rows, problems
+
+
+def print_table(header, rows):
+    widths = [max(len(str(r[k])) for r in rows + [header]) for k in range(len(header))]
+    print("  ".join(str(h).ljust(w) for h, w in zip(header, widths)) + "  note")
+    for row in rows:
+        note = row[len(header)] if len(row) > len(header) else ""
+        print("  ".join(str(v).ljust(w) for v, w in zip(row, widths)) + ("  " + note if note else ""))
+
+
 def main():
     only = set(sys.argv[1:])
     plan = read_plan()
@@ -106,7 +223,7 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (role, scenario, era, expect, why) in enumerate(plan):
-            if only and scenario not in only:
+            if role != "client" or (only and scenario not in only):
                 continue
             if expect == "later" or "*" in scenario:
                 rows.append((scenario, era, role, "not run", why))
@@ -134,15 +251,20 @@ def main():
                 note = ""
             rows.append((scenario, era, role, result, note))
 
-    widths = [max(len(r[k]) for r in rows + [("scenario", "era", "role", "result", "")]) for k in range(4)]
-    print("  ".join(h.ljust(w) for h, w in zip(("scenario", "era", "role", "result"), widths)) + "  note")
-    for row in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(row[:4], widths)) + ("  " + row[4] if row[4] else ""))
-    expected = [r for r in rows if planned(plan, r[0], r[1]) == "pass"]
-    passed = [r for r in expected if r[3].startswith("pass")]
-    print(f"\nclient: {len(passed)} of {len(expected)} scenarios expected to pass do; "
-          f"{sum(1 for r in rows if r[4].startswith('by design'))} by design; "
-          f"{sum(1 for r in rows if r[3] == 'not run')} not run")
+        print_table(("scenario", "era", "role", "result"), rows)
+        expected = [r for r in rows if planned(plan, r[0], r[1]) == "pass"]
+        passed = [r for r in expected if r[3].startswith("pass")]
+        print(f"\nclient: {len(passed)} of {len(expected)} scenarios expected to pass do; "
+              f"{sum(1 for r in rows if r[4].startswith('by design'))} by design; "
+              f"{sum(1 for r in rows if r[3] == 'not run')} not run\n")
+        if not only:
+            server_rows, server_problems = run_servers(plan, tmp)
+            problems += server_problems
+            print_table(("scenario", "era", "direct", "proxy --url", "proxy -- CMD"), server_rows)
+            for era in ERAS:
+                of_era = [r for r in server_rows if r[1] == era]
+                clean = [r for r in of_era if all(c.startswith("pass") for c in r[2:5])]
+                print(f"server {era}: {len(clean)} of {len(of_era)} scenarios pass directly and through both proxies")
     for p in problems:
         print(f"conformance: {p}", file=sys.stderr)
     return 1 if problems else 0
