@@ -183,7 +183,7 @@ impl Payload {
         let Value::Object(mut m) = value else {
             return Err(format!(
                 "payload is {}, not an object",
-                crate::document::type_name(&value)
+                crate::human::type_name(&value)
             ));
         };
         let offset = match m.remove("offset") {

@@ -70,19 +70,6 @@ impl Kind {
     }
 }
 
-/// What kind of JSON value this is, as a message says it: "a string", "a whole number", ...
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a number with a fraction",
-        Value::Number(_) => "a whole number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// One piece of what the model sees.
 #[derive(Clone, Debug)]
 pub struct Part<'a> {

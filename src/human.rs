@@ -179,6 +179,19 @@ fn cell_width(cell: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// What kind of JSON value this is, as a message says it: "a string", "a whole number", ...
+pub fn type_name(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(n) if n.is_f64() => "a number with a fraction",
+        serde_json::Value::Number(_) => "a whole number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

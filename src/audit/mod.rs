@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod emit;
+mod findings;
 pub mod metrics;
 mod protocol;
 mod rules;
@@ -208,7 +209,7 @@ pub fn audit_document(
     let profile = measure::profile(&anatomy, large, ctx.config.media_tokens as usize);
 
     let mut findings = rules::check(
-        &rules::Input {
+        &findings::Input {
             doc,
             anatomy: &anatomy,
             estimate: &est,

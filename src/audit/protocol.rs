@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::rules::Out;
+use super::findings::Out;
 use crate::mcp::era;
 
 /// Results that must carry `ttlMs` and `cacheScope` (server/utilities/caching).

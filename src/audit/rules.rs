@@ -5,82 +5,19 @@
 
 use serde_json::Value;
 
-use super::transcript::Call;
-use super::{Context, Finding, Savings};
+use super::findings::{Input, Out};
+use super::{Context, Finding};
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
-use crate::document::{Anatomy, Kind, PartContent};
+use crate::document::{Kind, PartContent};
 use crate::estimate::DocumentEstimate;
-use crate::input::Document;
 use crate::measure::{self, BASE64_MIN_RUN, json_len};
 use crate::pointer::{self, PathStack, Seg};
 
 /// JSON text that a minify would shrink by at least this many bytes is reported (MG014).
 const PRETTY_MIN_SAVING: u64 = 64;
 
-/// What one document's rules look at.
-pub(super) struct Input<'a> {
-    pub doc: &'a Document,
-    pub anatomy: &'a Anatomy<'a>,
-    pub estimate: &'a DocumentEstimate,
-    pub tool: &'a str,
-    pub limits: &'a Limits,
-    /// The request this document answers, when a transcript or a live session pairs it.
-    pub call: &'a Call,
-}
-
-/// Collects findings, applying the config's severity (or dropping a rule turned off).
-pub(super) struct Out<'a> {
-    ctx: &'a Context,
-    pub input: &'a Input<'a>,
-    findings: Vec<Finding>,
-}
-
-impl Out<'_> {
-    pub fn add(
-        &mut self,
-        code: &'static str,
-        at: &str,
-        message: String,
-        help: String,
-        bytes: Option<u64>,
-    ) {
-        let Some(severity) = self.ctx.severity(code, self.input.tool) else {
-            return;
-        };
-        let rule = crate::contract::find_rule(code).expect("rules use known codes");
-        let savings = bytes.map(|b| Savings {
-            bytes: b,
-            tokens: self.tokens_for(b),
-        });
-        self.findings.push(Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity,
-            document: self.input.doc.name.clone(),
-            tool: Some(self.input.tool.to_owned()),
-            pointer: at.to_owned(),
-            message,
-            help,
-            savings,
-            line: None,
-            column: None,
-        });
-    }
-
-    /// Tokens that `bytes` of this document cost, in proportion.
-    fn tokens_for(&self, bytes: u64) -> u64 {
-        let e = self.input.estimate;
-        let base = e.visible_bytes.max(1);
-        (e.tokens as u128 * bytes.min(base) as u128 / base as u128) as u64
-    }
-}
-
 pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
-    let mut out = Out {
-        ctx,
-        input,
-        findings: Vec::new(),
-    };
+    let mut out = Out::new(input, ctx);
     let l = input.limits;
     let e = input.estimate;
     let kind = input.anatomy.kind;
@@ -90,7 +27,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
     // client would read, and its content was already audited on the real pages.
     if input.call.cursor.as_deref() == Some(INVALID_CURSOR_PROBE) {
         check_cursors(&mut out);
-        return out.findings;
+        return out.into_findings();
     }
 
     // MG001: the message as sent.
@@ -139,7 +76,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
         == Some("input_required")
     {
         // An interim result asks the client for input; it is not content a model reads.
-        return out.findings;
+        return out.into_findings();
     }
     if input.call.method.as_deref() == Some("initialize") {
         // Of an initialize result the model sees only the server's instructions.
@@ -151,7 +88,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
         {
             check_text(&mut out, "/result/instructions", text, l);
         }
-        return out.findings;
+        return out.into_findings();
     }
     match kind {
         Kind::ListResult(list) => check_list(&mut out, list.member()),
@@ -160,7 +97,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
         }
         Kind::Error | Kind::Request => {}
     }
-    out.findings
+    out.into_findings()
 }
 
 /// MG020 and MG021: what a list did with the cursor it was sent.

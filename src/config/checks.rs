@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::Config;
 use crate::contract;
-pub(super) use crate::document::type_name;
+pub(super) use crate::human::type_name;
 use crate::pointer;
 
 /// The JSON Schema of the config file, as shipped in `contracts/`.

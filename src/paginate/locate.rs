@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 
 use super::PaginateError;
 use crate::collection::is_record_map;
-use crate::document::{self, Kind, PartContent, type_name};
+use crate::document::{self, Kind, PartContent};
+use crate::human::type_name;
 use crate::pointer;
 
 /// Member names that usually hold a document's main list, preferred when several arrays tie.

@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -169,17 +168,33 @@ fn media_type(headers: &HeaderMap) -> String {
         .to_ascii_lowercase()
 }
 
-/// POST /mcp.
-pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> Response {
-    let _counted = app.metrics.enter();
+/// A POST's message, admitted: read, checked, and decided by its scope's policy; what goes on
+/// to the server (if anything) and what the client is answered at once.
+pub(super) struct Admitted {
+    pub policy: Arc<Mutex<Policy>>,
+    pub stream: u64,
+    pub id: Option<Value>,
+    pub head: HeaderMap,
+    pub scope: String,
+    pub message: Value,
+    pub sends: Sends,
+}
+
+/// The first half of POST /mcp: the body read under its cap, the era's header rules, the gate
+/// in front of a command, and the policy's decision. `Err` is the answer already (a refusal).
+pub(super) async fn admit(
+    app: &Arc<App>,
+    head: HeaderMap,
+    body: Body,
+) -> Result<Admitted, Response> {
     if app.stopping.load(Ordering::SeqCst) {
         app.metrics.refused("stopping");
-        return refusal(
+        return Err(refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             None,
             SERVER_ERROR,
             "mcpguard proxy: stopping; send the request to another instance",
-        );
+        ));
     }
     let cap = app.opts.max_request_bytes;
     let declared = head
@@ -198,21 +213,21 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
         )
     };
     if declared.is_some_and(|n| n > cap as u64) {
-        return too_large();
+        return Err(too_large());
     }
     let Ok(bytes) = axum::body::to_bytes(body, cap).await else {
-        return too_large();
+        return Err(too_large());
     };
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
             app.metrics.refused("bad_request");
-            return refusal(
+            return Err(refusal(
                 StatusCode::BAD_REQUEST,
                 None,
                 -32700,
                 &format!("Parse error: mcpguard proxy could not read the body as JSON ({e})"),
-            );
+            ));
         }
     };
     let id = message.get("id").cloned();
@@ -220,7 +235,12 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
         && let Err(why) = headers::check_modern(&head, &message)
     {
         app.metrics.refused("header_mismatch");
-        return refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why);
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            id.as_ref(),
+            HEADER_MISMATCH,
+            &why,
+        ));
     }
     let scope = headers::scope(&head);
     let policy = app.policy(&scope);
@@ -229,11 +249,16 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
         // The shared child must only ever read whole 2026-07-28 requests.
         if let Err(r) = gate::stateless(&head, &message) {
             app.metrics.refused("bad_request");
-            return refused(r, id.as_ref());
+            return Err(refused(r, id.as_ref()));
         }
         if let Err(why) = check_params(&policy, &head, &message) {
             app.metrics.refused("header_mismatch");
-            return refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why);
+            return Err(refusal(
+                StatusCode::BAD_REQUEST,
+                id.as_ref(),
+                HEADER_MISMATCH,
+                &why,
+            ));
         }
     }
     let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
@@ -244,16 +269,15 @@ pub(super) async fn post(State(app): State<Arc<App>>, head: HeaderMap, body: Bod
     })
     .await;
     let sends = app.apply(fx);
-    match (sends.server, &app.opts.upstream) {
-        (Some(bytes), Upstream::Http { .. }) => {
-            forward(app.clone(), policy, stream, id, head, bytes).await
-        }
-        (Some(bytes), Upstream::Command { .. }) => {
-            let to = (&head, scope.as_str());
-            super::child::forward(app.clone(), policy, stream, id, to, &message, bytes).await
-        }
-        (None, _) => answer(StatusCode::OK, HeaderMap::new(), sends.client),
-    }
+    Ok(Admitted {
+        policy,
+        stream,
+        id,
+        head,
+        scope,
+        message,
+        sends,
+    })
 }
 
 /// A tools/call's `Mcp-Param-*` headers against the tool's inputSchema, as this scope's
@@ -376,7 +400,7 @@ pub(super) async fn place(
 }
 
 /// Sends the client's message on to the server and brings its answer back.
-async fn forward(
+pub(super) async fn forward(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
@@ -839,18 +863,15 @@ async fn resume_events(
     resumed.then_some(response)
 }
 
-/// GET and DELETE /mcp: a legacy session's stream and its end, relayed as they are.
-pub(super) async fn relay(
-    State(app): State<Arc<App>>,
-    method: Method,
-    head: HeaderMap,
-) -> Response {
+/// GET and DELETE /mcp in front of an HTTP server: a legacy session's stream and its end,
+/// relayed as they are.
+pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Response {
     let Upstream::Http {
         url,
         headers: extra,
     } = &app.opts.upstream
     else {
-        return super::child::session_request(app, method, head).await;
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let mut request = app
         .client

@@ -31,7 +31,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -402,9 +404,9 @@ async fn serve(
     let mcp = Router::new()
         .route(
             "/mcp",
-            post(exchange::post)
-                .get(exchange::relay)
-                .delete(exchange::relay)
+            post(post_mcp)
+                .get(get_or_delete_mcp)
+                .delete(get_or_delete_mcp)
                 .layer(axum::middleware::from_fn_with_state(app.clone(), guard)),
         )
         .route("/health", get(health))
@@ -507,6 +509,39 @@ async fn serve(
 }
 
 /// SIGTERM or Ctrl-C, by name.
+/// POST /mcp: admitted by the exchange (read, checked, decided by the policy), then on to the
+/// server over HTTP or to a child, or answered by the policy itself.
+async fn post_mcp(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> Response {
+    let _counted = app.metrics.enter();
+    let a = match exchange::admit(&app, head, body).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
+    };
+    match (a.sends.server, &app.opts.upstream) {
+        (Some(bytes), Upstream::Http { .. }) => {
+            exchange::forward(app.clone(), a.policy, a.stream, a.id, a.head, bytes).await
+        }
+        (Some(bytes), Upstream::Command { .. }) => {
+            let to = (&a.head, a.scope.as_str());
+            child::forward(app.clone(), a.policy, a.stream, a.id, to, &a.message, bytes).await
+        }
+        (None, _) => exchange::answer(StatusCode::OK, HeaderMap::new(), a.sends.client),
+    }
+}
+
+/// GET and DELETE /mcp: a legacy session's stream and its end, the server's (relayed) or a
+/// child's.
+async fn get_or_delete_mcp(
+    State(app): State<Arc<App>>,
+    method: axum::http::Method,
+    head: HeaderMap,
+) -> Response {
+    match app.opts.upstream {
+        Upstream::Http { .. } => exchange::relay(app, method, head).await,
+        Upstream::Command { .. } => child::session_request(app, method, head).await,
+    }
+}
+
 /// Every request to /mcp: refused before anything else when its Host or Origin is not one the
 /// listener answers ([`gate::Hosts`]).
 async fn guard(

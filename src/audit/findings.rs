@@ -1,0 +1,82 @@
+//! What one document's rules look at ([`Input`]) and where their findings go ([`Out`], which
+//! applies the config's severities). Apart from the rules themselves so that every file of
+//! rules ([`super::rules`], [`super::protocol`]) looks down at it, none at another.
+
+use super::transcript::Call;
+use super::{Context, Finding, Savings};
+use crate::contract::Limits;
+use crate::document::Anatomy;
+use crate::estimate::DocumentEstimate;
+use crate::input::Document;
+
+/// What one document's rules look at.
+pub(super) struct Input<'a> {
+    pub doc: &'a Document,
+    pub anatomy: &'a Anatomy<'a>,
+    pub estimate: &'a DocumentEstimate,
+    pub tool: &'a str,
+    pub limits: &'a Limits,
+    /// The request this document answers, when a transcript or a live session pairs it.
+    pub call: &'a Call,
+}
+
+/// Collects findings, applying the config's severity (or dropping a rule turned off).
+pub(super) struct Out<'a> {
+    pub ctx: &'a Context,
+    pub input: &'a Input<'a>,
+    findings: Vec<Finding>,
+}
+
+impl Out<'_> {
+    pub fn add(
+        &mut self,
+        code: &'static str,
+        at: &str,
+        message: String,
+        help: String,
+        bytes: Option<u64>,
+    ) {
+        let Some(severity) = self.ctx.severity(code, self.input.tool) else {
+            return;
+        };
+        let rule = crate::contract::find_rule(code).expect("rules use known codes");
+        let savings = bytes.map(|b| Savings {
+            bytes: b,
+            tokens: self.tokens_for(b),
+        });
+        self.findings.push(Finding {
+            code: rule.code,
+            rule: rule.name,
+            severity,
+            document: self.input.doc.name.clone(),
+            tool: Some(self.input.tool.to_owned()),
+            pointer: at.to_owned(),
+            message,
+            help,
+            savings,
+            line: None,
+            column: None,
+        });
+    }
+
+    /// Tokens that `bytes` of this document cost, in proportion.
+    fn tokens_for(&self, bytes: u64) -> u64 {
+        let e = self.input.estimate;
+        let base = e.visible_bytes.max(1);
+        (e.tokens as u128 * bytes.min(base) as u128 / base as u128) as u64
+    }
+}
+
+impl<'a> Out<'a> {
+    pub fn new(input: &'a Input<'a>, ctx: &'a Context) -> Out<'a> {
+        Out {
+            ctx,
+            input,
+            findings: Vec::new(),
+        }
+    }
+
+    pub fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+}
