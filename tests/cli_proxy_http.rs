@@ -948,6 +948,38 @@ fn a_command_behind_listen_streams_what_comes_before_the_answer() {
         answer.body
     );
     assert_eq!(page(answer.response()).0.len(), 2);
+
+    // The same with the session's GET stream open: what the server says during the call
+    // still rides the call's own stream (it went to the GET stream, and the answer came back
+    // as plain JSON).
+    let sid = session(&p.url);
+    let (url, session_id) = (p.url.clone(), sid.clone());
+    let (opened, is_open) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut response = agent()
+            .get(&url)
+            .header("mcp-session-id", &session_id)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("accept", "text/event-stream")
+            .call()
+            .expect("the GET stream opens");
+        let _ = opened.send(response.status().as_u16());
+        let _ = response.body_mut().read_to_string();
+    });
+    assert_eq!(is_open.recv_timeout(Duration::from_secs(10)), Ok(200));
+    let h = in_session(&sid);
+    let answer = post(&p.url, &h, &call("list_bookings", json!({"count": 2}), 2));
+    let methods: Vec<&str> = answer
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
+        .collect();
+    assert_eq!(
+        methods,
+        ["notifications/tools/list_changed", "(answer)"],
+        "{}",
+        answer.body
+    );
 }
 
 fn free_port() -> u16 {
