@@ -35,7 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (.mcp.json, Claude Desktop''s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
@@ -217,12 +217,16 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;install' {
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only this server (repeatable). Default: every server in the file')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client whose servers to change, where it keeps them')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Which of the client''s server lists. Default: local for claude-code (as `claude mcp add`), every one whose file exists for the others')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only this server (repeatable). Default: every server in the list')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'With --list: table or json')
             [CompletionResult]::new('--mcpguard', '--mcpguard', [CompletionResultType]::ParameterName, 'The command that starts mcpguard in the config. Default: this mcpguard''s full path (clients such as Claude Desktop start servers without your shell''s PATH)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
-            [CompletionResult]::new('--claude-desktop', '--claude-desktop', [CompletionResultType]::ParameterName, 'Claude Desktop''s config (claude_desktop_config.json in its place for this system)')
+            [CompletionResult]::new('--claude-desktop', '--claude-desktop', [CompletionResultType]::ParameterName, 'Claude Desktop''s config (the same as --client claude-desktop)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Say what would change; write nothing')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List every client config found on this machine (for this directory''s project too), its servers, and which are behind the proxy; change nothing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -230,10 +234,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;uninstall' {
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only this server (repeatable). Default: every server in the file')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client whose servers to change, where it keeps them')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Which of the client''s server lists. Default: local for claude-code (as `claude mcp add`), every one whose file exists for the others')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only this server (repeatable). Default: every server in the list')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
-            [CompletionResult]::new('--claude-desktop', '--claude-desktop', [CompletionResultType]::ParameterName, 'Claude Desktop''s config (claude_desktop_config.json in its place for this system)')
+            [CompletionResult]::new('--claude-desktop', '--claude-desktop', [CompletionResultType]::ParameterName, 'Claude Desktop''s config (the same as --client claude-desktop)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Say what would change; write nothing')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -329,7 +335,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('chunk', 'chunk', [CompletionResultType]::ParameterValue, 'Read large text (logs, documents, JSONL, a tool result''s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range')
             [CompletionResult]::new('validate-config', 'validate-config', [CompletionResultType]::ParameterValue, 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (.mcp.json, Claude Desktop''s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')

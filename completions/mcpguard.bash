@@ -874,14 +874,26 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__install)
-            opts="-h -V --claude-desktop --name --dry-run --mcpguard --config --color --help --version"
+            opts="-h -V --client --scope --claude-desktop --name --dry-run --list --format --mcpguard --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --client)
+                    COMPREPLY=($(compgen -W "claude-code claude-desktop cursor vscode codex gemini windsurf" -- "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -W "local user project all" -- "${cur}"))
+                    return 0
+                    ;;
                 --name)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --mcpguard)
@@ -1138,12 +1150,20 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__uninstall)
-            opts="-h -V --claude-desktop --name --dry-run --config --color --help --version"
+            opts="-h -V --client --scope --claude-desktop --name --dry-run --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --client)
+                    COMPREPLY=($(compgen -W "claude-code claude-desktop cursor vscode codex gemini windsurf" -- "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -W "local user project all" -- "${cur}"))
+                    return 0
+                    ;;
                 --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -38,7 +38,7 @@ complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "decode-cursor" -d
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "proxy" -d 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
-complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "install" -d 'Rewrite a client\'s MCP config (.mcp.json, Claude Desktop\'s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent'
+complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "install" -d 'Rewrite a client\'s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "uninstall" -d 'Undo `install`: the servers start their own commands again'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "artifacts" -d 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
 complete -c mcpguard -n "__fish_mcpguard_needs_command" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'
@@ -250,22 +250,47 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l quiet -d 'Lo
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l no-artifacts -d 'Keep no full results: shrunk results are previews without a reference'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l name -d 'Only this server (repeatable). Default: every server in the file' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l client -d 'The client whose servers to change, where it keeps them' -r -f -a "claude-code\t''
+claude-desktop\t''
+cursor\t''
+vscode\t''
+codex\t''
+gemini\t''
+windsurf\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l scope -d 'Which of the client\'s server lists. Default: local for claude-code (as `claude mcp add`), every one whose file exists for the others' -r -f -a "local\t''
+user\t''
+project\t''
+all\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l name -d 'Only this server (repeatable). Default: every server in the list' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l format -d 'With --list: table or json' -r -f -a "table\t''
+json\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l mcpguard -d 'The command that starts mcpguard in the config. Default: this mcpguard\'s full path (clients such as Claude Desktop start servers without your shell\'s PATH)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l claude-desktop -d 'Claude Desktop\'s config (claude_desktop_config.json in its place for this system)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l claude-desktop -d 'Claude Desktop\'s config (the same as --client claude-desktop)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l dry-run -d 'Say what would change; write nothing'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l list -d 'List every client config found on this machine (for this directory\'s project too), its servers, and which are behind the proxy; change nothing'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -s V -l version -d 'Print version'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l name -d 'Only this server (repeatable). Default: every server in the file' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l client -d 'The client whose servers to change, where it keeps them' -r -f -a "claude-code\t''
+claude-desktop\t''
+cursor\t''
+vscode\t''
+codex\t''
+gemini\t''
+windsurf\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l scope -d 'Which of the client\'s server lists. Default: local for claude-code (as `claude mcp add`), every one whose file exists for the others' -r -f -a "local\t''
+user\t''
+project\t''
+all\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l name -d 'Only this server (repeatable). Default: every server in the list' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l claude-desktop -d 'Claude Desktop\'s config (claude_desktop_config.json in its place for this system)'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l claude-desktop -d 'Claude Desktop\'s config (the same as --client claude-desktop)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l dry-run -d 'Say what would change; write nothing'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -s V -l version -d 'Print version'
@@ -327,7 +352,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_s
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "chunk" -d 'Read large text (logs, documents, JSONL, a tool result\'s text) in chunks cut at semantic boundaries, with a cursor for the next; --lines for a range'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "validate-config" -d 'Check a config file against the schema and the range rules; print the defaults or the effective config; watch a file and re-validate on every save'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "proxy" -d 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "install" -d 'Rewrite a client\'s MCP config (.mcp.json, Claude Desktop\'s) so its servers start through `mcpguard proxy`; atomic, with a backup, idempotent'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "install" -d 'Rewrite a client\'s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "uninstall" -d 'Undo `install`: the servers start their own commands again'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "artifacts" -d 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and not __fish_seen_subcommand_from audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help" -f -a "generate" -d 'Write shell completions and the man page (for packagers; used to refresh completions/)'

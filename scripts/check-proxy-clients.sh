@@ -68,6 +68,42 @@ grep -q "^everything: $peers/mcp-server-everything  - .*Connected\|^everything: 
   || { cat "$out/uninstalled-list.txt" >&2; echo "after uninstall, the server is not back on its own command" >&2; exit 1; }
 echo "install: claude mcp list shows everything connected through the proxy; uninstall: back on its own"
 
+echo "-- mcpguard install --client claude-code --scope all, after claude mcp add in each scope"
+scoped=$out/scoped && mkdir -p "$scoped/home/.claude" "$scoped/app"
+echo '{"enableAllProjectMcpServers": true}' > "$scoped/home/.claude/settings.json"
+in_app() { (cd "$scoped/app" && HOME="$scoped/home" "$@"); }
+for scope in local user project; do
+  in_app "$peers/claude" mcp add --scope "$scope" "evu-$scope" -- "$peers/mcp-server-everything" > /dev/null
+done
+cp "$scoped/home/.claude.json" "$scoped/claude.json.before"
+cp "$scoped/app/.mcp.json" "$scoped/mcp.json.before"
+in_app "$bin" install --client claude-code --scope all > "$scoped/install.txt"
+in_app "$peers/claude" mcp list > "$scoped/list.txt" 2>&1 || true
+for scope in local user project; do
+  grep -q "^evu-$scope: $bin proxy -- $peers/mcp-server-everything - .*Connected" "$scoped/list.txt" \
+    || { cat "$scoped/install.txt" "$scoped/list.txt" >&2; echo "evu-$scope is not connected through the proxy" >&2; exit 1; }
+done
+in_app "$peers/claude" mcp get evu-local > "$scoped/get.txt" 2>&1
+grep -q "Args: proxy -- $peers/mcp-server-everything" "$scoped/get.txt" \
+  || { cat "$scoped/get.txt" >&2; echo "claude mcp get evu-local does not show mcpguard proxy" >&2; exit 1; }
+in_app "$bin" install --list > "$scoped/clients.txt"
+in_app "$bin" uninstall --client claude-code --scope all > /dev/null
+# Claude Code may have written its own keys since (it does on every start): only our servers
+# must be as they were. The project's .mcp.json is ours alone: byte for byte.
+cmp "$scoped/app/.mcp.json" "$scoped/mcp.json.before" \
+  || { echo "uninstall did not give .mcp.json back byte for byte" >&2; exit 1; }
+python3 - "$scoped/claude.json.before" "$scoped/home/.claude.json" "$scoped/app" <<'PY'
+import json, os, sys
+before, after = (json.load(open(p)) for p in sys.argv[1:3])
+app = os.path.realpath(sys.argv[3])
+for doc in (before, after):
+    assert "evu-user" in doc["mcpServers"], doc["mcpServers"]
+assert before["mcpServers"]["evu-user"] == after["mcpServers"]["evu-user"], after["mcpServers"]
+local = lambda d: next(v for k, v in d["projects"].items() if os.path.realpath(k) == app)["mcpServers"]
+assert local(before) == local(after), local(after)
+PY
+echo "install --client claude-code --scope all: $(grep -c 'now starts through' "$scoped/install.txt") servers (local, user, project) connected through the proxy in claude mcp list; uninstall: back as they were"
+
 echo "-- MCP Inspector CLI: a 385 KB result read through the proxy"
 # The Inspector takes everything after the server's command as its arguments, so the proxy is
 # named in a config file; each call is its own process, so cursors are signed with a secret

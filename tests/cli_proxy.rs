@@ -869,8 +869,8 @@ fn install_rewrites_a_client_config_atomically_with_a_backup_and_uninstall_undoe
 
     let out = run(&["uninstall", "--name", "git"]);
     assert_eq!(common::code(&out), 0);
-    let restored: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
-    assert_eq!(restored, serde_json::from_str::<Value>(original).unwrap());
+    // Only `command` and `args` were written, in place: uninstall gives the bytes back.
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
 
     let unknown = run(&["install", "--name", "github"]);
     assert_eq!(common::code(&unknown), 2);

@@ -936,13 +936,8 @@ fn a_command_behind_listen_streams_what_comes_before_the_answer() {
     let h = in_session(&sid);
     let answer = post(&p.url, &h, &call("list_bookings", json!({"count": 2}), 1));
     assert_eq!(answer.status, 200, "{}", answer.body);
-    let methods: Vec<&str> = answer
-        .messages
-        .iter()
-        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
-        .collect();
     assert_eq!(
-        methods,
+        methods(&answer),
         ["notifications/tools/list_changed", "(answer)"],
         "{}",
         answer.body
@@ -969,17 +964,21 @@ fn a_command_behind_listen_streams_what_comes_before_the_answer() {
     assert_eq!(is_open.recv_timeout(Duration::from_secs(10)), Ok(200));
     let h = in_session(&sid);
     let answer = post(&p.url, &h, &call("list_bookings", json!({"count": 2}), 2));
-    let methods: Vec<&str> = answer
-        .messages
-        .iter()
-        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
-        .collect();
     assert_eq!(
-        methods,
+        methods(&answer),
         ["notifications/tools/list_changed", "(answer)"],
         "{}",
         answer.body
     );
+}
+
+/// What an answer brought, in order: each message's method, `(answer)` for the response.
+fn methods(answer: &Answer) -> Vec<&str> {
+    answer
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(answer)"))
+        .collect()
 }
 
 fn free_port() -> u16 {

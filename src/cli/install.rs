@@ -1,52 +1,83 @@
 //! `mcpguard install` and `mcpguard uninstall`: a client's MCP config rewritten so its servers
-//! start through `mcpguard proxy`, and back. The rewrite itself is `mcpguard::proxy::install`;
-//! this file finds the file, keeps a backup and writes atomically.
+//! start through `mcpguard proxy`, and back, in whichever client's file and scope; `install
+//! --list` shows every client config on this machine. The rewrite itself is
+//! `mcpguard::proxy::install`, where each client keeps its servers `mcpguard::proxy::clients`;
+//! this file finds the files, keeps a backup, writes atomically and re-reads a file that its
+//! client changed meanwhile.
 
+use std::collections::BTreeSet;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use serde_json::Value;
 
-use mcpguard::proxy::install::{self, Change};
+use mcpguard::proxy::clients::{self, Client, Location, Os, Places, Scope};
+use mcpguard::proxy::install::{self, Layout, Op};
 
 use super::exit::Code;
 
 const INSTALL_HELP: &str = "\
-Each chosen stdio server's command becomes `mcpguard proxy -- COMMAND ARGS`; its env, type and
-every other member stay as they are, and so does the rest of the file. A server already behind
-the proxy is left alone, so running it twice changes nothing; URL (Streamable HTTP) servers are
-skipped. Before the file changes, its current content is copied to FILE.mcpguard-backup; the new
-content is written to a temporary file and renamed over it, so the file is never half-written.
-Restart the client (or run `claude mcp list`) to pick it up; `mcpguard uninstall` undoes it.
+Each chosen stdio server's command becomes `mcpguard proxy -- COMMAND ARGS`. Only `command` and
+`args` change, in place: every other byte of the file stays as it was (key order, spacing,
+comments in VS Code's JSONC and Codex's TOML), and `uninstall` gives the file back. A server
+already behind the proxy is left alone, so running it twice changes nothing; remote (URL)
+servers are skipped. Before a file changes, its content is copied to FILE.mcpguard-backup; the
+new content goes to a temporary file renamed over it, so a file is never half-written. A file
+the client rewrote meanwhile (Claude Code rewrites ~/.claude.json while it runs) is read again
+and the edit made on what is there now, so none of the client's changes is lost.
+
+Where the servers are (--client, with --scope):
+  claude-code     local (default: this project's in ~/.claude.json), user (~/.claude.json),
+                  project (./.mcp.json), all; where `claude mcp add --scope` puts them
+  claude-desktop  claude_desktop_config.json in its place for this system
+  cursor          ~/.cursor/mcp.json (user), .cursor/mcp.json (project)
+  vscode          .vscode/mcp.json (project), Code/User/mcp.json (user); `servers`, JSONC
+  codex           ~/.codex/config.toml (user, or $CODEX_HOME), .codex/config.toml (project)
+  gemini          ~/.gemini/settings.json (user), .gemini/settings.json (project)
+  windsurf        ~/.codeium/windsurf/mcp_config.json
+Other clients default to every scope whose file exists. Restart the client (or run
+`claude mcp list`) to pick it up; `mcpguard uninstall` undoes it.
 
 Examples:
-  mcpguard install                               # every server in ./.mcp.json
-  mcpguard install --name github --name git      # just these
-  mcpguard install --claude-desktop
-  mcpguard install .mcp.json -- --shadow --metrics calls.jsonl   # proxy flags, after --";
+  mcpguard install --client claude-code                 # this project's servers (local scope)
+  mcpguard install --client claude-code --scope all
+  mcpguard install --list                               # every client config on this machine
+  mcpguard install --client cursor --name github --dry-run
+  mcpguard install                                      # every server in ./.mcp.json
+  mcpguard install ~/my-client.json -- --shadow --metrics calls.jsonl   # proxy flags after --";
 
 const UNINSTALL_HELP: &str = "\
 Each chosen server behind the proxy gets its own command back (what followed `--`); servers not
-behind it are left alone. The file is backed up and written atomically, as by `install`.
+behind it are left alone. Files are backed up and written atomically, as by `install`.
 
 Examples:
-  mcpguard uninstall
+  mcpguard uninstall --client claude-code --scope all
   mcpguard uninstall --claude-desktop --name filesystem";
 
 /// Where the client's config is.
 #[derive(Debug, clap::Args)]
 pub struct Target {
-    /// The config file. Default: .mcp.json in the working directory (Claude Code's project
-    /// servers).
-    #[arg(value_name = "FILE", conflicts_with = "claude_desktop")]
+    /// A config file in the `mcpServers` shape (or VS Code's `servers`, or a TOML file with
+    /// `[mcp_servers.NAME]` tables). Default: .mcp.json in the working directory.
+    #[arg(value_name = "FILE", conflicts_with_all = ["claude_desktop", "client"])]
     pub file: Option<PathBuf>,
 
-    /// Claude Desktop's config (claude_desktop_config.json in its place for this system).
-    #[arg(long)]
+    /// The client whose servers to change, where it keeps them.
+    #[arg(long, value_name = "CLIENT",
+          value_parser = clap::builder::PossibleValuesParser::new(Client::ALL.map(Client::name)))]
+    pub client: Option<String>,
+
+    /// Which of the client's server lists. Default: local for claude-code (as `claude mcp
+    /// add`), every one whose file exists for the others.
+    #[arg(long, value_name = "SCOPE", requires = "client",
+          value_parser = clap::builder::PossibleValuesParser::new(Scope::ALL.map(Scope::name)))]
+    pub scope: Option<String>,
+
+    /// Claude Desktop's config (the same as --client claude-desktop).
+    #[arg(long, conflicts_with = "client")]
     pub claude_desktop: bool,
 
-    /// Only this server (repeatable). Default: every server in the file.
+    /// Only this server (repeatable). Default: every server in the list.
     #[arg(long = "name", value_name = "NAME")]
     pub names: Vec<String>,
 
@@ -60,6 +91,16 @@ pub struct Target {
 pub struct InstallArgs {
     #[command(flatten)]
     pub target: Target,
+
+    /// List every client config found on this machine (for this directory's project too),
+    /// its servers, and which are behind the proxy; change nothing.
+    #[arg(long, conflicts_with_all = ["file", "names", "dry_run"])]
+    pub list: bool,
+
+    /// With --list: table or json.
+    #[arg(long, value_name = "FORMAT", default_value = "table", requires = "list",
+          value_parser = ["table", "json"])]
+    pub format: String,
 
     /// The command that starts mcpguard in the config. Default: this mcpguard's full path
     /// (clients such as Claude Desktop start servers without your shell's PATH).
@@ -79,6 +120,9 @@ pub struct UninstallArgs {
 }
 
 pub fn install(args: InstallArgs) -> anyhow::Result<Code> {
+    if args.list {
+        return list(&args.format);
+    }
     let mcpguard = match args.mcpguard {
         Some(c) => c,
         None => std::env::current_exe()
@@ -86,76 +130,266 @@ pub fn install(args: InstallArgs) -> anyhow::Result<Code> {
             .display()
             .to_string(),
     };
-    rewrite(&args.target, |doc, names| {
-        install::install(doc, names, &mcpguard, &args.proxy_args)
-    })
+    let op = Op::Install {
+        mcpguard: &mcpguard,
+        proxy_args: &args.proxy_args,
+    };
+    rewrite(&args.target, &op)
 }
 
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<Code> {
-    rewrite(&args.target, install::uninstall)
+    rewrite(&args.target, &Op::Uninstall)
 }
 
-fn rewrite(
-    target: &Target,
-    apply: impl FnOnce(&mut Value, &[String]) -> Result<Vec<Change>, install::InstallError>,
-) -> anyhow::Result<Code> {
-    let path = match (&target.file, target.claude_desktop) {
-        (Some(f), _) => f.clone(),
-        (None, true) => claude_desktop_config()?,
-        (None, false) => PathBuf::from(".mcp.json"),
+/// Where this machine keeps things, from the environment.
+fn places() -> anyhow::Result<Places> {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    let home = var("HOME")
+        .or_else(|| var("USERPROFILE"))
+        .context("cannot tell where your home directory is (no HOME); name the file instead")?;
+    Ok(Places {
+        home,
+        cwd: std::env::current_dir().context("cannot read the working directory")?,
+        os: if cfg!(target_os = "macos") {
+            Os::MacOs
+        } else if cfg!(windows) {
+            Os::Windows
+        } else {
+            Os::Linux
+        },
+        claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+        codex_home: var("CODEX_HOME"),
+        xdg_config_home: var("XDG_CONFIG_HOME"),
+        appdata: var("APPDATA"),
+    })
+}
+
+/// The server lists a target names: a file, a client's scope(s), or ./.mcp.json.
+fn locations(target: &Target) -> anyhow::Result<Vec<(String, PathBuf, Layout)>> {
+    let client = match (&target.client, target.claude_desktop) {
+        (Some(name), _) => Client::parse(name),
+        (None, true) => Some(Client::ClaudeDesktop),
+        (None, false) => None,
     };
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(&path).with_context(|| format!("{name}: cannot read"))?;
-    let mut doc: Value = serde_json::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{name}:{}:{}: not JSON: {e}; fix the file first (nothing was changed)",
-            e.line(),
-            e.column()
-        )
-    })?;
-    let changes = apply(&mut doc, &target.names).with_context(|| name.clone())?;
+    let Some(client) = client else {
+        let path = target
+            .file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(".mcp.json"));
+        let layout = layout_of(&path);
+        return Ok(vec![(path.display().to_string(), path, layout)]);
+    };
+    let scope = target
+        .scope
+        .as_deref()
+        .and_then(Scope::parse)
+        .unwrap_or_else(|| clients::default_scope(client));
+    let all = places()?.locations(client, scope);
+    if all.is_empty() {
+        anyhow::bail!(
+            "{} has no {} scope; it keeps its servers in: {}",
+            client.name(),
+            scope.name(),
+            places()?
+                .locations(client, Scope::All)
+                .iter()
+                .map(|l| format!("{} ({})", l.path.display(), l.scope.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let found: Vec<&Location> = all.iter().filter(|l| l.path.is_file()).collect();
+    if found.is_empty() {
+        anyhow::bail!(
+            "{}: no config found; looked at {}",
+            client.name(),
+            all.iter()
+                .map(|l| l.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(found
+        .into_iter()
+        .map(|l| {
+            let label = format!(
+                "{} ({} scope, {} in {})",
+                client.name(),
+                l.scope.name(),
+                l.layout.shown(),
+                l.path.display()
+            );
+            (label, l.path.clone(), l.layout.clone())
+        })
+        .collect())
+}
+
+/// A named file's layout: TOML tables for a .toml file; VS Code's `servers` when that is what
+/// the file has; else `mcpServers`.
+fn layout_of(path: &Path) -> Layout {
+    if path.extension().is_some_and(|e| e == "toml") {
+        return Layout::Toml("mcp_servers".to_owned());
+    }
+    let servers = Layout::Json(vec!["servers".to_owned()]);
+    match std::fs::read_to_string(path) {
+        Ok(text) if install::list(&text, &servers).is_ok() => {
+            let mcp = Layout::Json(vec!["mcpServers".to_owned()]);
+            if install::list(&text, &mcp).is_ok() {
+                mcp
+            } else {
+                servers
+            }
+        }
+        _ => Layout::Json(vec!["mcpServers".to_owned()]),
+    }
+}
+
+fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
+    let lists = locations(target)?;
     let mut out = std::io::stdout().lock();
-    for c in &changes {
-        writeln!(out, "{}: {}", c.name, c.action.describe())?;
+    let mut backed_up = BTreeSet::new();
+    for (label, path, layout) in &lists {
+        if lists.len() > 1 {
+            writeln!(out, "{label}:")?;
+        }
+        let name = path.display().to_string();
+        let read = || std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"));
+        let mut text = read()?;
+        let (mut new, changes) =
+            install::edit(&text, layout, &target.names, op).map_err(|e| in_file(&name, &e))?;
+        for c in &changes {
+            writeln!(out, "{}: {}", c.name, c.action.describe())?;
+        }
+        if !changes.iter().any(|c| c.action.changed()) {
+            writeln!(out, "{name}: nothing to change")?;
+            continue;
+        }
+        if target.dry_run {
+            writeln!(out, "{name}: not written (--dry-run)")?;
+            continue;
+        }
+        // A client may rewrite its file while it runs (Claude Code does ~/.claude.json): read
+        // it again just before writing, and make the edit on what is there then.
+        for _ in 0..5 {
+            let now = read()?;
+            if now == text {
+                break;
+            }
+            writeln!(
+                out,
+                "{name}: changed while mcpguard worked (its client rewrote it); the edit was made again on what is there now, its changes kept"
+            )?;
+            text = now;
+            new = install::edit(&text, layout, &target.names, op)
+                .map_err(|e| in_file(&name, &e))?
+                .0;
+        }
+        let mut backup = path.clone().into_os_string();
+        backup.push(".mcpguard-backup");
+        let backup = PathBuf::from(backup);
+        // One backup a run: a file with two scopes in it keeps the content it had before.
+        if backed_up.insert(path.clone()) {
+            mcpguard::fsutil::write_atomic(&backup, text.as_bytes())
+                .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
+        }
+        mcpguard::fsutil::write_atomic(path, new.as_bytes())
+            .with_context(|| format!("{name}: cannot write"))?;
+        writeln!(
+            out,
+            "{name}: written (the previous content is in {})",
+            backup.display()
+        )?;
     }
-    if !changes.iter().any(|c| c.action.changed()) {
-        writeln!(out, "{name}: nothing to change")?;
-        return Ok(Code::Ok);
-    }
-    if target.dry_run {
-        writeln!(out, "{name}: not written (--dry-run)")?;
-        return Ok(Code::Ok);
-    }
-    let mut backup = path.clone().into_os_string();
-    backup.push(".mcpguard-backup");
-    let backup = PathBuf::from(backup);
-    mcpguard::fsutil::write_atomic(&backup, text.as_bytes())
-        .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
-    let mut new = serde_json::to_string_pretty(&doc)?;
-    new.push('\n');
-    mcpguard::fsutil::write_atomic(&path, new.as_bytes())
-        .with_context(|| format!("{name}: cannot write"))?;
-    writeln!(
-        out,
-        "{name}: written (the previous content is in {})",
-        backup.display()
-    )?;
     Ok(Code::Ok)
 }
 
-/// Where Claude Desktop keeps its config on this system.
-fn claude_desktop_config() -> anyhow::Result<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path = if cfg!(target_os = "macos") {
-        home.map(|h| h.join("Library/Application Support/Claude/claude_desktop_config.json"))
-    } else if cfg!(windows) {
-        std::env::var_os("APPDATA")
-            .map(|a| PathBuf::from(a).join("Claude/claude_desktop_config.json"))
-    } else {
-        std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| home.map(|h| h.join(".config")))
-            .map(|c| c.join("Claude/claude_desktop_config.json"))
-    };
-    path.context("cannot tell where Claude Desktop's config is (no HOME); name the file instead")
+/// An error of a file's, named as the house names them: `FILE:LINE:COL: ...` for where its
+/// text cannot be read, `FILE: ...` otherwise.
+fn in_file(name: &str, e: &install::InstallError) -> anyhow::Error {
+    match e {
+        install::InstallError::Syntax { .. } => anyhow::anyhow!("{name}:{e}"),
+        _ => anyhow::anyhow!("{name}: {e}"),
+    }
+}
+
+/// One client's server list, for `--list`.
+#[derive(serde::Serialize)]
+struct Found {
+    client: &'static str,
+    scope: &'static str,
+    file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    servers: Vec<install::Listed>,
+}
+
+fn list(format: &str) -> anyhow::Result<Code> {
+    let places = places()?;
+    let mut found = Vec::new();
+    for client in Client::ALL {
+        for l in places.locations(client, Scope::All) {
+            let Ok(text) = std::fs::read_to_string(&l.path) else {
+                continue;
+            };
+            let (servers, error) = match install::list(&text, &l.layout) {
+                Ok(s) => (s, None),
+                // Claude Code's local scope: the file is there, this project is not in it.
+                Err(install::InstallError::NoServersAt(_)) => continue,
+                Err(e) => (Vec::new(), Some(e.to_string())),
+            };
+            found.push(Found {
+                client: client.name(),
+                scope: l.scope.name(),
+                file: l.path.display().to_string(),
+                error,
+                servers,
+            });
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if format == "json" {
+        super::render::write_json(&mut out, &found)?;
+        return Ok(Code::Ok);
+    }
+    if found.is_empty() {
+        writeln!(
+            out,
+            "no client config found (looked where each client keeps one; see --help)"
+        )?;
+        return Ok(Code::Ok);
+    }
+    let mut table = mcpguard::human::table(
+        &[
+            "client",
+            "scope",
+            "server",
+            "kind",
+            "through mcpguard",
+            "file",
+        ],
+        &[],
+    );
+    for f in &found {
+        if let Some(e) = &f.error {
+            table.add_row([f.client, f.scope, "-", "-", e.as_str(), f.file.as_str()]);
+        }
+        for s in &f.servers {
+            let kind = if s.remote { "remote" } else { "stdio" };
+            let proxied = match (s.remote, s.proxied) {
+                (true, _) => "no (remote)",
+                (false, true) => "yes",
+                (false, false) => "no",
+            };
+            table.add_row([
+                f.client,
+                f.scope,
+                s.name.as_str(),
+                kind,
+                proxied,
+                f.file.as_str(),
+            ]);
+        }
+    }
+    writeln!(out, "{table}")?;
+    Ok(Code::Ok)
 }

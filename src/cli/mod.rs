@@ -92,8 +92,9 @@ pub enum Command {
     /// Stand between an MCP client and a server (stdio): results that fit pass byte for byte,
     /// the rest come back shrunk with the full data one tool call away.
     Proxy(Box<proxy::Args>),
-    /// Rewrite a client's MCP config (.mcp.json, Claude Desktop's) so its servers start
-    /// through `mcpguard proxy`; atomic, with a backup, idempotent.
+    /// Rewrite a client's MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS
+    /// Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard
+    /// proxy`, every other byte kept; `--list` shows them all.
     Install(install::InstallArgs),
     /// Undo `install`: the servers start their own commands again.
     Uninstall(install::UninstallArgs),

@@ -1,12 +1,17 @@
-//! Putting the proxy into a client's server list, and taking it out again: the `mcpServers`
-//! of Claude Code's `.mcp.json` or Claude Desktop's config, rewritten so chosen stdio servers
-//! start as `mcpguard proxy -- THEIR COMMAND`. Pure: a document in, a document and what
-//! happened to each server out; the CLI reads and writes the file.
+//! Putting the proxy into a client's server list, and taking it out again: chosen stdio
+//! servers rewritten to start as `mcpguard proxy -- THEIR COMMAND`, in whatever file and
+//! format the client keeps them ([`Layout`]: a JSON or JSONC object of servers somewhere in the
+//! document, or Codex's TOML tables). Pure: text in, text and what happened to each server
+//! out; [`super::clients`] says where each client's files are, the CLI reads and writes them.
 //!
+//! Only the members that change (`command`, `args`) are written, in place, through a syntax
+//! tree that keeps the rest: every other byte of the file stays as it was (key order, spacing,
+//! comments in JSONC and TOML), so `uninstall` gives back the file `install` was given.
 //! Idempotent both ways: a server already behind the proxy is left as it is by `install`, and
-//! one that is not is left as it is by `uninstall`. Every other member of an entry (`env`,
-//! `type`, `cwd`, ...) and of the document is kept, in its order.
+//! one that is not is left as it is by `uninstall`.
 
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::{Map, Value};
 
 /// What became of one server.
@@ -28,7 +33,7 @@ pub enum Action {
     Restored,
     /// Was not behind the proxy.
     NotProxied,
-    /// A Streamable HTTP server (`url`): the stdio proxy starts commands.
+    /// A remote server (`url`, `serverUrl`, `httpUrl`): the stdio proxy starts commands.
     SkippedUrl,
 }
 
@@ -51,71 +56,369 @@ impl Action {
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
-    #[error("no `mcpServers` object in it; is this a client's MCP config?")]
-    NoServers,
+    #[error("no {0} in it: no servers there")]
+    NoServersAt(String),
+    /// Where the text cannot be read, 1-based, and why.
+    #[error("{line}:{column}: {why}; fix the file first (nothing was changed)")]
+    Syntax {
+        line: usize,
+        column: usize,
+        why: String,
+    },
     #[error("no server named {name}; it has {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
     UnknownServer { name: String, known: Vec<String> },
 }
 
-/// Puts the servers `names` names (all, when empty) behind `mcpguard` (the command that
-/// starts it) with `proxy_args` before the `--`.
-pub fn install(
-    doc: &mut Value,
-    names: &[String],
-    mcpguard: &str,
-    proxy_args: &[String],
-) -> Result<Vec<Change>, InstallError> {
-    each(doc, names, |entry| {
-        if entry.contains_key("url") || !entry.contains_key("command") {
-            return Action::SkippedUrl;
-        }
-        if is_proxied(entry) {
-            return Action::AlreadyProxied;
-        }
-        let command = entry.get("command").cloned().unwrap_or(Value::Null);
-        let args = entry
-            .get("args")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let mut new_args = vec![Value::from("proxy")];
-        new_args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
-        new_args.push(Value::from("--"));
-        new_args.push(command);
-        new_args.extend(args);
-        entry.insert("command".into(), Value::from(mcpguard));
-        entry.insert("args".into(), Value::Array(new_args));
-        Action::Proxied
-    })
+/// What `install` or `uninstall` does to one server entry.
+#[derive(Clone, Copy, Debug)]
+pub enum Op<'a> {
+    Install {
+        mcpguard: &'a str,
+        proxy_args: &'a [String],
+    },
+    Uninstall,
 }
 
-/// Takes the servers `names` names (all, when empty) out from behind the proxy.
-pub fn uninstall(doc: &mut Value, names: &[String]) -> Result<Vec<Change>, InstallError> {
-    each(doc, names, |entry| {
-        if !is_proxied(entry) {
-            return Action::NotProxied;
+impl Op<'_> {
+    fn apply(&self, entry: &mut Map<String, Value>) -> Action {
+        match *self {
+            Op::Install {
+                mcpguard,
+                proxy_args,
+            } => install_entry(entry, mcpguard, proxy_args),
+            Op::Uninstall => uninstall_entry(entry),
         }
-        let args = entry
-            .get("args")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let Some(dash) = args.iter().position(|a| a == "--") else {
-            return Action::NotProxied;
+    }
+}
+
+/// The members that name a remote server in the clients' formats.
+const REMOTE_KEYS: [&str; 3] = ["url", "serverUrl", "httpUrl"];
+
+fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[String]) -> Action {
+    if REMOTE_KEYS.iter().any(|k| entry.contains_key(*k)) || !entry.contains_key("command") {
+        return Action::SkippedUrl;
+    }
+    if is_proxied(entry) {
+        return Action::AlreadyProxied;
+    }
+    let command = entry.get("command").cloned().unwrap_or(Value::Null);
+    let args = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut new_args = vec![Value::from("proxy")];
+    new_args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
+    new_args.push(Value::from("--"));
+    new_args.push(command);
+    new_args.extend(args);
+    entry.insert("command".into(), Value::from(mcpguard));
+    entry.insert("args".into(), Value::Array(new_args));
+    Action::Proxied
+}
+
+fn uninstall_entry(entry: &mut Map<String, Value>) -> Action {
+    if !is_proxied(entry) {
+        return Action::NotProxied;
+    }
+    let args = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(dash) = args.iter().position(|a| a == "--") else {
+        return Action::NotProxied;
+    };
+    let mut rest = args[dash + 1..].to_vec();
+    if rest.is_empty() {
+        return Action::NotProxied;
+    }
+    let command = rest.remove(0);
+    entry.insert("command".into(), command);
+    // A server with no arguments of its own either had no `args` (install then appended it,
+    // last) or an empty one where its client put it (`claude mcp add` writes `"args": []`
+    // before `env`): the member's place tells which, so either comes back as it was.
+    let appended = entry.keys().next_back().is_some_and(|k| k == "args");
+    if rest.is_empty() && appended {
+        entry.shift_remove("args");
+    } else {
+        entry.insert("args".into(), Value::Array(rest));
+    }
+    Action::Restored
+}
+
+/// Where a client keeps its servers in its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// A JSON (or JSONC) object of servers, under these keys from the root: `["mcpServers"]`,
+    /// VS Code's `["servers"]`, Claude Code's local scope `["projects", DIR, "mcpServers"]`.
+    Json(Vec<String>),
+    /// A TOML table whose sub-tables are the servers: Codex's `mcp_servers`.
+    Toml(String),
+}
+
+impl Layout {
+    /// How a message names where the servers are: `mcpServers`, `projects["/p"].mcpServers`.
+    pub fn shown(&self) -> String {
+        match self {
+            Layout::Toml(table) => format!("[{table}]"),
+            Layout::Json(path) => {
+                let mut out = String::new();
+                for (i, key) in path.iter().enumerate() {
+                    let plain = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    match (plain, i) {
+                        (true, 0) => out.push_str(key),
+                        (true, _) => out.push_str(&format!(".{key}")),
+                        (false, _) => out.push_str(&format!("[{key:?}]")),
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// One server as a config lists it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Listed {
+    pub name: String,
+    /// A remote server (a URL), which the stdio proxy does not start.
+    pub remote: bool,
+    /// Started as `mcpguard proxy -- ...`.
+    pub proxied: bool,
+}
+
+/// The servers of a config's text, in their order.
+pub fn list(text: &str, layout: &Layout) -> Result<Vec<Listed>, InstallError> {
+    let mut listed = Vec::new();
+    visit(text, layout, &[], |name, entry| {
+        listed.push(Listed {
+            name: name.to_owned(),
+            remote: REMOTE_KEYS.iter().any(|k| entry.contains_key(*k))
+                || !entry.contains_key("command"),
+            proxied: is_proxied(entry),
+        });
+        None
+    })?;
+    Ok(listed)
+}
+
+/// `op` on the servers `names` names (all, when empty) of a config's text: the new text (the
+/// old one, byte for byte, where nothing changed) and what became of each server.
+pub fn edit(
+    text: &str,
+    layout: &Layout,
+    names: &[String],
+    op: &Op<'_>,
+) -> Result<(String, Vec<Change>), InstallError> {
+    let mut changes = Vec::new();
+    let new = visit(text, layout, names, |name, entry| {
+        let action = op.apply(entry);
+        changes.push(Change {
+            name: name.to_owned(),
+            action,
+        });
+        Some(action)
+    })?;
+    Ok((new, changes))
+}
+
+/// Calls `f` on each chosen server entry (as JSON) and writes back what it changed when it
+/// returns a changing action; the text with those changes.
+fn visit(
+    text: &str,
+    layout: &Layout,
+    names: &[String],
+    f: impl FnMut(&str, &mut Map<String, Value>) -> Option<Action>,
+) -> Result<String, InstallError> {
+    match layout {
+        Layout::Json(path) => visit_json(text, path, layout, names, f),
+        Layout::Toml(table) => visit_toml(text, table, layout, names, f),
+    }
+}
+
+fn check_names(known: &[String], names: &[String]) -> Result<(), InstallError> {
+    match names.iter().find(|n| !known.contains(n)) {
+        Some(name) => Err(InstallError::UnknownServer {
+            name: name.clone(),
+            known: known.to_vec(),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn visit_json(
+    text: &str,
+    path: &[String],
+    layout: &Layout,
+    names: &[String],
+    mut f: impl FnMut(&str, &mut Map<String, Value>) -> Option<Action>,
+) -> Result<String, InstallError> {
+    let root =
+        CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| InstallError::Syntax {
+            line: e.line_display(),
+            column: e.column_display(),
+            why: format!("not JSON: {}", e.kind()),
+        })?;
+    let missing = || InstallError::NoServersAt(layout.shown());
+    let mut servers = root.object_value().ok_or_else(missing)?;
+    for key in path {
+        servers = servers.object_value(key).ok_or_else(missing)?;
+    }
+    let props = servers.properties();
+    let known: Vec<String> = props.iter().filter_map(|p| p.decoded_name()).collect();
+    check_names(&known, names)?;
+    for prop in props {
+        let Some(name) = prop.decoded_name() else {
+            continue;
         };
-        let mut rest = args[dash + 1..].to_vec();
-        if rest.is_empty() {
-            return Action::NotProxied;
+        if !names.is_empty() && !names.contains(&name) {
+            continue;
         }
-        let command = rest.remove(0);
-        entry.insert("command".into(), command);
-        if rest.is_empty() {
-            entry.shift_remove("args");
-        } else {
-            entry.insert("args".into(), Value::Array(rest));
+        let Some(entry) = prop.object_value() else {
+            continue;
+        };
+        let Some(Value::Object(before)) = entry.to_serde_value() else {
+            continue;
+        };
+        let mut after = before.clone();
+        if f(&name, &mut after).is_some_and(Action::changed) {
+            write_json(&entry, &before, &after);
         }
-        Action::Restored
-    })
+    }
+    Ok(root.to_string())
+}
+
+/// The members of `after` that differ from `before`, written into `entry` in place; those
+/// gone, removed. A new member goes last, as [`uninstall_entry`] expects of an `args` that
+/// install added.
+fn write_json(entry: &CstObject, before: &Map<String, Value>, after: &Map<String, Value>) {
+    for (key, value) in after {
+        if before.get(key) == Some(value) {
+            continue;
+        }
+        if let (Some(Value::Array(old)), Some(array)) = (
+            before.get(key),
+            entry.get(key).and_then(|p| p.array_value()),
+        ) && let Value::Array(new) = value
+            && array.to_string().contains('\n')
+        {
+            // `args` one element a line (as Claude Code writes it) grows or shrinks at its
+            // front (`proxy ... -- COMMAND` before the server's own): the elements that stay
+            // keep their lines. An inline array is written whole, in the same inline style.
+            if new.ends_with(old) {
+                for (i, item) in new[..new.len() - old.len()].iter().enumerate() {
+                    array.insert(i, cst_value(item));
+                }
+                continue;
+            }
+            if old.ends_with(new) {
+                for element in array.elements().into_iter().take(old.len() - new.len()) {
+                    element.remove();
+                }
+                continue;
+            }
+        }
+        match entry.get(key) {
+            Some(prop) => prop.set_value(cst_value(value)),
+            None => {
+                entry.append(key, cst_value(value));
+            }
+        }
+    }
+    for key in before.keys().filter(|k| !after.contains_key(*k)) {
+        if let Some(prop) = entry.get(key) {
+            prop.remove();
+        }
+    }
+}
+
+fn cst_value(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), cst_value(v))).collect())
+        }
+    }
+}
+
+fn visit_toml(
+    text: &str,
+    table: &str,
+    layout: &Layout,
+    names: &[String],
+    mut f: impl FnMut(&str, &mut Map<String, Value>) -> Option<Action>,
+) -> Result<String, InstallError> {
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let at = e.span().map_or(0, |s| s.start).min(text.len());
+        let before = &text[..at];
+        InstallError::Syntax {
+            line: before.matches('\n').count() + 1,
+            column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+            why: format!("not TOML: {}", e.message()),
+        }
+    })?;
+    let servers = doc
+        .get_mut(table)
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .ok_or_else(|| InstallError::NoServersAt(layout.shown()))?;
+    let known: Vec<String> = servers.iter().map(|(k, _)| k.to_owned()).collect();
+    check_names(&known, names)?;
+    for (name, item) in servers.iter_mut() {
+        if !names.is_empty() && !names.iter().any(|n| n == name.get()) {
+            continue;
+        }
+        let Some(entry) = item.as_table_like_mut() else {
+            continue;
+        };
+        // What the decision needs, as JSON, in the table's order: the command, its args,
+        // whether it is remote; the other members only as places.
+        let mut before = Map::new();
+        for (key, item) in entry.iter() {
+            let value = match key {
+                "command" => item.as_str().map_or(Value::Null, Value::from),
+                "args" => Value::Array(
+                    item.as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(Value::from))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                ),
+                _ => Value::Bool(true),
+            };
+            before.insert(key.to_owned(), value);
+        }
+        let mut after = before.clone();
+        if !f(name.get(), &mut after).is_some_and(Action::changed) {
+            continue;
+        }
+        for key in ["command", "args"] {
+            let mut value = match after.get(key) {
+                Some(v) if before.get(key) == Some(v) => continue,
+                Some(Value::String(s)) => toml_edit::Value::from(s.as_str()),
+                Some(Value::Array(items)) => {
+                    let array: toml_edit::Array = items.iter().filter_map(Value::as_str).collect();
+                    toml_edit::Value::Array(array)
+                }
+                _ => {
+                    entry.remove(key);
+                    continue;
+                }
+            };
+            // The spacing and the comment around the old value (`command = "npx"  # ...`).
+            if let Some(old) = entry.get(key).and_then(toml_edit::Item::as_value) {
+                *value.decor_mut() = old.decor().clone();
+            }
+            entry.insert(key, toml_edit::Item::Value(value));
+        }
+    }
+    Ok(doc.to_string())
 }
 
 /// A server started as `…/mcpguard proxy … -- …`.
@@ -130,81 +433,193 @@ fn is_proxied(entry: &Map<String, Value>) -> bool {
     (program == "mcpguard" || program == "mcpguard.exe") && first == Some("proxy")
 }
 
-fn each(
-    doc: &mut Value,
-    names: &[String],
-    mut apply: impl FnMut(&mut Map<String, Value>) -> Action,
-) -> Result<Vec<Change>, InstallError> {
-    let servers = doc
-        .get_mut("mcpServers")
-        .and_then(Value::as_object_mut)
-        .ok_or(InstallError::NoServers)?;
-    let known: Vec<String> = servers.keys().cloned().collect();
-    if let Some(name) = names.iter().find(|n| !servers.contains_key(*n)) {
-        return Err(InstallError::UnknownServer {
-            name: name.clone(),
-            known,
-        });
-    }
-    let mut changes = Vec::new();
-    for (name, entry) in servers.iter_mut() {
-        if !names.is_empty() && !names.contains(name) {
-            continue;
-        }
-        let Some(entry) = entry.as_object_mut() else {
-            continue;
-        };
-        changes.push(Change {
-            name: name.clone(),
-            action: apply(entry),
-        });
-    }
-    Ok(changes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    const GUARD: Op<'static> = Op::Install {
+        mcpguard: "/usr/bin/mcpguard",
+        proxy_args: &[],
+    };
+
+    fn servers(path: &[&str]) -> Layout {
+        Layout::Json(path.iter().map(|s| s.to_string()).collect())
+    }
+
+    /// install, install again, uninstall, uninstall again: the second of each changes nothing
+    /// and the end is the start, byte for byte. The installed text, for a closer look.
+    fn round_trip(text: &str, layout: &Layout) -> String {
+        let (installed, changes) = edit(text, layout, &[], &GUARD).unwrap();
+        assert!(
+            changes.iter().any(|c| c.action == Action::Proxied),
+            "{changes:?}"
+        );
+        let (again, changes) = edit(&installed, layout, &[], &GUARD).unwrap();
+        assert_eq!(again, installed);
+        assert!(changes.iter().all(|c| !c.action.changed()), "{changes:?}");
+        let (restored, _) = edit(&installed, layout, &[], &Op::Uninstall).unwrap();
+        assert_eq!(
+            restored, text,
+            "uninstall gives back the file install was given"
+        );
+        let (still, changes) = edit(&restored, layout, &[], &Op::Uninstall).unwrap();
+        assert_eq!(still, text);
+        assert!(changes.iter().all(|c| !c.action.changed()));
+        installed
+    }
 
     #[test]
-    fn install_then_uninstall_gives_back_the_original_and_both_are_idempotent() {
-        let original = json!({"mcpServers": {
-            "git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git"], "env": {"A": "1"}},
-            "bare": {"command": "my-server"},
-            "remote": {"type": "http", "url": "https://example.com/mcp"}
-        }, "other": true});
-        let mut doc = original.clone();
-        let changes = install(&mut doc, &[], "/usr/bin/mcpguard", &[]).unwrap();
+    fn a_json_config_changes_only_where_a_server_changes() {
+        // Claude Desktop's documented shape, with the spacing a person leaves.
+        let text = "{\n  \"globalShortcut\": \"\",\n  \"mcpServers\": {\n    \"git\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"mcp-server-git\"], \"env\": {\"A\": \"1\"} },\n    \"bare\": {\n      \"command\": \"my-server\"\n    },\n    \"remote\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}\n  },\n  \"other\": true\n}\n";
+        let installed = round_trip(text, &servers(&["mcpServers"]));
+        let doc: Value = serde_json::from_str(&installed).unwrap();
+        assert_eq!(
+            doc["mcpServers"]["git"],
+            serde_json::json!({"type": "stdio", "command": "/usr/bin/mcpguard",
+                "args": ["proxy", "--", "uvx", "mcp-server-git"], "env": {"A": "1"}})
+        );
+        assert_eq!(
+            doc["mcpServers"]["bare"]["args"],
+            serde_json::json!(["proxy", "--", "my-server"])
+        );
+        // Untouched lines stay as they were.
+        assert!(installed.starts_with("{\n  \"globalShortcut\": \"\",\n"));
+        assert!(
+            installed
+                .contains("\"remote\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}")
+        );
+        let (_, changes) = edit(text, &servers(&["mcpServers"]), &[], &GUARD).unwrap();
         let actions: Vec<Action> = changes.iter().map(|c| c.action).collect();
         assert_eq!(
             actions,
             [Action::Proxied, Action::Proxied, Action::SkippedUrl]
         );
+    }
+
+    #[test]
+    fn claude_codes_local_scope_is_under_its_project() {
+        // As `claude mcp add` writes it: `"args": []` before `env` comes back as it was.
+        let text = r#"{"numStartups": 3, "projects": {"/home/u/app": {"allowedTools": [], "mcpServers": {"evu": {"type": "stdio", "command": "npx", "args": [], "env": {}}, "two": {"type": "stdio", "command": "npx", "args": ["-y", "evu"], "env": {}}}}}, "mcpServers": {"user-one": {"command": "uvx", "args": ["mcp-server-time"]}}}"#;
+        let local = servers(&["projects", "/home/u/app", "mcpServers"]);
+        let installed = round_trip(text, &local);
+        let doc: Value = serde_json::from_str(&installed).unwrap();
         assert_eq!(
-            doc["mcpServers"]["git"],
-            json!({"type": "stdio", "command": "/usr/bin/mcpguard",
-                   "args": ["proxy", "--", "uvx", "mcp-server-git"], "env": {"A": "1"}})
+            doc["projects"]["/home/u/app"]["mcpServers"]["evu"]["command"],
+            "/usr/bin/mcpguard"
         );
-        let once = doc.clone();
-        let again = install(&mut doc, &[], "/usr/bin/mcpguard", &[]).unwrap();
-        assert!(again.iter().all(|c| !c.action.changed()));
-        assert_eq!(doc, once);
-        uninstall(&mut doc, &[]).unwrap();
-        assert_eq!(doc, original);
+        assert_eq!(
+            doc["mcpServers"]["user-one"]["command"], "uvx",
+            "the user scope is not touched"
+        );
+        let other = servers(&["projects", "/elsewhere", "mcpServers"]);
+        let err = edit(text, &other, &[], &GUARD).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "no projects[\"/elsewhere\"].mcpServers in it: no servers there"
+        );
+    }
+
+    #[test]
+    fn vs_codes_jsonc_keeps_its_comments_and_inputs() {
+        // VS Code's documented .vscode/mcp.json: `servers`, `inputs`, comments, a trailing comma.
+        let text = r#"{
+  // Servers for this workspace
+  "inputs": [
+    { "type": "promptString", "id": "perplexity-key", "description": "Perplexity API Key", "password": true }
+  ],
+  "servers": {
+    "Perplexity": {
+      "type": "stdio",
+      "command": "npx", // the launcher
+      "args": ["-y", "server-perplexity-ask"],
+      "env": { "PERPLEXITY_API_KEY": "${input:perplexity-key}" },
+    },
+    "fetch": { "type": "http", "url": "https://example.com/mcp" }
+  }
+}
+"#;
+        let installed = round_trip(text, &servers(&["servers"]));
+        assert!(installed.contains("// Servers for this workspace"));
         assert!(
-            uninstall(&mut doc, &[])
-                .unwrap()
-                .iter()
-                .all(|c| !c.action.changed())
+            installed.contains("\"command\": \"/usr/bin/mcpguard\", // the launcher"),
+            "{installed}"
         );
+        assert!(installed.contains("\"${input:perplexity-key}\""));
+    }
+
+    #[test]
+    fn codexs_toml_keeps_its_comments_and_other_tables() {
+        // Codex's documented ~/.codex/config.toml.
+        let text = r#"model = "o3"   # the default model
+
+# Servers Codex starts
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "mcp-server"]
+env = { "API_KEY" = "value" }
+
+[mcp_servers.remote]
+url = "https://example.com/mcp"
+
+[profiles.fast]
+model = "o4-mini"
+"#;
+        let layout = Layout::Toml("mcp_servers".into());
+        let installed = round_trip(text, &layout);
+        assert!(installed.contains("model = \"o3\"   # the default model"));
+        assert!(installed.contains("# Servers Codex starts"));
+        assert!(
+            installed.contains("command = \"/usr/bin/mcpguard\""),
+            "{installed}"
+        );
+        assert!(
+            installed.contains(r#"args = ["proxy", "--", "npx", "-y", "mcp-server"]"#),
+            "{installed}"
+        );
+        let listed = list(&installed, &layout).unwrap();
+        assert_eq!(
+            listed,
+            [
+                Listed {
+                    name: "docs".into(),
+                    remote: false,
+                    proxied: true
+                },
+                Listed {
+                    name: "remote".into(),
+                    remote: true,
+                    proxied: false
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn chosen_names_only_and_unknown_names_and_broken_files_are_errors() {
+        let text = r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#;
+        let layout = servers(&["mcpServers"]);
+        let (new, changes) = edit(text, &layout, &["b".into()], &GUARD).unwrap();
+        assert_eq!(changes.len(), 1);
+        let doc: Value = serde_json::from_str(&new).unwrap();
+        assert_eq!(doc["mcpServers"]["a"]["command"], "x");
         assert!(matches!(
-            install(&mut doc, &["nope".into()], "mcpguard", &[]),
+            edit(text, &layout, &["nope".into()], &GUARD),
             Err(InstallError::UnknownServer { .. })
         ));
         assert!(matches!(
-            install(&mut json!({"servers": {}}), &[], "mcpguard", &[]),
-            Err(InstallError::NoServers)
+            edit(r#"{"servers": {}}"#, &layout, &[], &GUARD),
+            Err(InstallError::NoServersAt(_))
         ));
+        let json = edit("{\"mcpServers\": {\n  \"a\": ,\n}", &layout, &[], &GUARD).unwrap_err();
+        assert!(json.to_string().starts_with("2:8: not JSON"), "{json}");
+        let toml = edit(
+            "x = 1\na = [",
+            &Layout::Toml("mcp_servers".into()),
+            &[],
+            &GUARD,
+        )
+        .unwrap_err();
+        assert!(toml.to_string().starts_with("2:"), "{toml}");
     }
 }

@@ -5,6 +5,7 @@
 //! full results; [`stdio`] is the transport that moves the bytes.
 
 pub mod catalog;
+pub mod clients;
 pub mod http;
 pub mod install;
 pub mod metrics;

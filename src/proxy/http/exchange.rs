@@ -231,16 +231,14 @@ pub(super) async fn admit(
         }
     };
     let id = message.get("id").cloned();
+    let mismatch = |why: String| {
+        app.metrics.refused("header_mismatch");
+        refusal(StatusCode::BAD_REQUEST, id.as_ref(), HEADER_MISMATCH, &why)
+    };
     if headers::is_modern(&head)
         && let Err(why) = headers::check_modern(&head, &message)
     {
-        app.metrics.refused("header_mismatch");
-        return Err(refusal(
-            StatusCode::BAD_REQUEST,
-            id.as_ref(),
-            HEADER_MISMATCH,
-            &why,
-        ));
+        return Err(mismatch(why));
     }
     let scope = headers::scope(&head);
     let policy = app.policy(&scope);
@@ -252,13 +250,7 @@ pub(super) async fn admit(
             return Err(refused(r, id.as_ref()));
         }
         if let Err(why) = check_params(&policy, &head, &message) {
-            app.metrics.refused("header_mismatch");
-            return Err(refusal(
-                StatusCode::BAD_REQUEST,
-                id.as_ref(),
-                HEADER_MISMATCH,
-                &why,
-            ));
+            return Err(mismatch(why));
         }
     }
     let stream = app.next_stream.fetch_add(1, Ordering::Relaxed);
