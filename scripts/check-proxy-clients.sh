@@ -92,14 +92,14 @@ in_app "$bin" uninstall --client claude-code --scope all > /dev/null
 # must be as they were. The project's .mcp.json is ours alone: byte for byte.
 cmp "$scoped/app/.mcp.json" "$scoped/mcp.json.before" \
   || { echo "uninstall did not give .mcp.json back byte for byte" >&2; exit 1; }
-python3 - "$scoped/claude.json.before" "$scoped/home/.claude.json" "$scoped/app" <<'PY'
-import json, os, sys
+python3 - "$scoped/claude.json.before" "$scoped/home/.claude.json" <<'PY'
+import json, sys
 before, after = (json.load(open(p)) for p in sys.argv[1:3])
-app = os.path.realpath(sys.argv[3])
 for doc in (before, after):
     assert "evu-user" in doc["mcpServers"], doc["mcpServers"]
 assert before["mcpServers"]["evu-user"] == after["mcpServers"]["evu-user"], after["mcpServers"]
-local = lambda d: next(v for k, v in d["projects"].items() if os.path.realpath(k) == app)["mcpServers"]
+# The local scope is keyed by the project Claude Code chose (the git root around the directory).
+local = lambda d: next(p["mcpServers"] for p in d["projects"].values() if "evu-local" in p.get("mcpServers", {}))
 assert local(before) == local(after), local(after)
 PY
 echo "install --client claude-code --scope all: $(grep -c 'now starts through' "$scoped/install.txt") servers (local, user, project) connected through the proxy in claude mcp list; uninstall: back as they were"

@@ -32,7 +32,11 @@ impl Machine {
     }
 
     fn mcpguard(&self, args: &[&str]) -> std::process::Output {
-        let mut cmd: Command = common::mcpguard_in(&self.project);
+        self.mcpguard_in(&self.project, args)
+    }
+
+    fn mcpguard_in(&self, dir: &Path, args: &[&str]) -> std::process::Output {
+        let mut cmd: Command = common::mcpguard_in(dir);
         for var in [
             "CLAUDE_CONFIG_DIR",
             "CODEX_HOME",
@@ -363,6 +367,23 @@ fn claude_codes_scopes_are_chosen_and_a_missing_config_says_where_it_looked() {
     }
     let backup = format!("{}.mcpguard-backup", path.display());
     assert_eq!(std::fs::read_to_string(backup).unwrap(), original);
+
+    // In a subdirectory of a git repository, Claude Code files the local scope under the
+    // repository's root: so does install.
+    let m = Machine::new();
+    let (_, path, original) = examples(&m).remove(0);
+    m.write(&path, &original);
+    std::fs::create_dir_all(m.project.join(".git")).unwrap();
+    std::fs::create_dir_all(m.project.join("web")).unwrap();
+    let out = m.mcpguard_in(
+        &m.project.join("web"),
+        &["install", "--client", "claude-code", "--dry-run"],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("github: now starts through mcpguard proxy"),
+        "{}",
+        common::transcript(&out)
+    );
 
     let elsewhere = Machine::new();
     let out = elsewhere.mcpguard(&["install", "--client", "cursor"]);

@@ -147,9 +147,17 @@ fn places() -> anyhow::Result<Places> {
     let home = var("HOME")
         .or_else(|| var("USERPROFILE"))
         .context("cannot tell where your home directory is (no HOME); name the file instead")?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    // Claude Code's project: the git repository around the directory, else the directory.
+    let project_root = cwd
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf();
     Ok(Places {
         home,
-        cwd: std::env::current_dir().context("cannot read the working directory")?,
+        cwd,
+        project_root,
         os: if cfg!(target_os = "macos") {
             Os::MacOs
         } else if cfg!(windows) {

@@ -86,6 +86,10 @@ impl Scope {
 pub struct Places {
     pub home: PathBuf,
     pub cwd: PathBuf,
+    /// The project Claude Code files this directory's local-scope servers under: the root of
+    /// the git repository around `cwd`, else `cwd` itself (as Claude Code 2.1 keys
+    /// `projects` in ~/.claude.json; its project-scope `.mcp.json` is in `cwd`).
+    pub project_root: PathBuf,
     pub os: Os,
     /// `CLAUDE_CONFIG_DIR`: Claude Code's ~/.claude.json lives there instead.
     pub claude_config_dir: Option<PathBuf>,
@@ -146,7 +150,7 @@ impl Places {
                     .clone()
                     .unwrap_or_else(|| self.home.clone())
                     .join(".claude.json");
-                let project = cwd.display().to_string();
+                let project = self.project_root.display().to_string();
                 out.push((
                     Scope::Local,
                     claude_json.clone(),
@@ -230,6 +234,7 @@ mod tests {
         Places {
             home: "/home/u".into(),
             cwd: "/home/u/app".into(),
+            project_root: "/home/u/app".into(),
             os: Os::Linux,
             claude_config_dir: None,
             codex_home: None,
@@ -272,6 +277,17 @@ mod tests {
             claude_config_dir: Some("/cfg".into()),
             ..places()
         };
+        // In a subdirectory of a git repository: the local scope is the repository's.
+        let deeper = Places {
+            cwd: "/home/u/app/web".into(),
+            ..places()
+        };
+        let deeper = deeper.locations(Client::ClaudeCode, Scope::All);
+        assert_eq!(
+            deeper[0].layout.shown(),
+            "projects[\"/home/u/app\"].mcpServers"
+        );
+        assert_eq!(deeper[1].path, PathBuf::from("/home/u/app/web/.mcp.json"));
         assert_eq!(
             moved.locations(Client::ClaudeCode, Scope::User)[0].path,
             PathBuf::from("/cfg/.claude.json")
