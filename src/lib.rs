@@ -23,6 +23,7 @@ pub mod leanjson;
 pub mod lines;
 pub mod mcp;
 pub mod measure;
+pub mod oauth;
 pub mod paginate;
 pub mod parallel;
 pub mod pointer;
