@@ -354,7 +354,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__audit)
-            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --config --color --help --version"
+            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,6 +413,18 @@ _mcpguard() {
                     return 0
                     ;;
                 --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

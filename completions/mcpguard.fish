@@ -73,6 +73,9 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l top -d 'How 
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l server -d 'Spawn this server and audit it over stdio: \'CMD ARGS\', split as a shell would (no shell runs). Or give the command after `--`' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l url -d 'Audit a Streamable HTTP server at this URL' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l header -d 'A header for --url, \'Name: value\' (repeatable). ${VAR} in the value is read from the environment; values are never printed' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l oauth-client-id -d 'With --oauth: a client registered beforehand (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l oauth-client-metadata-url -d 'With --oauth: this client\'s Client ID Metadata Document (an https URL), used where the authorization server takes one' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l oauth-callback-port -d 'With --oauth: the loopback port the sign-in comes back to (default: any free one)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l mcp-config -d 'A client\'s server list (the mcpServers of Claude Desktop, Claude Code\'s .mcp.json, ...): every server in it is audited, or only --name' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l name -d 'The server to audit from --mcp-config; with --server or --url, the name reports use' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l calls -d 'Tool calls to make (YAML or JSON): a list of {tool, arguments, expect: {maxBytes, isError, contains}}' -r -F
@@ -89,6 +92,8 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l color -d 'Wh
 always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l update-baseline -d 'Write this audit\'s per-tool sizes to --baseline (atomically) instead of comparing'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l oauth -d 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system\'s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. Tokens stay in memory'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l oauth-client-credentials -d 'With --oauth: tokens for the client itself (client_credentials, for CI) instead of a user\'s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l probe -d 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l ask-legacy -d 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client\'s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -89,7 +89,7 @@ def run_client(scenario, era, out_dir):
         "-o", str(out_dir),
         env=env,
     )
-    checks_files = sorted(Path(out_dir).glob("*/checks.json"))
+    checks_files = sorted(Path(out_dir).rglob("checks.json"))
     if not checks_files:
         return None, done.stdout[-2000:] + done.stderr[-2000:]
     checks = json.loads(checks_files[-1].read_text())
@@ -220,10 +220,22 @@ def main():
         if planned(plan, scenario, era) is None:
             problems.append(f"the suite has client scenario {scenario} ({era}), which plan.tsv does not name")
 
+    # A wildcard row (auth/*) stands for every listed scenario it matches, in each of its eras.
+    runs = []
+    listed = listed_client_scenarios()
+    for role, scenario, era, expect, why in plan:
+        if role != "client":
+            continue
+        if scenario.endswith("/*") and expect != "later":
+            for name, listed_era in listed:
+                if name.startswith(scenario[:-1]) and era in (listed_era, "both"):
+                    runs.append((role, name, listed_era, expect, why))
+        else:
+            runs.append((role, scenario, era, expect, why))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (role, scenario, era, expect, why) in enumerate(plan):
-            if role != "client" or (only and scenario not in only):
+        for i, (role, scenario, era, expect, why) in enumerate(runs):
+            if only and scenario not in only:
                 continue
             if expect == "later" or "*" in scenario:
                 rows.append((scenario, era, role, "not run", why))

@@ -61,6 +61,7 @@ Examples:
   mcpguard audit captures/ --baseline .mcpguard/baseline.json --max-growth 10
   mcpguard audit --server 'npx -y @modelcontextprotocol/server-everything' --probe
   mcpguard audit --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer ${TOKEN}'
+  mcpguard audit --url https://mcp.example.com/mcp --oauth      # signs in when the server asks
   mcpguard audit --mcp-config .mcp.json --save .mcpguard/sessions --format github
   mcpguard audit --calls calls.yaml -- node dist/server.js";
 

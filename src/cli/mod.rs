@@ -15,6 +15,7 @@ pub mod exit;
 pub mod generate;
 pub mod install;
 pub mod live;
+pub mod oauth;
 pub mod paginate;
 pub mod proxy;
 pub mod render;

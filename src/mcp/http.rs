@@ -29,6 +29,9 @@ pub(super) struct Http {
     session: Option<String>,
     /// The version of the request in flight, for the answers to the server's requests.
     version: Option<String>,
+    /// Signs in when the server asks (`--oauth`), and the `Authorization` value it gave.
+    oauth: Option<crate::oauth::session::OAuth>,
+    authorization: Option<String>,
 }
 
 /// How reading one stream ended without the answer.
@@ -38,7 +41,12 @@ enum Ended {
 }
 
 impl Http {
-    pub(super) fn new(url: &str, headers: &[(String, String)], limits: &Limits) -> Http {
+    pub(super) fn new(
+        url: &str,
+        headers: &[(String, String)],
+        limits: &Limits,
+        oauth: Option<crate::oauth::session::OAuth>,
+    ) -> Http {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(limits.request))
@@ -50,6 +58,8 @@ impl Http {
             agent,
             session: None,
             version: None,
+            oauth,
+            authorization: None,
         }
     }
 
@@ -70,7 +80,37 @@ impl Http {
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
+        if let Some(value) = &self.authorization {
+            request = request.header("Authorization", value);
+        }
         request
+    }
+
+    /// A 401 or 403 the OAuth client can answer: signs in (or steps up) and keeps the new
+    /// `Authorization` for every request from then on. `Ok(true)`: send the request again.
+    fn sign_in(
+        &mut self,
+        method: &str,
+        response: &ureq::http::Response<ureq::Body>,
+    ) -> Result<bool, ClientError> {
+        let status = response.status().as_u16();
+        let Some(oauth) = self.oauth.as_mut().filter(|_| matches!(status, 401 | 403)) else {
+            return Ok(false);
+        };
+        let challenge = response
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok());
+        match oauth.answer(&self.url, status, challenge) {
+            Ok(value) => {
+                self.authorization = Some(value);
+                Ok(true)
+            }
+            Err(e) => Err(ClientError::Protocol {
+                method: method.to_owned(),
+                detail: format!("signing in with OAuth (--oauth): {e}"),
+            }),
+        }
     }
 
     fn post(
@@ -293,6 +333,13 @@ impl Transport for Http {
         let wait = limits.wait();
         let until = Instant::now() + wait;
         let mut response = self.post(out, wait)?;
+        // A login, then one step-up at most within one request.
+        for _ in 0..2 {
+            if !self.sign_in(out.method, &response)? {
+                break;
+            }
+            response = self.post(out, wait)?;
+        }
         let status = response.status().as_u16();
         if out.method == "initialize"
             && let Some(session) = response
@@ -346,6 +393,9 @@ impl Transport for Http {
 
     fn send(&mut self, out: &Outgoing<'_>, limits: &Limits) -> Result<(), ClientError> {
         let mut response = self.post(out, limits.wait())?;
+        if self.sign_in(out.method, &response)? {
+            response = self.post(out, limits.wait())?;
+        }
         let status = response.status().as_u16();
         // 202 Accepted is the answer to a notification; drain anything else.
         let _ = self.read_body(out.method, response.body_mut(), limits);

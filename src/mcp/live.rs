@@ -66,6 +66,30 @@ pub struct Options {
     pub protocol: Protocol,
     /// Under auto, also ask a modern server whether it answers `initialize` (dual-era).
     pub ask_legacy: bool,
+    /// Signs in to an HTTP server that asks (`--oauth`): a fresh client per connection.
+    pub oauth: Option<OAuthMaker>,
+}
+
+/// Makes the OAuth client of one connection (the CLI's, with its browser and loopback).
+#[derive(Clone)]
+#[allow(clippy::type_complexity)]
+pub struct OAuthMaker(
+    pub std::sync::Arc<dyn Fn() -> Result<crate::oauth::session::OAuth, String> + Send + Sync>,
+);
+
+impl std::fmt::Debug for OAuthMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OAuthMaker")
+    }
+}
+
+impl OAuthMaker {
+    fn make(&self) -> Result<crate::oauth::session::OAuth, ClientError> {
+        (self.0)().map_err(|detail| ClientError::Protocol {
+            method: "sign-in".to_owned(),
+            detail,
+        })
+    }
 }
 
 /// Something only a live session shows, for the report as a finding on the whole run.
@@ -131,7 +155,14 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
         elapsed_ms: 0.0,
         error: None,
     };
-    match Client::connect(target, limits, opts.protocol) {
+    let oauth = match opts.oauth.as_ref().map(OAuthMaker::make).transpose() {
+        Ok(oauth) => oauth,
+        Err(e) => {
+            session.error = Some(e);
+            return session;
+        }
+    };
+    match Client::connect(target, limits, opts.protocol, oauth) {
         Ok(mut client) => {
             if let Err(e) = converse(&mut client, opts, &mut session) {
                 session.error = Some(e);
@@ -142,7 +173,7 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
                 && opts.protocol == Protocol::Auto
                 && client.server.era == Some(Era::Modern)
             {
-                session.server.dual_era = answers_initialize(target, limits);
+                session.server.dual_era = answers_initialize(target, limits, opts);
             }
             session
                 .observations
@@ -253,9 +284,10 @@ fn converse(client: &mut Client, opts: &Options, s: &mut Session) -> Result<(), 
 /// own (a new process, or a new HTTP session that is then deleted), since a dual-era server
 /// may keep one process or session in the era it began with. `None` when it neither answered
 /// nor refused.
-fn answers_initialize(target: &Target, mut limits: Limits) -> Option<bool> {
+fn answers_initialize(target: &Target, mut limits: Limits, opts: &Options) -> Option<bool> {
     limits.request = limits.request.min(super::PROBE_WAIT);
-    match Client::connect(target, limits, Protocol::Legacy) {
+    let oauth = opts.oauth.as_ref().map(OAuthMaker::make).transpose().ok()?;
+    match Client::connect(target, limits, Protocol::Legacy, oauth) {
         Ok(mut client) => {
             client.close();
             Some(true)

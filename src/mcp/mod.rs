@@ -347,6 +347,7 @@ impl Client {
         target: &Target,
         limits: Limits,
         protocol: Protocol,
+        oauth: Option<crate::oauth::session::OAuth>,
     ) -> Result<Client, ClientError> {
         let transport: Box<dyn Transport> = match target {
             Target::Stdio { command, env, .. } => Box::new(
@@ -362,7 +363,9 @@ impl Client {
                     },
                 )?,
             ),
-            Target::Http { url, headers, .. } => Box::new(http::Http::new(url, headers, &limits)),
+            Target::Http { url, headers, .. } => {
+                Box::new(http::Http::new(url, headers, &limits, oauth))
+            }
         };
         let mut client = Client {
             transport,

@@ -96,11 +96,21 @@ pub fn resource_metadata_urls(
 }
 
 /// A protected-resource metadata document checked against the server it was fetched for: its
-/// `resource` must name that server (compared in canonical form).
+/// `resource` must name that server, or a part of the same origin that contains it (the root
+/// document of `https://h/mcp` names `https://h`; the SDKs and RFC 9728bis accept the path
+/// prefix), compared in canonical form. Another origin is refused.
 pub fn check_resource(metadata: &ResourceMetadata, server_url: &str) -> Result<(), DiscoveryError> {
     let asked = canonical_resource(server_url)?;
+    let contains = |said: &str| {
+        canonical_resource(said).is_ok_and(|said| {
+            asked == said
+                || asked
+                    .strip_prefix(&said)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    };
     match &metadata.resource {
-        Some(said) if canonical_resource(said).as_deref() == Ok(asked.as_str()) => Ok(()),
+        Some(said) if contains(said) => Ok(()),
         Some(said) => Err(DiscoveryError::WrongResource {
             said: said.clone(),
             asked,
@@ -209,6 +219,18 @@ mod tests {
             check_resource(&prm, "http://127.0.0.1:8080/mcp"),
             Err(DiscoveryError::WrongResource { .. })
         ));
+        // The root document names the origin: it covers every path of it, and only that.
+        let root = ResourceMetadata {
+            resource: Some("https://example.com".into()),
+            ..Default::default()
+        };
+        assert_eq!(check_resource(&root, "https://example.com/mcp"), Ok(()));
+        let sibling = ResourceMetadata {
+            resource: Some("https://example.com/mc".into()),
+            ..Default::default()
+        };
+        assert!(check_resource(&sibling, "https://example.com/mcp").is_err());
+        assert!(check_resource(&root, "https://example.com.evil.net/mcp").is_err());
     }
 
     #[test]

@@ -13,3 +13,4 @@
 pub mod challenge;
 pub mod discovery;
 pub mod flow;
+pub mod session;

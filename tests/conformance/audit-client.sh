@@ -9,8 +9,23 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${MCPGUARD_BIN:-$here/../../target/release/mcpguard}
 url=${!#}
-calls=()
-if [ -f "$here/calls/${MCP_CONFORMANCE_SCENARIO:-}.yaml" ]; then
+scenario=${MCP_CONFORMANCE_SCENARIO:-}
+calls=() oauth=()
+if [[ $scenario == auth/* ]]; then
+  # Sign in as a user would, headless: the suite's authorization server redirects at once, so
+  # a BROWSER that fetches the URL and follows redirects brings the code to the loopback
+  # listener. The client metadata URL is the one the suite's CIMD scenario expects; a
+  # pre-registered client comes in the context (its secret only ever in the environment).
+  export BROWSER="curl -sSL -o /dev/null --max-time 20"
+  oauth=(--oauth --oauth-client-metadata-url https://conformance-test.local/client-metadata.json)
+  if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+    id=$(python3 -c 'import json,os; print(json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"]).get("client_id", ""))')
+    secret=$(python3 -c 'import json,os; print(json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"]).get("client_secret", ""))')
+    [ -n "$id" ] && oauth+=(--oauth-client-id "$id")
+    [ -n "$secret" ] && export MCPGUARD_OAUTH_CLIENT_SECRET="$secret"
+  fi
+  calls=(--calls "$here/calls/auth.yaml")
+elif [ -f "$here/calls/${MCP_CONFORMANCE_SCENARIO:-}.yaml" ]; then
   calls=(--calls "$here/calls/$MCP_CONFORMANCE_SCENARIO.yaml")
 elif [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
   # The scenario names the calls itself: {"toolCalls": [{"name", "arguments"}]}.
@@ -24,4 +39,4 @@ json.dump(calls, open(sys.argv[1], "w"))
 PY
   calls=(--calls "$file")
 fi
-"$bin" audit --fail-on never --format json --timeout 20 "${calls[@]}" --url "$url"
+"$bin" audit --fail-on never --format json --timeout 20 "${oauth[@]}" "${calls[@]}" --url "$url"
