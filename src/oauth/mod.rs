@@ -6,9 +6,9 @@
 //! `iss`) and shapes the token and registration requests. No printing, no browser, no sockets:
 //! the transports around it send what it builds.
 //!
-//! Not yet wired to any command (issue 27 goes on from here: the fetching, the loopback
-//! callback, the token store and its lock, then `audit --oauth`, the stdio bridge and the HTTP
-//! proxy's `--oauth`).
+//! [`session`] runs a login over HTTP (the redirect through the caller's user agent), for
+//! `audit --url --oauth`. Next (issue 27): a token store shared by processes under a lock,
+//! `mcpguard auth`, the stdio bridge and the HTTP proxy's `--oauth`.
 
 pub mod challenge;
 pub mod discovery;
