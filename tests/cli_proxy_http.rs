@@ -204,15 +204,26 @@ fn raw_post(
     framing: &str,
     send: impl FnOnce(&mut std::net::TcpStream),
 ) -> (u16, String) {
+    raw_post_as(url, None, framing, send)
+}
+
+/// [`raw_post`] with the `Host` given (`None`: the URL's own).
+fn raw_post_as(
+    url: &str,
+    host: Option<&str>,
+    framing: &str,
+    send: impl FnOnce(&mut std::net::TcpStream),
+) -> (u16, String) {
     use std::io::{Read, Write};
     let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let host = host.unwrap_or(authority);
     let mut socket = std::net::TcpStream::connect(authority).unwrap();
     socket
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     write!(
         socket,
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n{framing}\r\nConnection: close\r\n\r\n"
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{framing}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     send(&mut socket);
@@ -1296,45 +1307,18 @@ fn in_front_of_a_command_a_malformed_stateless_request_is_refused_and_never_brea
 
 /// A POST with the Host and Origin given, over a raw socket: the status.
 fn post_as(url: &str, host: &str, origin: Option<&str>) -> u16 {
-    let origin = origin
-        .map(|o| format!("Origin: {o}\r\n"))
-        .unwrap_or_default();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let authority = url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    let framing = format!(
-        "Content-Length: {}\r\nAccept: application/json, text/event-stream\r\n{origin}",
+    let mut framing = format!(
+        "Content-Length: {}\r\nAccept: application/json, text/event-stream",
         body.len()
     );
-    let (status, _) = raw_post_to(&authority, host, &framing, body.as_bytes());
-    status
-}
-
-fn raw_post_to(authority: &str, host: &str, framing: &str, body: &[u8]) -> (u16, String) {
-    use std::io::Read;
-    let mut socket = std::net::TcpStream::connect(authority).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    write!(
-        socket,
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{framing}Connection: close\r\n\r\n"
-    )
-    .unwrap();
-    socket.write_all(body).unwrap();
-    let mut answer = Vec::new();
-    let _ = socket.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer).into_owned();
-    let status = answer
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, answer)
+    if let Some(origin) = origin {
+        framing.push_str(&format!("\r\nOrigin: {origin}"));
+    }
+    raw_post_as(url, Some(host), &framing, |socket| {
+        socket.write_all(body.as_bytes()).unwrap();
+    })
+    .0
 }
 
 #[test]

@@ -192,13 +192,14 @@ fn locations(target: &Target) -> anyhow::Result<Vec<(String, PathBuf, Layout)>> 
         .as_deref()
         .and_then(Scope::parse)
         .unwrap_or_else(|| clients::default_scope(client));
-    let all = places()?.locations(client, scope);
+    let places = places()?;
+    let all = places.locations(client, scope);
     if all.is_empty() {
         anyhow::bail!(
             "{} has no {} scope; it keeps its servers in: {}",
             client.name(),
             scope.name(),
-            places()?
+            places
                 .locations(client, Scope::All)
                 .iter()
                 .map(|l| format!("{} ({})", l.path.display(), l.scope.name()))

@@ -256,16 +256,8 @@ fn same_number(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::headers::map;
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn map(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (n, v) in pairs {
-            h.append(*n, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
 
     fn request(method: &str, meta: Value) -> Value {
         json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}})

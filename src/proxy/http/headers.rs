@@ -134,19 +134,20 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     }
 }
 
+/// Headers from name and value pairs, for the tests of this module and of [`super::gate`].
+#[cfg(test)]
+pub(super) fn map(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    for (n, v) in pairs {
+        h.append(*n, axum::http::HeaderValue::from_str(v).unwrap());
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
     use serde_json::json;
-
-    fn map(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (n, v) in pairs {
-            h.append(*n, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
 
     #[test]
     fn hop_by_hop_headers_stay_and_the_rest_cross() {
