@@ -17,6 +17,8 @@ pub enum Durability {
     /// Readable by the user alone (0600) and not flushed: a cache that lives an hour (the
     /// proxy's artifacts), where an fsync per result would cost more than the shrinking.
     PrivateCache,
+    /// Readable by the user alone (0600) and flushed: credentials (the OAuth store).
+    Secret,
 }
 
 /// [`write_atomic`] with a choice of [`Durability`].
@@ -33,13 +35,13 @@ pub fn write_with(path: &Path, bytes: &[u8], durability: Durability) -> std::io:
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
-        if durability == Durability::PrivateCache {
+        if durability != Durability::Synced {
             use std::os::unix::fs::OpenOptionsExt as _;
             options.mode(0o600);
         }
         let mut file = options.open(&temp)?;
         file.write_all(bytes)?;
-        if durability == Durability::Synced {
+        if durability != Durability::PrivateCache {
             file.sync_all()?;
         }
         std::fs::rename(&temp, path)

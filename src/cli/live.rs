@@ -31,28 +31,13 @@ pub struct LiveArgs {
     /// Sign in with OAuth when the server asks (a 401): its metadata found as the MCP
     /// authorization spec says, the client registered (or --oauth-client-id), the sign-in URL
     /// opened with $BROWSER or the system's opener (and printed), the redirect taken on a
-    /// loopback port; a 403 for more scope signs in again with it. Tokens stay in memory.
+    /// loopback port; a 403 for more scope signs in again with it. The login is kept in the
+    /// OAuth store and used by the next run (and by `mcpguard auth`, `proxy --url`).
     #[arg(long, requires = "url")]
     pub oauth: bool,
 
-    /// With --oauth: a client registered beforehand (its secret, if any, from
-    /// MCPGUARD_OAUTH_CLIENT_SECRET; never a flag).
-    #[arg(long, value_name = "ID", requires = "oauth")]
-    pub oauth_client_id: Option<String>,
-
-    /// With --oauth: this client's Client ID Metadata Document (an https URL), used where the
-    /// authorization server takes one.
-    #[arg(long, value_name = "URL", requires = "oauth")]
-    pub oauth_client_metadata_url: Option<String>,
-
-    /// With --oauth: tokens for the client itself (client_credentials, for CI) instead of a
-    /// user's sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET.
-    #[arg(long, requires = "oauth_client_id")]
-    pub oauth_client_credentials: bool,
-
-    /// With --oauth: the loopback port the sign-in comes back to (default: any free one).
-    #[arg(long, value_name = "PORT", requires = "oauth")]
-    pub oauth_callback_port: Option<u16>,
+    #[command(flatten)]
+    pub login: super::oauth::OAuthArgs,
 
     /// A client's server list (the mcpServers of Claude Desktop, Claude Code's .mcp.json, ...):
     /// every server in it is audited, or only --name.
@@ -166,44 +151,20 @@ impl LiveArgs {
     /// The OAuth client of each connection, with --oauth.
     fn oauth_maker(&self) -> anyhow::Result<Option<live::OAuthMaker>> {
         if !self.oauth {
+            if self.login.any() {
+                anyhow::bail!("the --oauth-* flags need --oauth");
+            }
             return Ok(None);
         }
-        let settings = mcpguard::oauth::session::Settings {
-            client_id: self.oauth_client_id.clone(),
-            client_secret: std::env::var("MCPGUARD_OAUTH_CLIENT_SECRET")
-                .ok()
-                .filter(|s| !s.is_empty()),
-            client_metadata_url: self.oauth_client_metadata_url.clone(),
-            client_credentials: self.oauth_client_credentials,
-            client_name: "mcpguard".to_owned(),
-        };
-        if settings.client_credentials && settings.client_secret.is_none() {
-            anyhow::bail!(
-                "--oauth-client-credentials needs the client's secret in MCPGUARD_OAUTH_CLIENT_SECRET"
-            );
-        }
-        // The port is bound now, so a taken one is an error before anything is sent.
-        let port = self.oauth_callback_port;
         let wait = Duration::from_secs_f64(self.timeout_total.max(1.0));
-        drop(super::oauth::Loopback::bind(port, wait).with_context(|| {
-            format!(
-                "--oauth: cannot listen on 127.0.0.1:{} for the sign-in",
-                port.unwrap_or(0)
-            )
-        })?);
         let request = Duration::from_secs_f64(self.timeout.max(0.001));
+        // Checked now: a taken port or a missing secret is an error before anything is sent.
+        drop(self.login.client(true, wait, request)?);
+        let login = self.login.clone();
         Ok(Some(live::OAuthMaker(std::sync::Arc::new(move || {
-            let user = super::oauth::Loopback::bind(port, wait).map_err(|e| {
-                format!(
-                    "cannot listen on 127.0.0.1:{} for the sign-in: {e}",
-                    port.unwrap_or(0)
-                )
-            })?;
-            Ok(mcpguard::oauth::session::OAuth::new(
-                settings.clone(),
-                Box::new(user),
-                request,
-            ))
+            login
+                .client(true, wait, request)
+                .map_err(|e| format!("{e:#}"))
         }))))
     }
 

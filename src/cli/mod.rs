@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod artifacts;
 pub mod audit;
+pub mod auth;
 pub mod chunk;
 pub mod decode_cursor;
 pub mod estimate;
@@ -99,6 +100,9 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Undo `install`: the servers start their own commands again.
     Uninstall(install::UninstallArgs),
+    /// Sign in to remote servers (OAuth) and keep the login for the proxy and the audit:
+    /// login, status, logout, and a fresh Authorization header for a client's headersHelper.
+    Auth(auth::Args),
     /// List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID).
     Artifacts(artifacts::Args),
     /// Write shell completions and the man page (for packagers; used to refresh completions/).
@@ -185,6 +189,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::ValidateConfig(args) => validate_config::run(args, &cli.config),
         Command::Proxy(args) => proxy::run(*args, &cli.config),
         Command::Artifacts(args) => artifacts::run(args, &cli.config),
+        Command::Auth(args) => auth::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Generate(args) => generate::run(args),

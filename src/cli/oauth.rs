@@ -5,12 +5,124 @@
 //! comes back to `http://127.0.0.1:PORT/callback` (a random port, or `--oauth-callback-port`);
 //! the first request there ends the wait. With `BROWSER` set to a command that fetches the URL
 //! and follows redirects, the login runs headless (the tests and the conformance suite).
+//!
+//! [`OAuthArgs`] are the flags every door to a login shares (`audit --oauth`, `mcpguard auth`,
+//! `proxy --url`), turned here into the library's settings, store and user agent.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcpguard::oauth::session::UserAgent;
+use anyhow::Context as _;
+use mcpguard::oauth::session::{OAuth, Settings, UserAgent};
+use mcpguard::oauth::store::{STORE_ENV, Store};
+
+/// Where the client's secret comes from (never a flag: flags show in `ps`).
+pub const CLIENT_SECRET_ENV: &str = "MCPGUARD_OAUTH_CLIENT_SECRET";
+
+/// How mcpguard signs in to a server: the flags shared by `audit --oauth`, `auth` and `proxy`.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(next_help_heading = "Signing in (OAuth)")]
+pub struct OAuthArgs {
+    /// A client registered beforehand at the authorization server (its secret, if any, from
+    /// MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this
+    /// login before, else a Client ID Metadata Document, else dynamic registration.
+    #[arg(long, global = true, value_name = "ID")]
+    pub oauth_client_id: Option<String>,
+
+    /// This client's Client ID Metadata Document (an https URL), used where the authorization
+    /// server takes one.
+    #[arg(long, global = true, value_name = "URL")]
+    pub oauth_client_metadata_url: Option<String>,
+
+    /// Tokens for the client itself (client_credentials, for CI) instead of a user's sign-in;
+    /// needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET.
+    #[arg(long, global = true, requires = "oauth_client_id")]
+    pub oauth_client_credentials: bool,
+
+    /// The loopback port the sign-in comes back to (default: any free one). Fix it when the
+    /// authorization server only takes the redirect URI it registered.
+    #[arg(long, global = true, value_name = "PORT")]
+    pub oauth_callback_port: Option<u16>,
+
+    /// Where logins are kept (0600 files, one per server and authorization server).
+    /// Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth.
+    #[arg(long, global = true, value_name = "DIR", env = STORE_ENV, hide_env_values = true)]
+    pub oauth_store: Option<std::path::PathBuf>,
+}
+
+impl OAuthArgs {
+    /// Whether a flag of a login was given (they mean nothing without one).
+    pub fn any(&self) -> bool {
+        self.oauth_client_id.is_some()
+            || self.oauth_client_metadata_url.is_some()
+            || self.oauth_client_credentials
+            || self.oauth_callback_port.is_some()
+    }
+
+    /// The client's identity, the secret read from the environment.
+    pub fn settings(&self) -> anyhow::Result<Settings> {
+        let settings = Settings {
+            client_id: self.oauth_client_id.clone(),
+            client_secret: std::env::var(CLIENT_SECRET_ENV)
+                .ok()
+                .filter(|s| !s.is_empty()),
+            client_metadata_url: self.oauth_client_metadata_url.clone(),
+            client_credentials: self.oauth_client_credentials,
+            client_name: "mcpguard".to_owned(),
+        };
+        if settings.client_credentials && settings.client_secret.is_none() {
+            anyhow::bail!(
+                "--oauth-client-credentials needs the client's secret in {CLIENT_SECRET_ENV}"
+            );
+        }
+        Ok(settings)
+    }
+
+    /// The store of logins.
+    pub fn store(&self) -> anyhow::Result<Store> {
+        match self.oauth_store.clone().or_else(Store::default_dir) {
+            Some(dir) => Ok(Store::at(dir)),
+            None => anyhow::bail!(
+                "no place for the OAuth store: neither HOME nor XDG_CONFIG_HOME is set; give --oauth-store DIR"
+            ),
+        }
+    }
+
+    /// Binds the loopback now, so that a taken port is an error before anything is sent.
+    pub fn loopback(&self, wait: Duration) -> anyhow::Result<Loopback> {
+        let port = self.oauth_callback_port;
+        Loopback::bind(port, wait).with_context(|| {
+            format!(
+                "cannot listen on 127.0.0.1:{} for the sign-in (--oauth-callback-port)",
+                port.unwrap_or(0)
+            )
+        })
+    }
+
+    /// An OAuth client: `interactive`, it opens the browser when a login is needed (waiting
+    /// `wait` for the user); otherwise it uses stored logins (and client credentials) only.
+    /// `request` bounds each request to the authorization server and the wait for another
+    /// process's login.
+    pub fn client(
+        &self,
+        interactive: bool,
+        wait: Duration,
+        request: Duration,
+    ) -> anyhow::Result<OAuth> {
+        let user: Option<Box<dyn UserAgent>> = if interactive && !self.oauth_client_credentials {
+            Some(Box::new(self.loopback(wait)?))
+        } else {
+            None
+        };
+        Ok(OAuth::new(
+            self.settings()?,
+            user,
+            Some(self.store()?),
+            request.max(wait),
+        ))
+    }
+}
 
 /// The loopback listener and the browser.
 pub struct Loopback {

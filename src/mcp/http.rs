@@ -45,13 +45,16 @@ impl Http {
         url: &str,
         headers: &[(String, String)],
         limits: &Limits,
-        oauth: Option<crate::oauth::session::OAuth>,
+        mut oauth: Option<crate::oauth::session::OAuth>,
     ) -> Http {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(limits.request))
             .build()
             .into();
+        // A login kept from before goes on the first request; one that no longer works is
+        // replaced at the 401 it gets (a refresh error here is met again there, with context).
+        let authorization = oauth.as_mut().and_then(|o| o.stored(url).ok().flatten());
         Http {
             url: url.to_owned(),
             headers: headers.to_vec(),
@@ -59,7 +62,7 @@ impl Http {
             session: None,
             version: None,
             oauth,
-            authorization: None,
+            authorization,
         }
     }
 

@@ -171,14 +171,17 @@ pub fn code_from_redirect(
         .ok_or(CallbackError::NoCode)
 }
 
-/// How the client proves itself at the token endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the client proves itself at the token endpoint (stored under RFC 7591's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ClientAuth {
     /// HTTP Basic with the client id and secret.
+    #[serde(rename = "client_secret_basic")]
     Basic,
     /// The id and secret in the form.
+    #[serde(rename = "client_secret_post")]
     Post,
     /// A public client: the id in the form, no secret.
+    #[serde(rename = "none")]
     None,
 }
 

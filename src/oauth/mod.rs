@@ -6,11 +6,13 @@
 //! `iss`) and shapes the token and registration requests. No printing, no browser, no sockets:
 //! the transports around it send what it builds.
 //!
-//! [`session`] runs a login over HTTP (the redirect through the caller's user agent), for
-//! `audit --url --oauth`. Next (issue 27): a token store shared by processes under a lock,
-//! `mcpguard auth`, the stdio bridge and the HTTP proxy's `--oauth`.
+//! [`session`] runs a login over HTTP (the redirect through the caller's user agent), refreshes
+//! and steps up; [`store`] keeps logins between processes (0600 files, a lock per server), so
+//! that `audit --oauth`, `mcpguard auth`, the stdio bridge (`proxy --url`) and the HTTP proxy's
+//! `--oauth` share one login.
 
 pub mod challenge;
 pub mod discovery;
 pub mod flow;
 pub mod session;
+pub mod store;

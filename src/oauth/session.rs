@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::challenge::{Challenge, split_scopes};
 use super::discovery::{self, ResourceMetadata, ServerMetadata};
 use super::flow::{self, Authorize, ClientAuth, Pkce, TokenRequest};
+use super::store::{Login, Store, StoreError, now_secs};
 
 /// Step-ups one login allows before giving up (a server that keeps asking for more).
 pub const MAX_STEP_UPS: usize = 2;
@@ -49,6 +50,10 @@ pub enum OAuthError {
     },
     #[error("{0}")]
     Refused(String),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("not signed in to {url} ({why}): run `mcpguard auth login --url {url}`")]
+    LoginNeeded { url: String, why: String },
 }
 
 /// The client's identity at one authorization server.
@@ -59,7 +64,7 @@ struct Client {
     auth: ClientAuth,
 }
 
-/// A login that worked: what refresh and step-up need.
+/// What one login found: where to get tokens, and as whom.
 #[derive(Clone, Debug)]
 struct Granted {
     server: ServerMetadata,
@@ -72,8 +77,15 @@ struct Granted {
 pub struct OAuth {
     settings: Settings,
     agent: ureq::Agent,
-    user: Box<dyn UserAgent>,
+    /// The browser and the loopback; `None` where no one can sign in (the HTTP proxy), which
+    /// then uses stored logins only.
+    user: Option<Box<dyn UserAgent>>,
+    store: Option<Store>,
+    /// How long to wait for another process's login or refresh.
+    lock_wait: std::time::Duration,
     granted: Option<Granted>,
+    /// The `Authorization` value last handed out: a 401 for it means it no longer works.
+    current: Option<String>,
     step_ups: usize,
 }
 
@@ -84,12 +96,19 @@ struct TokenResponse {
     token_type: Option<String>,
     #[serde(default)]
     scope: Option<String>,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
 }
 
 impl OAuth {
+    /// A client that signs in through `user` (or only uses stored logins without one), keeping
+    /// its logins in `store` (or in memory only).
     pub fn new(
         settings: Settings,
-        user: Box<dyn UserAgent>,
+        user: Option<Box<dyn UserAgent>>,
+        store: Option<Store>,
         timeout: std::time::Duration,
     ) -> OAuth {
         let agent = ureq::Agent::config_builder()
@@ -101,14 +120,37 @@ impl OAuth {
             settings,
             agent,
             user,
+            store,
+            lock_wait: timeout,
             granted: None,
+            current: None,
             step_ups: 0,
         }
     }
 
+    /// The `Authorization` value a stored login gives for `server_url` before any request
+    /// (refreshed first when it is about to expire); `None` when there is no usable one.
+    pub fn stored(&mut self, server_url: &str) -> Result<Option<String>, OAuthError> {
+        let Some(store) = self.store.clone() else {
+            return Ok(None);
+        };
+        let key = discovery::canonical_resource(server_url)?;
+        let Some(login) = store.find(&key)? else {
+            return Ok(None);
+        };
+        if !login.expired(now_secs()) {
+            self.current = Some(login.authorization());
+            return Ok(self.current.clone());
+        }
+        let _held = store.lock(&key, self.lock_wait)?;
+        Ok(self.reuse_or_refresh(&store, &key)?.ok())
+    }
+
     /// The `Authorization` value to retry with after the server answered `status` (401 or
-    /// 403) with this `WWW-Authenticate`: a login on a 401, a step-up on a 403
-    /// `insufficient_scope` (at most [`MAX_STEP_UPS`]).
+    /// 403) with this `WWW-Authenticate`. On a 401: a login another process saved since,
+    /// else a refresh, else a new login; on a 403 `insufficient_scope`: a step-up (at most
+    /// [`MAX_STEP_UPS`]). With a store, under its lock for this server: processes share the
+    /// outcome instead of each signing in.
     pub fn answer(
         &mut self,
         server_url: &str,
@@ -133,15 +175,153 @@ impl OAuth {
                 )));
             }
         }
-        let granted = match self.granted.clone() {
-            Some(g) if status == 403 => g,
-            _ => self.discover(server_url, &challenge)?,
+        let key = discovery::canonical_resource(server_url)?;
+        let store = self.store.clone();
+        let _held = store
+            .as_ref()
+            .map(|s| s.lock(&key, self.lock_wait))
+            .transpose()?;
+        let mut refresh_failed = None;
+        if status == 401
+            && let Some(store) = &store
+        {
+            match self.reuse_or_refresh(store, &key)? {
+                Ok(value) => return Ok(value),
+                Err(why) => refresh_failed = why,
+            }
+        }
+        let value = self.login(server_url, &key, status, &challenge, refresh_failed)?;
+        Ok(value)
+    }
+
+    /// Under the lock: the stored login when it differs from the one that failed and is
+    /// fresh, else its refresh. `Err(why)`: a new login is needed (`why` says what failed).
+    fn reuse_or_refresh(
+        &mut self,
+        store: &Store,
+        key: &str,
+    ) -> Result<Result<String, Option<String>>, OAuthError> {
+        let Some(login) = store.find(key)? else {
+            return Ok(Err(None));
         };
+        let value = login.authorization();
+        if self.current.as_ref() != Some(&value) && !login.expired(now_secs()) {
+            self.current = Some(value.clone());
+            return Ok(Ok(value));
+        }
+        let Some(refresh_token) = login.refresh_token.as_deref() else {
+            return Ok(Err(None));
+        };
+        let request = TokenRequest::refresh(
+            refresh_token,
+            &login.audience,
+            (
+                login.client_auth,
+                &login.client_id,
+                login.client_secret.as_deref(),
+            ),
+        );
+        match self.post_token(&login.token_endpoint, &request) {
+            Ok(token) => {
+                let renewed = renew(login, token);
+                store.save(&renewed)?;
+                self.current = Some(renewed.authorization());
+                Ok(Ok(renewed.authorization()))
+            }
+            Err(e) => Ok(Err(Some(format!(
+                "refreshing the stored login failed: {e}"
+            )))),
+        }
+    }
+
+    /// A new login for `server_url` whatever is stored (`mcpguard auth login`): the server is
+    /// asked first, without a token, for its challenge (a server that does not ask is still
+    /// looked up at its well-known metadata). Returns the login saved.
+    pub fn sign_in(&mut self, server_url: &str) -> Result<Login, OAuthError> {
+        let key = discovery::canonical_resource(server_url)?;
+        let probe = self.probe(server_url)?;
+        let challenge = probe
+            .as_deref()
+            .and_then(Challenge::parse)
+            .unwrap_or_default();
+        let store = self.store.clone();
+        let _held = store
+            .as_ref()
+            .map(|s| s.lock(&key, self.lock_wait))
+            .transpose()?;
+        self.login(server_url, &key, 401, &challenge, None)?;
+        let saved = match &store {
+            Some(s) => s.find(&key)?,
+            None => None,
+        };
+        saved.ok_or_else(|| OAuthError::Refused("the login was not kept".into()))
+    }
+
+    /// An initialize without a token: the `WWW-Authenticate` of the 401 (or 403) it gets.
+    fn probe(&self, server_url: &str) -> Result<Option<String>, OAuthError> {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": crate::mcp::era::LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "mcpguard", "version": env!("CARGO_PKG_VERSION")},
+            },
+        });
+        let response = self
+            .agent
+            .post(server_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .send(body.to_string())
+            .map_err(|e| fetch_error("asking", server_url, &e.to_string()))?;
+        Ok(response
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned))
+    }
+
+    /// A new login (or a step-up on a 403), saved when there is a store.
+    fn login(
+        &mut self,
+        server_url: &str,
+        key: &str,
+        status: u16,
+        challenge: &Challenge,
+        refresh_failed: Option<String>,
+    ) -> Result<String, OAuthError> {
+        if self.user.is_none() && !self.settings.client_credentials {
+            return Err(OAuthError::LoginNeeded {
+                url: server_url.to_owned(),
+                why: refresh_failed.unwrap_or_else(|| {
+                    if status == 403 {
+                        "the server asks for more scope".to_owned()
+                    } else {
+                        "no stored login works".to_owned()
+                    }
+                }),
+            });
+        }
+        let stored = match &self.store {
+            Some(store) => store.find(key)?,
+            None => None,
+        };
+        let mut granted = match self.granted.clone() {
+            Some(g) if status == 403 => g,
+            _ => self.discover(server_url, challenge, stored.as_ref())?,
+        };
+        if granted.scopes.is_empty()
+            && let Some(s) = stored
+                .as_ref()
+                .filter(|s| s.issuer == granted.server.issuer)
+        {
+            granted.scopes = s.scopes.clone();
+        }
         // The resource exactly as its metadata publishes it (checked to cover this server),
         // else this server's canonical URI.
         let resource = match &granted.resource_metadata.resource {
             Some(published) => published.clone(),
-            None => discovery::canonical_resource(server_url)?,
+            None => key.to_owned(),
         };
         let scope = if status == 403 {
             Some(flow::step_up_scope(&granted.scopes, &challenge.scopes()))
@@ -154,18 +334,45 @@ impl OAuth {
         };
         let token = self.token(&granted, &resource, scope.as_deref())?;
         let scopes = split_scopes(token.scope.as_deref().or(scope.as_deref()));
-        self.granted = Some(Granted { scopes, ..granted });
-        let kind = token.token_type.unwrap_or_else(|| "Bearer".to_owned());
-        let kind = if kind.eq_ignore_ascii_case("bearer") {
-            "Bearer".to_owned()
-        } else {
-            kind
+        let granted = Granted { scopes, ..granted };
+        let login = Login {
+            resource: key.to_owned(),
+            audience: resource,
+            issuer: granted.server.issuer.clone(),
+            token_endpoint: granted.server.token_endpoint.clone().unwrap_or_default(),
+            client_id: granted.client.id.clone(),
+            client_secret: granted.client.secret.clone(),
+            client_auth: granted.client.auth,
+            grant: if self.settings.client_credentials {
+                "client_credentials"
+            } else {
+                "authorization_code"
+            }
+            .to_owned(),
+            redirect_uri: self.user.as_ref().map(|u| u.redirect_uri()),
+            access_token: String::new(),
+            token_type: String::new(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: granted.scopes.clone(),
+            obtained_at: 0,
         };
-        Ok(format!("{kind} {}", token.access_token))
+        let login = renew(login, token);
+        if let Some(store) = &self.store {
+            store.save(&login)?;
+        }
+        self.granted = Some(granted);
+        self.current = Some(login.authorization());
+        Ok(login.authorization())
     }
 
     /// Both metadata documents, checked, and the client's identity at that server.
-    fn discover(&mut self, server_url: &str, challenge: &Challenge) -> Result<Granted, OAuthError> {
+    fn discover(
+        &mut self,
+        server_url: &str,
+        challenge: &Challenge,
+        stored: Option<&Login>,
+    ) -> Result<Granted, OAuthError> {
         let mut resource_metadata = None;
         let mut tried = Vec::new();
         for url in
@@ -211,7 +418,7 @@ impl OAuth {
             url: issuer.clone(),
             why: tried.join(", "),
         })?;
-        let client = self.identify(&server, &resource_metadata)?;
+        let client = self.identify(&server, &resource_metadata, stored)?;
         Ok(Granted {
             server,
             resource_metadata,
@@ -220,12 +427,14 @@ impl OAuth {
         })
     }
 
-    /// Pre-registered, else a Client ID Metadata Document the server accepts, else dynamic
-    /// registration (the specification's order).
+    /// Pre-registered, else a Client ID Metadata Document the server accepts, else the client
+    /// registered at this server before (for the same redirect), else dynamic registration
+    /// (the specification's order).
     fn identify(
         &mut self,
         server: &ServerMetadata,
         prm: &ResourceMetadata,
+        stored: Option<&Login>,
     ) -> Result<Client, OAuthError> {
         let s = &self.settings;
         if let Some(id) = &s.client_id {
@@ -245,13 +454,29 @@ impl OAuth {
                 auth: ClientAuth::None,
             });
         }
+        let redirect_uri = self.user.as_ref().map(|u| u.redirect_uri());
+        if let Some(login) = stored.filter(|l| {
+            l.issuer == server.issuer
+                && l.grant == "authorization_code"
+                && l.redirect_uri == redirect_uri
+        }) {
+            return Ok(Client {
+                id: login.client_id.clone(),
+                secret: login.client_secret.clone(),
+                auth: login.client_auth,
+            });
+        }
         let Some(endpoint) = server.registration_endpoint.clone() else {
             return Err(OAuthError::Refused(
                 "the authorization server has no registration endpoint and takes no client metadata document: give a pre-registered client with --oauth-client-id".into(),
             ));
         };
         let scope = prm.scopes_supported.as_ref().map(|s| s.join(" "));
-        let body = flow::registration(&s.client_name, &self.user.redirect_uri(), scope.as_deref());
+        let body = flow::registration(
+            &s.client_name,
+            redirect_uri.as_deref().unwrap_or_default(),
+            scope.as_deref(),
+        );
         #[derive(Deserialize)]
         struct Registered {
             client_id: String,
@@ -319,7 +544,11 @@ impl OAuth {
             };
             let pkce = Pkce::new(random(32)?).expect("64 hex characters make a verifier");
             let state = random(16)?;
-            let redirect_uri = self.user.redirect_uri();
+            let user = self
+                .user
+                .as_mut()
+                .ok_or_else(|| OAuthError::Refused("no browser to sign in with".into()))?;
+            let redirect_uri = user.redirect_uri();
             let url = Authorize {
                 endpoint: &authorize_endpoint,
                 client_id: &g.client.id,
@@ -335,13 +564,22 @@ impl OAuth {
                     "the authorization endpoint {authorize_endpoint} is not a URL"
                 ))
             })?;
-            let query = self.user.authorize(&url).map_err(OAuthError::Refused)?;
+            let query = user.authorize(&url).map_err(OAuthError::Refused)?;
             let code = flow::code_from_redirect(&query, &state, &g.server.issuer, &g.server)?;
             TokenRequest::authorization_code(&code, &redirect_uri, &pkce, resource, client)
         };
+        self.post_token(&endpoint, &request)
+    }
+
+    /// One request to the token endpoint.
+    fn post_token(
+        &self,
+        endpoint: &str,
+        request: &TokenRequest,
+    ) -> Result<TokenResponse, OAuthError> {
         let mut call = self
             .agent
-            .post(&endpoint)
+            .post(endpoint)
             .header("Content-Type", "application/x-www-form-urlencoded")
             .header("Accept", "application/json");
         if let Some(value) = &request.authorization {
@@ -349,21 +587,21 @@ impl OAuth {
         }
         let mut response = call
             .send(request.body())
-            .map_err(|e| fetch_error("the token endpoint", &endpoint, &e.to_string()))?;
+            .map_err(|e| fetch_error("the token endpoint", endpoint, &e.to_string()))?;
         let status = response.status().as_u16();
         let text = response.body_mut().read_to_string().unwrap_or_default();
         if !(200..300).contains(&status) {
             // The error body of RFC 6749 5.2 names no token: safe to show.
             return Err(fetch_error(
                 "the token endpoint",
-                &endpoint,
+                endpoint,
                 &format!("HTTP {status}: {}", clip(&text)),
             ));
         }
         serde_json::from_str(&text).map_err(|_| {
             fetch_error(
                 "the token endpoint",
-                &endpoint,
+                endpoint,
                 "answered something that is not a token response",
             )
         })
@@ -387,6 +625,20 @@ impl OAuth {
             .read_to_string()
             .map_err(|e| e.to_string())?;
         serde_json::from_str(&text).map_err(|e| format!("not the JSON expected ({e})"))
+    }
+}
+
+/// `login` with the tokens of `token` (a refresh keeps the refresh token it is not given).
+fn renew(login: Login, token: TokenResponse) -> Login {
+    let now = now_secs();
+    Login {
+        token_type: token.token_type.unwrap_or_else(|| "Bearer".to_owned()),
+        access_token: token.access_token,
+        refresh_token: token.refresh_token.or(login.refresh_token),
+        expires_at: token.expires_in.map(|secs| now + secs),
+        scopes: token.scope.map_or(login.scopes, |s| split_scopes(Some(&s))),
+        obtained_at: now,
+        ..login
     }
 }
 
