@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the official MCP conformance suite against mcpguard as tests/conformance/plan.tsv says,
-and prints two tables: the client scenarios against `mcpguard audit --url` (scenario, era,
-result), and the server scenarios against tests/conformance/server.py directly, behind
+and prints two tables: the client scenarios against `mcpguard audit --url` and, for the
+authorization scenarios, against the stdio bridge `mcpguard proxy --url` driven by the Python
+SDK's client over stdio (scenario, era, role, result), and the server scenarios against tests/conformance/server.py directly, behind
 `mcpguard proxy --listen --url` (HTTP) and behind `mcpguard proxy --listen -- CMD` (stdio).
 
 Called by scripts/conformance.sh (which installs the pinned suite and its Node 22 and builds
@@ -70,20 +71,24 @@ def listed_client_scenarios():
     return found
 
 
-def planned(plan, scenario, era):
+def planned(plan, scenario, era, wanted_role="client"):
     for role, name, planned_era, expect, why in plan:
         wild = name.endswith("/*") and scenario.startswith(name[:-1])
-        if role == "client" and (name == scenario or wild) and planned_era in (era, "both"):
+        if role == wanted_role and (name == scenario or wild) and planned_era in (era, "both"):
             return expect
     return None
 
 
-def run_client(scenario, era, out_dir):
+# The client command of each client-side role.
+CLIENT_COMMANDS = {"client": "audit-client.sh", "bridge": "bridge-client.sh"}
+
+
+def run_client(scenario, era, out_dir, role="client"):
     env = dict(os.environ)
     env.setdefault("MCPGUARD_BIN", str(ROOT / "target" / "release" / "mcpguard"))
     done = suite(
         "client",
-        "--command", str(HERE / "audit-client.sh"),
+        "--command", str(HERE / CLIENT_COMMANDS[role]),
         "--scenario", scenario,
         "--spec-version", era,
         "-o", str(out_dir),
@@ -224,7 +229,7 @@ def main():
     runs = []
     listed = listed_client_scenarios()
     for role, scenario, era, expect, why in plan:
-        if role != "client":
+        if role not in CLIENT_COMMANDS:
             continue
         if scenario.endswith("/*") and expect != "later":
             for name, listed_era in listed:
@@ -240,7 +245,7 @@ def main():
             if expect == "later" or "*" in scenario:
                 rows.append((scenario, era, role, "not run", why))
                 continue
-            checks, trouble = run_client(scenario, era, Path(tmp) / f"{i}")
+            checks, trouble = run_client(scenario, era, Path(tmp) / f"{i}", role)
             if checks is None:
                 result = "no result"
                 ok = False
@@ -255,7 +260,7 @@ def main():
                     if x.get("status") == "FAILURE"
                 ]
             if expect == "pass" and not ok:
-                problems.append(f"{scenario} ({era}) should pass: " + "; ".join(detail)[:600])
+                problems.append(f"{scenario} ({era}, {role}) should pass: " + "; ".join(detail)[:600])
                 note = "expected to pass"
             elif expect == "by-design":
                 note = f"by design: {why}"
@@ -264,11 +269,14 @@ def main():
             rows.append((scenario, era, role, result, note))
 
         print_table(("scenario", "era", "role", "result"), rows)
-        expected = [r for r in rows if planned(plan, r[0], r[1]) == "pass"]
-        passed = [r for r in expected if r[3].startswith("pass")]
-        print(f"\nclient: {len(passed)} of {len(expected)} scenarios expected to pass do; "
-              f"{sum(1 for r in rows if r[4].startswith('by design'))} by design; "
-              f"{sum(1 for r in rows if r[3] == 'not run')} not run\n")
+        for role in CLIENT_COMMANDS:
+            of_role = [r for r in rows if r[2] == role]
+            expected = [r for r in of_role if planned(plan, r[0], r[1], role) == "pass"]
+            passed = [r for r in expected if r[3].startswith("pass")]
+            print(f"\n{role}: {len(passed)} of {len(expected)} scenarios expected to pass do; "
+                  f"{sum(1 for r in of_role if r[4].startswith('by design'))} by design; "
+                  f"{sum(1 for r in of_role if r[3] == 'not run')} not run")
+        print()
         if not only:
             server_rows, server_problems = run_servers(plan, tmp)
             problems += server_problems

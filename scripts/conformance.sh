@@ -2,7 +2,8 @@
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance, pinned with the
 # Node 22 it needs by tests/conformance/package-lock.json) against mcpguard, as
 # tests/conformance/plan.tsv lists it: the client scenarios against `mcpguard audit --url`
-# (tests/conformance/audit-client.sh), and the server scenarios against the conformance server
+# (tests/conformance/audit-client.sh) and, for authorization, against the stdio bridge
+# `mcpguard proxy --url` (tests/conformance/bridge-client.sh), and the server scenarios against the conformance server
 # (tests/conformance/server.py, on the pinned Python SDK of scripts/python-servers.sh) directly
 # and through `mcpguard proxy --listen` in front of it over HTTP and over stdio, in both eras.
 # Prints the tables; exits 1 when a scenario that should pass fails, when the proxy passes

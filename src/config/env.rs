@@ -52,8 +52,13 @@ pub(super) fn variable_for(pointer: &str) -> Option<&'static str> {
 const TEXT_KEYS: [&str; 2] = ["/tokenizer", "/artifactDir"];
 
 /// `MCPGUARD_` variables that are not config keys but are known (not typos).
-pub(super) const OTHER_ENV: &[&str] =
-    &["MCPGUARD_CONFIG", "MCPGUARD_CURSOR_SECRET", "MCPGUARD_LOG"];
+pub(super) const OTHER_ENV: &[&str] = &[
+    "MCPGUARD_CONFIG",
+    "MCPGUARD_CURSOR_SECRET",
+    "MCPGUARD_LOG",
+    "MCPGUARD_OAUTH_STORE",
+    "MCPGUARD_OAUTH_CLIENT_SECRET",
+];
 
 /// The environment variable that names the config file.
 pub const CONFIG_ENV: &str = "MCPGUARD_CONFIG";

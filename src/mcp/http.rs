@@ -104,7 +104,7 @@ impl Http {
             .headers()
             .get("www-authenticate")
             .and_then(|v| v.to_str().ok());
-        match oauth.answer(&self.url, status, challenge) {
+        match oauth.answer(&self.url, status, challenge, self.authorization.as_deref()) {
             Ok(value) => {
                 self.authorization = Some(value);
                 Ok(true)

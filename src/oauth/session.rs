@@ -84,8 +84,6 @@ pub struct OAuth {
     /// How long to wait for another process's login or refresh.
     lock_wait: std::time::Duration,
     granted: Option<Granted>,
-    /// The `Authorization` value last handed out: a 401 for it means it no longer works.
-    current: Option<String>,
     step_ups: usize,
 }
 
@@ -123,7 +121,6 @@ impl OAuth {
             store,
             lock_wait: timeout,
             granted: None,
-            current: None,
             step_ups: 0,
         }
     }
@@ -139,15 +136,15 @@ impl OAuth {
             return Ok(None);
         };
         if !login.expired(now_secs()) {
-            self.current = Some(login.authorization());
-            return Ok(self.current.clone());
+            return Ok(Some(login.authorization()));
         }
         let _held = store.lock(&key, self.lock_wait)?;
-        Ok(self.reuse_or_refresh(&store, &key)?.ok())
+        Ok(self.reuse_or_refresh(&store, &key, None)?.ok())
     }
 
     /// The `Authorization` value to retry with after the server answered `status` (401 or
-    /// 403) with this `WWW-Authenticate`. On a 401: a login another process saved since,
+    /// 403) with this `WWW-Authenticate` to a request that carried `failed` (or none). On a
+    /// 401: a login another process (or thread) saved since,
     /// else a refresh, else a new login; on a 403 `insufficient_scope`: a step-up (at most
     /// [`MAX_STEP_UPS`]). With a store, under its lock for this server: processes share the
     /// outcome instead of each signing in.
@@ -156,6 +153,7 @@ impl OAuth {
         server_url: &str,
         status: u16,
         www_authenticate: Option<&str>,
+        failed: Option<&str>,
     ) -> Result<String, OAuthError> {
         let challenge = www_authenticate
             .and_then(Challenge::parse)
@@ -185,7 +183,7 @@ impl OAuth {
         if status == 401
             && let Some(store) = &store
         {
-            match self.reuse_or_refresh(store, &key)? {
+            match self.reuse_or_refresh(store, &key, failed)? {
                 Ok(value) => return Ok(value),
                 Err(why) => refresh_failed = why,
             }
@@ -194,19 +192,19 @@ impl OAuth {
         Ok(value)
     }
 
-    /// Under the lock: the stored login when it differs from the one that failed and is
-    /// fresh, else its refresh. `Err(why)`: a new login is needed (`why` says what failed).
+    /// Under the lock: the stored login when it is not the one that `failed` and is fresh,
+    /// else its refresh. `Err(why)`: a new login is needed (`why` says what failed).
     fn reuse_or_refresh(
         &mut self,
         store: &Store,
         key: &str,
+        failed: Option<&str>,
     ) -> Result<Result<String, Option<String>>, OAuthError> {
         let Some(login) = store.find(key)? else {
             return Ok(Err(None));
         };
         let value = login.authorization();
-        if self.current.as_ref() != Some(&value) && !login.expired(now_secs()) {
-            self.current = Some(value.clone());
+        if failed != Some(value.as_str()) && !login.expired(now_secs()) {
             return Ok(Ok(value));
         }
         let Some(refresh_token) = login.refresh_token.as_deref() else {
@@ -225,7 +223,6 @@ impl OAuth {
             Ok(token) => {
                 let renewed = renew(login, token);
                 store.save(&renewed)?;
-                self.current = Some(renewed.authorization());
                 Ok(Ok(renewed.authorization()))
             }
             Err(e) => Ok(Err(Some(format!(
@@ -362,7 +359,6 @@ impl OAuth {
             store.save(&login)?;
         }
         self.granted = Some(granted);
-        self.current = Some(login.authorization());
         Ok(login.authorization())
     }
 

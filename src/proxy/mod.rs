@@ -2,8 +2,10 @@
 //!
 //! [`policy`] decides, without I/O, what each message becomes; [`shrink`] is its answer to a
 //! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
-//! full results; [`stdio`] is the transport that moves the bytes.
+//! full results; [`stdio`] is the transport that moves the bytes, to a command it starts or,
+//! through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many clients.
 
+pub mod bridge;
 pub mod catalog;
 pub mod clients;
 pub mod http;

@@ -11,7 +11,7 @@
 //! its stdin closed, a grace period, then killed.
 
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::process::{Child, Command, Stdio as Pipe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -76,7 +76,7 @@ pub struct Sinks {
 struct Shared {
     policy: Mutex<Policy>,
     to_client: Mutex<Box<dyn Write + Send>>,
-    to_server: Mutex<Option<ChildStdin>>,
+    to_server: Mutex<Option<Box<dyn Write + Send>>>,
     sinks: Mutex<Sinks>,
     events: Sender<Event>,
     /// Messages decided but not yet written out: the session does not end under them.
@@ -132,13 +132,27 @@ fn write_line(out: &mut (impl Write + ?Sized), bytes: &[u8]) -> std::io::Result<
     out.flush()
 }
 
-/// Runs the proxy until the client or the server goes. `events` is the main thread's queue
-/// and `tx` its sender (the CLI keeps a clone for config reloads).
+/// The server's side of the proxy: a child process's pipes, or the stdio bridge's relay to a
+/// remote server (`super::bridge`).
+pub struct ServerEnd {
+    /// Where the messages for the server are written, a line each; dropped to end it.
+    pub input: Box<dyn Write + Send>,
+    /// Where the server's messages are read from, a line each.
+    pub output: Box<dyn Read + Send>,
+    /// Waits up to the given time for the server to end once its input is closed: `Some`
+    /// with its exit code (`None`: killed by a signal) when it did. Dropping it ends the
+    /// server for good.
+    pub ended: Box<dyn FnMut(Duration) -> Option<Option<i32>> + Send>,
+}
+
+/// Runs the proxy in front of the server's command until the client or the server goes.
+/// `events` is the main thread's queue and `tx` its sender (the CLI keeps a clone for config
+/// reloads).
 pub fn run(
     policy: Policy,
     opts: &Options,
     shown_command: &str,
-    (tx, events): (Sender<Event>, Receiver<Event>),
+    events: (Sender<Event>, Receiver<Event>),
     sinks: Sinks,
 ) -> Result<Ended, ProxyError> {
     let Some(mut command) = server_process(&opts.command, &opts.env) else {
@@ -165,6 +179,27 @@ pub fn run(
             c.stdout.take().expect("stdout is piped"),
         )
     };
+    let server = ServerEnd {
+        input: Box::new(server_in),
+        output: Box::new(server_out),
+        ended: Box::new(move |grace| child.wait_for(grace)),
+    };
+    Ok(serve(policy, opts, server, events, sinks))
+}
+
+/// Runs the proxy between this process's stdin and stdout and `server` until either goes.
+pub fn serve(
+    policy: Policy,
+    opts: &Options,
+    server: ServerEnd,
+    (tx, events): (Sender<Event>, Receiver<Event>),
+    sinks: Sinks,
+) -> Ended {
+    let ServerEnd {
+        input: server_in,
+        output: server_out,
+        ended: mut wait_for,
+    } = server;
     // While the server starts: the counters are built before the first message needs them.
     policy.prepare();
     let shared = Arc::new(Shared {
@@ -223,7 +258,7 @@ pub fn run(
             Event::ClientEnd => client_closed = true,
             Event::ClientGone => break None,
             Event::ServerEnd => {
-                let code = child.wait_for(GRACE);
+                let code = wait_for(GRACE);
                 let why = match code {
                     Some(Some(c)) => format!("exited with status {c}"),
                     Some(None) => "was killed by a signal".to_owned(),
@@ -239,16 +274,16 @@ pub fn run(
     lock(&shared.to_server).take();
     let ended = match ended {
         Some(e) => e,
-        None => Ended::ClientClosed(child.wait_for(GRACE).flatten()),
+        None => Ended::ClientClosed(wait_for(GRACE).flatten()),
     };
-    drop(child);
+    drop(wait_for);
     // What a side thread already decided (an answer, its record) is written before the end.
     let until = Instant::now() + GRACE;
     while shared.busy.load(Ordering::SeqCst) > 0 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
     let _ = lock(&shared.to_client).flush();
-    Ok(ended)
+    ended
 }
 
 /// The server's process as either proxy runs it (`None` for an empty command): its stdin and

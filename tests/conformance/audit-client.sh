@@ -17,6 +17,10 @@ if [[ $scenario == auth/* ]]; then
   # listener. The client metadata URL is the one the suite's CIMD scenario expects; a
   # pre-registered client comes in the context (its secret only ever in the environment).
   export BROWSER="curl -sSL -o /dev/null --max-time 20"
+  # A fresh OAuth store per run (each scenario is a first login), never the user's own.
+  MCPGUARD_OAUTH_STORE=$(mktemp -d)
+  export MCPGUARD_OAUTH_STORE
+  trap 'rm -rf "$MCPGUARD_OAUTH_STORE"' EXIT
   oauth=(--oauth --oauth-client-metadata-url https://conformance-test.local/client-metadata.json)
   if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
     id=$(python3 -c 'import json,os; print(json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"]).get("client_id", ""))')

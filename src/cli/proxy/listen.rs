@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use mcpguard::mcp::{Target, config as servers};
 use mcpguard::proxy::http::{self, StoreChoice, Upstream};
 use mcpguard::proxy::policy::Record;
 use mcpguard::proxy::stdio::Sinks;
@@ -92,36 +91,48 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     Ok(Code::Ok)
 }
 
+/// How long a request to the authorization server, or a wait for another process's refresh,
+/// may take.
+const LOGIN_WAIT: Duration = Duration::from_secs(30);
+
 /// The server to stand in front of: --url and --header, a command (after --, --server), or
 /// either kind from --mcp-config.
 fn upstream(args: &Args, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<Upstream> {
-    if let Some(url) = &args.url {
-        return Ok(Upstream::Http {
-            url: url.clone(),
-            headers: super::super::live::parse_headers(&args.headers, env)?,
-        });
-    }
-    if let Some(path) = &args.mcp_config {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{file}: cannot read the server list"))?;
-        let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
-        let server = list
-            .pop()
-            .with_context(|| format!("{file}: mcpServers is empty"))?;
-        if let Target::Http { url, headers, .. } = server.target {
-            return Ok(Upstream::Http { url, headers });
-        }
-    }
-    if args.mcp_config.is_none() && args.server.is_none() && args.command.is_empty() {
+    if args.url.is_none()
+        && args.mcp_config.is_none()
+        && args.server.is_none()
+        && args.command.is_empty()
+    {
         anyhow::bail!(
             "--listen needs the server to stand in front of: --url http://HOST:PORT/mcp (with --header 'Name: value' as needed), its command after -- (e.g. `mcpguard proxy --listen 127.0.0.1:8080 -- npx -y some-mcp-server`), or --mcp-config FILE --name NAME"
         );
     }
-    let (command, env, shown) = super::server_command(args)?;
-    Ok(Upstream::Command {
-        command,
-        env,
-        shown,
+    Ok(match super::upstream(args, env)? {
+        (super::Upstream::Remote { url, headers }, _) => {
+            // --oauth: the proxy holds the login (stored by `mcpguard auth login`); it never
+            // opens a browser itself.
+            let login = if args.oauth {
+                let oauth = args.login.client(false, LOGIN_WAIT, LOGIN_WAIT)?;
+                let held = http::login::HeldLogin::new(&url, oauth);
+                if !held.signed_in() {
+                    super::super::render::warning(&format!(
+                        "--oauth: not signed in to {url} yet; requests get an error until `mcpguard auth login --url {url}` is run"
+                    ));
+                }
+                Some(Arc::new(held))
+            } else {
+                None
+            };
+            Upstream::Http {
+                url,
+                headers,
+                login,
+            }
+        }
+        (super::Upstream::Command { command, env }, shown) => Upstream::Command {
+            command,
+            env,
+            shown,
+        },
     })
 }

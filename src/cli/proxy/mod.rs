@@ -18,6 +18,7 @@ use mcpguard::cursor::Secrets;
 use mcpguard::mcp::{Target, config as servers};
 use mcpguard::proxy::Policy;
 use mcpguard::proxy::policy::{Level, Log, Record};
+use mcpguard::proxy::bridge;
 use mcpguard::proxy::stdio::{self, Ended, Event};
 use mcpguard::proxy::store::{self, Artifacts, DirStore, NoStore};
 
@@ -147,15 +148,27 @@ pub struct Args {
     #[command(flatten)]
     pub signing: super::CursorArgs,
 
+    #[command(flatten)]
+    pub login: super::oauth::OAuthArgs,
+
     /// Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the
     /// server's command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every
     /// instance.
     #[arg(long, value_name = "ADDR", help_heading = "Serving over HTTP")]
     pub listen: Option<std::net::SocketAddr>,
 
-    /// The server's Streamable HTTP endpoint (with --listen).
-    #[arg(long, value_name = "URL", requires = "listen", conflicts_with_all = ["server", "command"], help_heading = "Serving over HTTP")]
+    /// A remote server's Streamable HTTP endpoint. Without --listen: the stdio bridge a
+    /// stdio-only client starts (signing in with OAuth when the server asks, the login kept
+    /// for the next start); with --listen: the upstream of the HTTP proxy.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["server", "command", "mcp_config"])]
     pub url: Option<String>,
+
+    /// With --listen --url: hold the remote server's OAuth login (made once with `mcpguard
+    /// auth login --url URL`) and send it upstream in place of the client's; refresh it when
+    /// it expires or the server answers 401. Clients connect with no OAuth of their own. The
+    /// stdio bridge (--url without --listen) always signs in when the server asks.
+    #[arg(long, requires = "url", help_heading = "Serving over HTTP")]
+    pub oauth: bool,
 
     /// A header sent to --url on every request, 'Name: value' (repeatable); ${VAR} in the
     /// value is read from the environment. Never logged.
@@ -241,7 +254,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         return listen::run(args, config);
     }
     let effective = super::load_config(config)?;
-    let (command, env, shown) = server_command(&args)?;
+    let (upstream, shown) = upstream(&args, &|var| std::env::var(var).ok())?;
     let secrets = match args.signing.secrets()? {
         Some(s) => s,
         None => process_secret()?,
@@ -321,17 +334,43 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             m.write(r);
         }
     };
-    let opts = stdio::Options {
-        command,
-        env,
-        max_message_bytes: args.max_message_bytes,
-        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
-    };
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
     let sinks = stdio::Sinks {
         log: Box::new(logger(args.log_format, args.quiet)),
         record: Box::new(record),
     };
-    let ended = stdio::run(policy, &opts, &shown, (tx, rx), sinks)?;
+    let ended = match upstream {
+        Upstream::Command { command, env } => {
+            let opts = stdio::Options {
+                command,
+                env,
+                max_message_bytes: args.max_message_bytes,
+                timeout,
+            };
+            stdio::run(policy, &opts, &shown, (tx, rx), sinks)?
+        }
+        Upstream::Remote { url, headers } => {
+            // The browser may be needed at the first request: the login waits 5 minutes.
+            let oauth = args
+                .login
+                .client(true, Duration::from_secs(300), timeout.min(Duration::from_secs(60)))?;
+            let server = bridge::start(bridge::Options {
+                url,
+                headers,
+                timeout,
+                max_message_bytes: args.max_message_bytes,
+                oauth: Some(oauth),
+            })
+            .context("starting the bridge")?;
+            let opts = stdio::Options {
+                command: Vec::new(),
+                env: Default::default(),
+                max_message_bytes: args.max_message_bytes,
+                timeout,
+            };
+            stdio::serve(policy, &opts, server, (tx, rx), sinks)
+        }
+    };
     Ok(match ended {
         Ended::ClientClosed(_) => Code::Ok,
         Ended::ServerExited(Some(0)) => Code::Ok,
@@ -349,43 +388,61 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     })
 }
 
-/// The server's command and environment, and how to show it (as written: never a secret an
-/// environment variable expanded into it).
-fn server_command(
+/// The server the proxy stands in front of.
+enum Upstream {
+    /// A command it starts, with its environment.
+    Command {
+        command: Vec<String>,
+        env: std::collections::BTreeMap<String, String>,
+    },
+    /// A remote Streamable HTTP server, reached through the bridge.
+    Remote {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// The server, and how to show it (as written: never a secret an environment variable
+/// expanded into it).
+fn upstream(
     args: &Args,
-) -> anyhow::Result<(
-    Vec<String>,
-    std::collections::BTreeMap<String, String>,
-    String,
-)> {
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<(Upstream, String)> {
     if let Some(path) = &args.mcp_config {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("{file}: cannot read the server list"))?;
-        let env = |var: &str| std::env::var(var).ok();
-        let mut list = servers::parse(&file, &text, args.name.as_deref(), &env)?;
+        let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
         let Some(server) = list.pop() else {
             anyhow::bail!("{file}: mcpServers is empty");
         };
-        return match server.target {
+        let shown = server.target.describe();
+        return Ok(match server.target {
             Target::Stdio {
                 command,
                 env,
                 shown,
             } => {
                 let shown = shown.unwrap_or_else(|| command.join(" "));
-                Ok((command, env, shown))
+                (Upstream::Command { command, env }, shown)
             }
-            Target::Http { .. } => anyhow::bail!(
-                "{file}: `{}` is a Streamable HTTP server; the stdio proxy runs servers it can start (a command)",
-                server.name
-            ),
-        };
+            Target::Http { url, headers, .. } => (Upstream::Remote { url, headers }, shown),
+        });
+    }
+    if let Some(url) = &args.url {
+        let headers = super::live::parse_headers(&args.headers, env)?;
+        return Ok((
+            Upstream::Remote {
+                url: url.clone(),
+                headers,
+            },
+            url.clone(),
+        ));
     }
     let command = super::live::server_command(args.server.as_deref(), &args.command)?;
     if command.is_empty() {
         anyhow::bail!(
-            "no server to proxy: give its command after --, e.g. `mcpguard proxy -- npx -y @modelcontextprotocol/server-everything`, or --server 'CMD ARGS', or --mcp-config FILE --name NAME"
+            "no server to proxy: give its command after --, e.g. `mcpguard proxy -- npx -y @modelcontextprotocol/server-everything`, or --server 'CMD ARGS', or --url URL (a remote server), or --mcp-config FILE --name NAME"
         );
     }
     let shown = Target::Stdio {
@@ -394,7 +451,13 @@ fn server_command(
         shown: None,
     }
     .describe();
-    Ok((command, Default::default(), shown))
+    Ok((
+        Upstream::Command {
+            command,
+            env: Default::default(),
+        },
+        shown,
+    ))
 }
 
 /// A secret for this process alone, when none is configured: 32 bytes from the system's

@@ -12,6 +12,7 @@
 //! | server unreachable, broken, wrong content    | 502    | -32000        |
 //! | server slower than `--timeout`               | 504    | -32001        |
 //! | the server's own refusal (401, 404, its 400) | as is  | as is         |
+//! | `--oauth`: no login works (401/403 upstream) | 200    | -32000        |
 //!
 //! The policy runs on the blocking pool: shrinking a large result and reading the store take
 //! time the async workers should not lose.
@@ -354,6 +355,9 @@ async fn unanswered(
 
 pub(super) const BAD_GATEWAY: (StatusCode, i64, &str) =
     (StatusCode::BAD_GATEWAY, SERVER_ERROR, "upstream");
+/// `--oauth` and no login works: a JSON-RPC error in a 200, not the upstream's 401 (which would
+/// start the client's own OAuth against the proxy).
+pub(super) const LOGIN_FAILED: (StatusCode, i64, &str) = (StatusCode::OK, SERVER_ERROR, "login");
 pub(super) const GATEWAY_TIMEOUT: (StatusCode, i64, &str) =
     (StatusCode::GATEWAY_TIMEOUT, TIMEOUT_ERROR, "timeout");
 
@@ -404,46 +408,67 @@ pub(super) async fn forward(
         Ok(p) => p,
         Err(r) => return r,
     };
-    let Upstream::Http {
-        url,
-        headers: extra,
-    } = &app.opts.upstream
-    else {
+    let Upstream::Http { url, login, .. } = &app.opts.upstream else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let deadline = tokio::time::Instant::now() + app.opts.timeout;
-    let mut request = app
-        .client
-        .post(url)
-        .headers(headers::forwarded(&head))
-        .body(bytes);
-    for (name, value) in extra {
-        request = request.header(name, value);
-    }
-    let response = match tokio::time::timeout_at(deadline, request.send()).await {
-        Err(_) => {
-            return failed(
-                &app,
-                &policy,
-                stream,
-                id.as_ref(),
-                GATEWAY_TIMEOUT,
-                timed_out(&app),
-            )
-            .await;
-        }
-        Ok(Err(e)) => {
-            return failed(
-                &app,
-                &policy,
-                stream,
-                id.as_ref(),
-                BAD_GATEWAY,
-                format!("the server at {url} cannot be reached: {}", cause(&e)),
-            )
-            .await;
-        }
-        Ok(Ok(r)) => r,
+    let bytes = Bytes::from(bytes);
+    let mut renewed = false;
+    let response = loop {
+        let (to_server, sent) = upstream_headers(&app, &head);
+        let request = app.client.post(url).headers(to_server).body(bytes.clone());
+        let response = match tokio::time::timeout_at(deadline, request.send()).await {
+            Err(_) => {
+                return failed(
+                    &app,
+                    &policy,
+                    stream,
+                    id.as_ref(),
+                    GATEWAY_TIMEOUT,
+                    timed_out(&app),
+                )
+                .await;
+            }
+            Ok(Err(e)) => {
+                return failed(
+                    &app,
+                    &policy,
+                    stream,
+                    id.as_ref(),
+                    BAD_GATEWAY,
+                    format!("the server at {url} cannot be reached: {}", cause(&e)),
+                )
+                .await;
+            }
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status().as_u16();
+        let Some(login) = login.as_ref().filter(|_| matches!(status, 401 | 403)) else {
+            break response;
+        };
+        // The upstream's refusal of the login never reaches the client: renewed once, else
+        // an error that says how to sign in.
+        let challenge = response
+            .headers()
+            .get(header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let why = if renewed {
+            format!("the server at {url} still answers HTTP {status} after the login was renewed")
+        } else {
+            match login.renew(status, challenge, sent).await {
+                Ok(()) => {
+                    renewed = true;
+                    app.log(&Log::new(
+                        Level::Info,
+                        format!("the server answered HTTP {status}: login renewed, request sent again"),
+                    ));
+                    continue;
+                }
+                Err(why) => why,
+            }
+        };
+        return failed(&app, &policy, stream, id.as_ref(), LOGIN_FAILED, why).await;
     };
     let status = response.status();
     let back = headers::forwarded(response.headers());
@@ -803,11 +828,7 @@ async fn resume_events(
     if headers::is_modern(head) || *resumes >= crate::mcp::framing::MAX_RESUMES {
         return None;
     }
-    let Upstream::Http {
-        url,
-        headers: extra,
-    } = &app.opts.upstream
-    else {
+    let Upstream::Http { url, .. } = &app.opts.upstream else {
         return None;
     };
     // Asked at the end of every numbered stream, so off the workers only when it must wait.
@@ -827,16 +848,13 @@ async fn resume_events(
     }
     *resumes += 1;
     tokio::time::sleep(pause).await;
-    let mut forwarded = headers::forwarded(head);
-    forwarded.remove(header::CONTENT_TYPE);
-    let mut request = app
+    let (mut to_server, _) = upstream_headers(app, head);
+    to_server.remove(header::CONTENT_TYPE);
+    let request = app
         .client
         .get(url)
-        .headers(forwarded)
+        .headers(to_server)
         .header("last-event-id", &last_event_id);
-    for (name, value) in extra {
-        request = request.header(name, value);
-    }
     let response = tokio::time::timeout_at(deadline, request.send())
         .await
         .ok()?
@@ -858,21 +876,12 @@ async fn resume_events(
 /// GET and DELETE /mcp in front of an HTTP server: a legacy session's stream and its end,
 /// relayed as they are.
 pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Response {
-    let Upstream::Http {
-        url,
-        headers: extra,
-    } = &app.opts.upstream
-    else {
+    let Upstream::Http { url, login, .. } = &app.opts.upstream else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let mut request = app
-        .client
-        .request(method.clone(), url)
-        .headers(headers::forwarded(&head));
-    for (name, value) in extra {
-        request = request.header(name, value);
-    }
-    let response = match tokio::time::timeout(app.opts.timeout, request.send()).await {
+    let (to_server, sent) = upstream_headers(&app, &head);
+    let request = app.client.request(method.clone(), url).headers(to_server);
+    let mut response = match tokio::time::timeout(app.opts.timeout, request.send()).await {
         Err(_) => return StatusCode::GATEWAY_TIMEOUT.into_response(),
         Ok(Err(e)) => {
             app.metrics.refused("upstream");
@@ -887,6 +896,35 @@ pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Res
         }
         Ok(Ok(r)) => r,
     };
+    if let Some(login) = login
+        && matches!(response.status().as_u16(), 401 | 403)
+    {
+        // As for a POST: renewed once and sent again, else a 502 that says how to sign in.
+        let status = response.status().as_u16();
+        let challenge = response
+            .headers()
+            .get(header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let again = match login.renew(status, challenge, sent).await {
+            Ok(()) => {
+                let (to_server, _) = upstream_headers(&app, &head);
+                let request = app.client.request(method.clone(), url).headers(to_server);
+                match tokio::time::timeout(app.opts.timeout, request.send()).await {
+                    Ok(Ok(r)) if !matches!(r.status().as_u16(), 401 | 403) => Ok(r),
+                    _ => Err(format!("the server at {url} still refuses the login")),
+                }
+            }
+            Err(why) => Err(why),
+        };
+        response = match again {
+            Ok(r) => r,
+            Err(why) => {
+                app.metrics.refused(LOGIN_FAILED.2);
+                return (StatusCode::BAD_GATEWAY, format!("mcpguard proxy: {why}")).into_response();
+            }
+        };
+    }
     let status =
         StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let back = headers::forwarded(response.headers());
@@ -898,6 +936,26 @@ pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Res
         }
     }));
     (status, back, body).into_response()
+}
+
+/// The headers of a request to the server: the client's (hop-by-hop ones dropped), then the
+/// `--header` ones; with `--oauth`, the held login's `Authorization` in place of the client's.
+/// Also the `Authorization` value sent, for a renewal.
+fn upstream_headers(app: &App, head: &HeaderMap) -> (HeaderMap, Option<String>) {
+    let mut to_server = headers::forwarded(head);
+    let Upstream::Http { headers: extra, login, .. } = &app.opts.upstream else {
+        return (to_server, None);
+    };
+    for (name, value) in extra {
+        if let (Ok(name), Ok(value)) = (
+            header::HeaderName::try_from(name.as_str()),
+            HeaderValue::try_from(value.as_str()),
+        ) {
+            to_server.append(name, value);
+        }
+    }
+    let sent = login.as_ref().and_then(|l| l.apply(&mut to_server));
+    (to_server, sent)
 }
 
 /// The innermost cause of a client error: "connection refused", not "error sending request".

@@ -22,6 +22,7 @@ mod child;
 mod exchange;
 mod gate;
 pub mod headers;
+pub mod login;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -70,6 +71,8 @@ pub enum Upstream {
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// With `--oauth`: the login the proxy holds for it ([`login`]).
+        login: Option<std::sync::Arc<login::HeldLogin>>,
     },
     /// A command speaking stdio: a child per 2025-11-25 session, one shared child for
     /// stateless requests ([`child`]). `shown` is how the log names it (never a secret the

@@ -1,0 +1,510 @@
+//! The stdio bridge (`mcpguard proxy --url REMOTE`, no `--listen`): what a stdio-only client
+//! (Claude Desktop, an IDE) starts to reach a remote Streamable HTTP server. It is the server
+//! end of the stdio proxy ([`ServerEnd`]): each line the proxy writes for the server becomes a
+//! POST, and every message that comes back (a JSON body, or the events of an SSE stream)
+//! becomes a line the proxy reads; the policy (shrink, `mcpguard_more`, artifacts) is the stdio
+//! proxy's, unchanged.
+//!
+//! Either era. A 2026-07-28 request carries `MCP-Protocol-Version` from its `_meta`,
+//! `Mcp-Method`, `Mcp-Name` and the `x-mcp-header` parameters of the tools learned from
+//! tools/list. A 2025-11-25 session keeps the `mcp-session-id` of its initialize and the
+//! negotiated version, opens the GET stream for the server's own messages once initialized,
+//! follows a broken response stream with `Last-Event-ID`, and ends with DELETE.
+//!
+//! A 401 is answered by the OAuth client (a login another process kept, a refresh, else a
+//! login in the browser) and the request is sent once more; a 403 `insufficient_scope` steps
+//! up. A request that cannot be sent gets a JSON-RPC error naming why (and, when a login is
+//! needed, the command that does it). Requests run on threads of their own, so a slow tool call
+//! holds back nothing else. HTTP is ureq's, as for the live audit.
+
+use std::collections::HashMap;
+use std::io::{BufReader, Read, Write};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::stdio::ServerEnd;
+use crate::lines::{self, Capped};
+use crate::mcp::era;
+use crate::mcp::framing::{self, Line, MAX_RESUMES, Sse};
+use crate::oauth::session::{MAX_STEP_UPS, OAuth};
+
+/// How to reach the remote server.
+pub struct Options {
+    pub url: String,
+    /// The user's own headers (`--header`), sent on every request.
+    pub headers: Vec<(String, String)>,
+    /// How long one request may take, its stream included.
+    pub timeout: Duration,
+    pub max_message_bytes: usize,
+    /// Signs in when the server asks; `None`: a 401 is the client's error.
+    pub oauth: Option<OAuth>,
+}
+
+/// The JSON-RPC error code of an answer the bridge makes for a request it could not carry.
+pub const BRIDGE_ERROR: i64 = -32603;
+
+struct Relay {
+    url: String,
+    headers: Vec<(String, String)>,
+    timeout: Duration,
+    cap: usize,
+    agent: ureq::Agent,
+    /// The legacy session, once initialize assigned one.
+    session: Mutex<Option<String>>,
+    /// The protocol version in use: the one negotiated at initialize, or a modern request's.
+    version: Mutex<Option<String>>,
+    authorization: Mutex<Option<String>>,
+    oauth: Mutex<Option<OAuth>>,
+    /// Input schemas by tool name, for the `x-mcp-header` parameters of modern tools/call.
+    tools: Mutex<HashMap<String, Value>>,
+    /// To the proxy: `None` once the relay has ended.
+    out: Mutex<Option<std::io::PipeWriter>>,
+    get_stream_opened: std::sync::atomic::AtomicBool,
+}
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Starts the relay: the server end the stdio proxy serves.
+pub fn start(mut opts: Options) -> std::io::Result<ServerEnd> {
+    let (from_server, relay_out) = std::io::pipe()?;
+    let (relay_in, to_server) = std::io::pipe()?;
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(opts.timeout))
+        .build()
+        .new_agent();
+    // A login kept from before goes on the first request.
+    let authorization = opts
+        .oauth
+        .as_mut()
+        .and_then(|o| o.stored(&opts.url).ok().flatten());
+    let relay = Arc::new(Relay {
+        url: opts.url,
+        headers: opts.headers,
+        timeout: opts.timeout,
+        cap: opts.max_message_bytes,
+        agent,
+        session: Mutex::new(None),
+        version: Mutex::new(None),
+        authorization: Mutex::new(authorization),
+        oauth: Mutex::new(opts.oauth),
+        tools: Mutex::new(HashMap::new()),
+        out: Mutex::new(Some(relay_out)),
+        get_stream_opened: Default::default(),
+    });
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        relay.run(relay_in);
+        drop(done);
+    });
+    Ok(ServerEnd {
+        input: Box::new(to_server),
+        output: Box::new(from_server),
+        ended: Box::new(move |grace| match finished.recv_timeout(grace) {
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            _ => Some(Some(0)),
+        }),
+    })
+}
+
+/// What the server's answer to one POST was.
+enum Answer {
+    /// Nothing more to do.
+    Done,
+    /// Signed in again (after a 401) or stepped up (after a 403): send it once more.
+    Retry(u16),
+}
+
+impl Relay {
+    /// Reads the proxy's lines for the server until it closes them, then ends the session.
+    fn run(self: &Arc<Self>, input: std::io::PipeReader) {
+        let mut reader = BufReader::with_capacity(1 << 16, input);
+        let mut buf = Vec::new();
+        loop {
+            match lines::read_capped(&mut reader, &mut buf, self.cap) {
+                Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(Capped::Line) => self.send(std::mem::take(&mut buf)),
+                // The proxy caps what the client sends before it reaches this side.
+                Ok(Capped::TooLong) => {
+                    if lines::skip_line(&mut reader).is_err() {
+                        break;
+                    }
+                }
+                Ok(Capped::End) | Err(_) => break,
+            }
+        }
+        let session = lock(&self.session).take();
+        if let Some(session) = session {
+            let mut request = self.agent.delete(&self.url).header("mcp-session-id", &session);
+            if let Some(v) = lock(&self.version).clone() {
+                request = request.header("MCP-Protocol-Version", v);
+            }
+            let _ = self.with_auth(request).call();
+        }
+        lock(&self.out).take();
+    }
+
+    /// One message for the server: a request on a thread of its own, anything else in turn.
+    fn send(self: &Arc<Self>, body: Vec<u8>) {
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let is_request = message.get("method").is_some() && message.get("id").is_some();
+        if let Some(version) = era::declared_version(&message).filter(|v| era::is_modern(v)) {
+            *lock(&self.version) = Some(version.to_owned());
+        }
+        if is_request {
+            let relay = self.clone();
+            std::thread::spawn(move || relay.exchange(&body, &message));
+        } else {
+            self.exchange(&body, &message);
+            if message.get("method").and_then(Value::as_str) == Some("notifications/initialized")
+            {
+                self.open_get_stream();
+            }
+        }
+    }
+
+    /// POSTs one message, signing in and sending it again when the server asks.
+    fn exchange(self: &Arc<Self>, body: &[u8], message: &Value) {
+        // One new login or refresh after a 401; a step-up per 403, as many as OAuth allows.
+        let (mut unauthorized, mut forbidden) = (0, 0);
+        loop {
+            let may_sign_in = |status| match status {
+                401 => unauthorized < 1,
+                _ => forbidden < MAX_STEP_UPS,
+            };
+            match self.post_once(body, message, may_sign_in) {
+                Ok(Answer::Done) => return,
+                Ok(Answer::Retry(401)) => unauthorized += 1,
+                Ok(Answer::Retry(_)) => forbidden += 1,
+                Err(why) => {
+                    self.fail(message, &why);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn post_once(
+        self: &Arc<Self>,
+        body: &[u8],
+        message: &Value,
+        may_sign_in: impl Fn(u16) -> bool,
+    ) -> Result<Answer, String> {
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|_| method.is_some());
+        let declared = era::declared_version(message).map(str::to_owned);
+        let version = declared.clone().or_else(|| lock(&self.version).clone());
+        let modern = version.as_deref().is_some_and(era::is_modern);
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(v) = &version {
+            request = request.header("MCP-Protocol-Version", v);
+        }
+        if modern && let (Some(method), Some(_)) = (method, id) {
+            request = request.header("Mcp-Method", method);
+            let params = message.get("params").unwrap_or(&Value::Null);
+            if let Some(name) = era::request_name(method, params) {
+                request = request.header("Mcp-Name", era::header_value(name));
+            }
+            if method == "tools/call" {
+                let schema = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .and_then(|n| lock(&self.tools).get(n).cloned());
+                if let Some(schema) = schema {
+                    let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                    for (header, value) in era::param_headers(&schema, arguments) {
+                        request = request.header(header, value);
+                    }
+                }
+            }
+        }
+        if !modern && let Some(s) = lock(&self.session).clone() {
+            request = request.header("mcp-session-id", s);
+        }
+        let sent_auth = lock(&self.authorization).clone();
+        let request = self.with_auth(request);
+        let mut response = request
+            .send(body)
+            .map_err(|e| format!("{} could not be reached: {e}", self.url))?;
+        let status = response.status().as_u16();
+        if matches!(status, 401 | 403) && may_sign_in(status) {
+            let challenge = response
+                .headers()
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            if self.sign_in(status, challenge.as_deref(), sent_auth.as_deref())? {
+                return Ok(Answer::Retry(status));
+            }
+        }
+        if !(200..300).contains(&status) {
+            let text = read_text(response.body_mut(), 2048);
+            let session_gone = status == 404 && lock(&self.session).is_some();
+            return Err(if session_gone {
+                "the server ended the session (HTTP 404); restart the client to start a new one"
+                    .to_owned()
+            } else {
+                format!("the server answered HTTP {status}: {}", text.trim())
+            });
+        }
+        if method == Some("initialize")
+            && let Some(s) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            *lock(&self.session) = Some(s.to_owned());
+        }
+        let Some(id) = id else {
+            // A notification or an answer: 202 and nothing else.
+            return Ok(Answer::Done);
+        };
+        let is_stream = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"));
+        if is_stream {
+            self.follow_stream(response.body_mut(), id, method.unwrap_or(""), modern)
+        } else {
+            let text = read_limited(response.body_mut(), self.cap)?;
+            self.forward(text.trim(), Some((id, method.unwrap_or(""))));
+            Ok(Answer::Done)
+        }
+    }
+
+    /// The events of a response stream up to the answer to `id`, through reconnections with
+    /// `Last-Event-ID` on a legacy server.
+    fn follow_stream(
+        &self,
+        body: &mut ureq::Body,
+        id: &Value,
+        method: &str,
+        modern: bool,
+    ) -> Result<Answer, String> {
+        let until = Instant::now() + self.timeout;
+        let mut sse = Sse::new(self.cap);
+        if self.read_events(body, &mut sse, Some((id, method))) {
+            return Ok(Answer::Done);
+        }
+        for _ in 0..MAX_RESUMES {
+            let Some(last) = sse.last_event_id.clone().filter(|_| !modern) else {
+                break;
+            };
+            let pause = sse.reconnect_after();
+            if until.saturating_duration_since(Instant::now()) <= pause {
+                break;
+            }
+            std::thread::sleep(pause);
+            let mut request = self
+                .agent
+                .get(&self.url)
+                .header("Accept", "text/event-stream")
+                .header("Last-Event-ID", &last);
+            if let Some(s) = lock(&self.session).clone() {
+                request = request.header("mcp-session-id", s);
+            }
+            if let Some(v) = lock(&self.version).clone() {
+                request = request.header("MCP-Protocol-Version", v);
+            }
+            let mut response = self
+                .with_auth(request)
+                .call()
+                .map_err(|e| format!("resuming the stream: {e}"))?;
+            if !response.status().is_success() {
+                break;
+            }
+            if self.read_events(response.body_mut(), &mut sse, Some((id, method))) {
+                return Ok(Answer::Done);
+            }
+        }
+        Err("the server's stream ended before its answer".to_owned())
+    }
+
+    /// Forwards a stream's events; true once the answer to `waiting` came.
+    fn read_events(&self, body: &mut ureq::Body, sse: &mut Sse, waiting: Option<(&Value, &str)>) -> bool {
+        let reader = body.with_config().limit(u64::MAX).reader();
+        let mut lines = BufReader::new(reader);
+        loop {
+            let line = match framing::read_line(&mut lines, self.cap) {
+                Ok(Line::Text(line)) => line,
+                Ok(Line::TooLong) | Ok(Line::End) | Err(_) => return false,
+            };
+            let Ok(Some(data)) = sse.line(&line) else {
+                continue;
+            };
+            if self.forward(&data, waiting) {
+                return true;
+            }
+        }
+    }
+
+    /// Writes one message to the proxy as a line; true when it is the answer to `waiting`
+    /// (whose tools are learned when it answers tools/list).
+    fn forward(&self, text: &str, waiting: Option<(&Value, &str)>) -> bool {
+        if text.is_empty() {
+            return false;
+        }
+        let mut answered = false;
+        if let Some((id, method)) = waiting {
+            let message: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            let is_answer = message.get("method").is_none()
+                && message.get("id") == Some(id)
+                && (message.get("result").is_some() || message.get("error").is_some());
+            if is_answer {
+                answered = true;
+                self.learn(method, &message);
+            }
+        }
+        // SSE data may span lines; raw newlines are whitespace between JSON tokens.
+        let line = text.replace(['\n', '\r'], " ");
+        if let Some(out) = lock(&self.out).as_mut() {
+            let _ = out.write_all(line.as_bytes());
+            let _ = out.write_all(b"\n");
+        }
+        answered
+    }
+
+    /// What the bridge keeps from an answer: the negotiated version and the tools' schemas.
+    fn learn(&self, method: &str, answer: &Value) {
+        match method {
+            "initialize" => {
+                if let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str)
+                {
+                    *lock(&self.version) = Some(v.to_owned());
+                }
+            }
+            "tools/list" => {
+                let tools = answer.pointer("/result/tools").and_then(Value::as_array);
+                let mut known = lock(&self.tools);
+                for tool in tools.into_iter().flatten() {
+                    if let (Some(name), Some(schema)) =
+                        (tool.get("name").and_then(Value::as_str), tool.get("inputSchema"))
+                    {
+                        known.insert(name.to_owned(), schema.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The legacy GET stream, for the server's own requests and notifications; once.
+    fn open_get_stream(self: &Arc<Self>) {
+        let legacy = lock(&self.session).is_some()
+            && !lock(&self.version).as_deref().is_some_and(era::is_modern);
+        if !legacy
+            || self
+                .get_stream_opened
+                .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        let relay = self.clone();
+        std::thread::spawn(move || {
+            let mut request = relay.agent.get(&relay.url).header("Accept", "text/event-stream");
+            if let Some(s) = lock(&relay.session).clone() {
+                request = request.header("mcp-session-id", s);
+            }
+            if let Some(v) = lock(&relay.version).clone() {
+                request = request.header("MCP-Protocol-Version", v);
+            }
+            // No overall timeout: the stream lives as long as the session.
+            let request = relay
+                .with_auth(request)
+                .config()
+                .timeout_global(None)
+                .build();
+            if let Ok(mut response) = request.call()
+                && response.status().is_success()
+            {
+                let mut sse = Sse::new(relay.cap);
+                relay.read_events(response.body_mut(), &mut sse, None);
+            }
+        });
+    }
+
+    fn with_auth<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if let Some(value) = lock(&self.authorization).clone() {
+            request = request.header("Authorization", value);
+        }
+        request
+    }
+
+    /// A 401 or 403: the OAuth client's answer. `Ok(true)`: send the request again.
+    fn sign_in(
+        &self,
+        status: u16,
+        challenge: Option<&str>,
+        failed: Option<&str>,
+    ) -> Result<bool, String> {
+        let mut oauth = lock(&self.oauth);
+        let Some(oauth) = oauth.as_mut() else {
+            return Ok(false);
+        };
+        // Another request may have signed in while this one waited for the lock.
+        let current = lock(&self.authorization).clone();
+        if status == 401 && current.is_some() && current.as_deref() != failed {
+            return Ok(true);
+        }
+        let value = oauth
+            .answer(&self.url, status, challenge, failed)
+            .map_err(|e| format!("signing in to {}: {e}", self.url))?;
+        *lock(&self.authorization) = Some(value);
+        Ok(true)
+    }
+
+    /// The client's answer to a request that could not be carried; nothing for the rest.
+    fn fail(&self, message: &Value, why: &str) {
+        let Some(id) = message.get("id").filter(|_| message.get("method").is_some()) else {
+            return;
+        };
+        let answer = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": BRIDGE_ERROR, "message": format!("mcpguard: {why}")},
+        });
+        self.forward(&answer.to_string(), None);
+    }
+}
+
+/// At most `cap` bytes of a body, as text (for an error).
+fn read_text(body: &mut ureq::Body, cap: u64) -> String {
+    let mut bytes = Vec::new();
+    let _ = body
+        .with_config()
+        .limit(u64::MAX)
+        .reader()
+        .take(cap)
+        .read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// A JSON body of at most `cap` bytes.
+fn read_limited(body: &mut ureq::Body, cap: usize) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    body.with_config()
+        .limit(u64::MAX)
+        .reader()
+        .take(cap as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("reading the server's answer: {e}"))?;
+    if bytes.len() > cap {
+        return Err(format!(
+            "the server's answer is larger than --max-message-bytes ({cap})"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "the server's answer is not UTF-8".to_owned())
+}
