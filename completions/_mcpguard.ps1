@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
+            [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -57,9 +58,6 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Spawn this server and audit it over stdio: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Audit a Streamable HTTP server at this URL')
             [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header for --url, ''Name: value'' (repeatable). ${VAR} in the value is read from the environment; values are never printed')
-            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'With --oauth: a client registered beforehand (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag)')
-            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'With --oauth: this client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
-            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'With --oauth: the loopback port the sign-in comes back to (default: any free one)')
             [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'A client''s server list (the mcpServers of Claude Desktop, Claude Code''s .mcp.json, ...): every server in it is audited, or only --name')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The server to audit from --mcp-config; with --server or --url, the name reports use')
             [CompletionResult]::new('--calls', '--calls', [CompletionResultType]::ParameterName, 'Tool calls to make (YAML or JSON): a list of {tool, arguments, expect: {maxBytes, isError, contains}}')
@@ -69,13 +67,17 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message accepted from a server')
             [CompletionResult]::new('--max-pages', '--max-pages', [CompletionResultType]::ParameterName, 'Pages of one list followed at most')
             [CompletionResult]::new('--protocol', '--protocol', [CompletionResultType]::ParameterName, 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that lists it; open a 2025-11-25 session with initialize when the probe shows a legacy server (any answer that is not a DiscoverResult, an error status, no answer within 10 s)')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing')
-            [CompletionResult]::new('--oauth', '--oauth', [CompletionResultType]::ParameterName, 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. Tokens stay in memory')
-            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'With --oauth: tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('--oauth', '--oauth', [CompletionResultType]::ParameterName, 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. The login is kept in the OAuth store and used by the next run (and by `mcpguard auth`, `proxy --url`)')
             [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called')
             [CompletionResult]::new('--ask-legacy', '--ask-legacy', [CompletionResultType]::ParameterName, 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client''s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -201,7 +203,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET')
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Take this Unix time as now (reproducible cursors and expiry checks)')
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the server''s command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance')
-            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The server''s Streamable HTTP endpoint (with --listen)')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'A remote server''s Streamable HTTP endpoint. Without --listen: the stdio bridge a stdio-only client starts (signing in with OAuth when the server asks, the login kept for the next start); with --listen: the upstream of the HTTP proxy')
+            [CompletionResult]::new('--remote-entry', '--remote-entry', [CompletionResultType]::ParameterName, 'What a client''s remote entry was before `mcpguard install` made it this bridge (its URL member and type), for `uninstall`; nothing else reads it')
             [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent to --url on every request, ''Name: value'' (repeatable); ${VAR} in the value is read from the environment. Never logged')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a directory. Default: --artifact-dir, else the config''s artifactDir')
             [CompletionResult]::new('--metrics-listen', '--metrics-listen', [CompletionResultType]::ParameterName, 'Serve Prometheus metrics at http://ADDR/metrics and readiness at /health')
@@ -210,11 +213,17 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--max-concurrent', '--max-concurrent', [CompletionResultType]::ParameterName, 'Requests to the server at once; more wait in the queue')
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'Requests that may wait for a place; more get 503 and a JSON-RPC error at once')
             [CompletionResult]::new('--shutdown-grace', '--shutdown-grace', [CompletionResultType]::ParameterName, 'On SIGTERM, how long requests in flight may take to finish')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--shadow', '--shadow', [CompletionResultType]::ParameterName, 'Change nothing: pass every message as it is and log what would have been done')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Log warnings and errors only, not every decision')
             [CompletionResult]::new('--no-artifacts', '--no-artifacts', [CompletionResultType]::ParameterName, 'Keep no full results: shrunk results are previews without a reference')
+            [CompletionResult]::new('--oauth', '--oauth', [CompletionResultType]::ParameterName, 'With --listen --url: hold the remote server''s OAuth login (made once with `mcpguard auth login --url URL`) and send it upstream in place of the client''s; refresh it when it expires or the server answers 401. Clients connect with no OAuth of their own. The stdio bridge (--url without --listen) always signs in when the server asks')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -250,6 +259,111 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;auth' {
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Sign in to a server in the browser and keep the login (replacing one kept before)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The logins kept: server, authorization server, client, scopes, expiry. No tokens')
+            [CompletionResult]::new('logout', 'logout', [CompletionResultType]::ParameterValue, 'Forget a server''s login')
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;auth;login' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The server''s Streamable HTTP endpoint')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds to wait for the browser to come back')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;auth;status' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Only this server''s login (exit 1 when there is none)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;auth;logout' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'url')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;auth;header' {
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'url')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('--oauth-client-id', '--oauth-client-id', [CompletionResultType]::ParameterName, 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration')
+            [CompletionResult]::new('--oauth-client-metadata-url', '--oauth-client-metadata-url', [CompletionResultType]::ParameterName, 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one')
+            [CompletionResult]::new('--oauth-callback-port', '--oauth-callback-port', [CompletionResultType]::ParameterName, 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered')
+            [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--oauth-client-credentials', '--oauth-client-credentials', [CompletionResultType]::ParameterName, 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;auth;help' {
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Sign in to a server in the browser and keep the login (replacing one kept before)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The logins kept: server, authorization server, client, scopes, expiry. No tokens')
+            [CompletionResult]::new('logout', 'logout', [CompletionResultType]::ParameterValue, 'Forget a server''s login')
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;auth;help;login' {
+            break
+        }
+        'mcpguard;auth;help;status' {
+            break
+        }
+        'mcpguard;auth;help;logout' {
+            break
+        }
+        'mcpguard;auth;help;header' {
+            break
+        }
+        'mcpguard;auth;help;help' {
             break
         }
         'mcpguard;artifacts' {
@@ -342,6 +456,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
+            [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -375,6 +490,25 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;uninstall' {
+            break
+        }
+        'mcpguard;help;auth' {
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Sign in to a server in the browser and keep the login (replacing one kept before)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'The logins kept: server, authorization server, client, scopes, expiry. No tokens')
+            [CompletionResult]::new('logout', 'logout', [CompletionResultType]::ParameterValue, 'Forget a server''s login')
+            [CompletionResult]::new('header', 'header', [CompletionResultType]::ParameterValue, 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line')
+            break
+        }
+        'mcpguard;help;auth;login' {
+            break
+        }
+        'mcpguard;help;auth;status' {
+            break
+        }
+        'mcpguard;help;auth;logout' {
+            break
+        }
+        'mcpguard;help;auth;header' {
             break
         }
         'mcpguard;help;artifacts' {

@@ -22,6 +22,9 @@ _mcpguard() {
             mcpguard,audit)
                 cmd="mcpguard__subcmd__audit"
                 ;;
+            mcpguard,auth)
+                cmd="mcpguard__subcmd__auth"
+                ;;
             mcpguard,chunk)
                 cmd="mcpguard__subcmd__chunk"
                 ;;
@@ -79,11 +82,44 @@ _mcpguard() {
             mcpguard__subcmd__artifacts__subcmd__help,show)
                 cmd="mcpguard__subcmd__artifacts__subcmd__help__subcmd__show"
                 ;;
+            mcpguard__subcmd__auth,header)
+                cmd="mcpguard__subcmd__auth__subcmd__header"
+                ;;
+            mcpguard__subcmd__auth,help)
+                cmd="mcpguard__subcmd__auth__subcmd__help"
+                ;;
+            mcpguard__subcmd__auth,login)
+                cmd="mcpguard__subcmd__auth__subcmd__login"
+                ;;
+            mcpguard__subcmd__auth,logout)
+                cmd="mcpguard__subcmd__auth__subcmd__logout"
+                ;;
+            mcpguard__subcmd__auth,status)
+                cmd="mcpguard__subcmd__auth__subcmd__status"
+                ;;
+            mcpguard__subcmd__auth__subcmd__help,header)
+                cmd="mcpguard__subcmd__auth__subcmd__help__subcmd__header"
+                ;;
+            mcpguard__subcmd__auth__subcmd__help,help)
+                cmd="mcpguard__subcmd__auth__subcmd__help__subcmd__help"
+                ;;
+            mcpguard__subcmd__auth__subcmd__help,login)
+                cmd="mcpguard__subcmd__auth__subcmd__help__subcmd__login"
+                ;;
+            mcpguard__subcmd__auth__subcmd__help,logout)
+                cmd="mcpguard__subcmd__auth__subcmd__help__subcmd__logout"
+                ;;
+            mcpguard__subcmd__auth__subcmd__help,status)
+                cmd="mcpguard__subcmd__auth__subcmd__help__subcmd__status"
+                ;;
             mcpguard__subcmd__help,artifacts)
                 cmd="mcpguard__subcmd__help__subcmd__artifacts"
                 ;;
             mcpguard__subcmd__help,audit)
                 cmd="mcpguard__subcmd__help__subcmd__audit"
+                ;;
+            mcpguard__subcmd__help,auth)
+                cmd="mcpguard__subcmd__help__subcmd__auth"
                 ;;
             mcpguard__subcmd__help,chunk)
                 cmd="mcpguard__subcmd__help__subcmd__chunk"
@@ -127,6 +163,18 @@ _mcpguard() {
             mcpguard__subcmd__help__subcmd__artifacts,show)
                 cmd="mcpguard__subcmd__help__subcmd__artifacts__subcmd__show"
                 ;;
+            mcpguard__subcmd__help__subcmd__auth,header)
+                cmd="mcpguard__subcmd__help__subcmd__auth__subcmd__header"
+                ;;
+            mcpguard__subcmd__help__subcmd__auth,login)
+                cmd="mcpguard__subcmd__help__subcmd__auth__subcmd__login"
+                ;;
+            mcpguard__subcmd__help__subcmd__auth,logout)
+                cmd="mcpguard__subcmd__help__subcmd__auth__subcmd__logout"
+                ;;
+            mcpguard__subcmd__help__subcmd__auth,status)
+                cmd="mcpguard__subcmd__help__subcmd__auth__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -134,7 +182,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -354,7 +402,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__audit)
-            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --config --color --help --version"
+            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,18 +464,6 @@ _mcpguard() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --oauth-client-id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --oauth-client-metadata-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --oauth-callback-port)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --mcp-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -462,6 +498,324 @@ _mcpguard() {
                     ;;
                 --protocol)
                     COMPREPLY=($(compgen -W "auto 2026-07-28 2025-11-25" -- "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth)
+            opts="-h -V --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version login status logout header help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__header)
+            opts="-h -V --url --format --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json line" -- "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help)
+            opts="login status logout header help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help__subcmd__header)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help__subcmd__login)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help__subcmd__logout)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__login)
+            opts="-h -V --url --timeout --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__logout)
+            opts="-h -V --url --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__auth__subcmd__status)
+            opts="-h -V --url --format --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -648,7 +1002,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall artifacts generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -720,6 +1074,76 @@ _mcpguard() {
         mcpguard__subcmd__help__subcmd__audit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__auth)
+            opts="login status logout header"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__auth__subcmd__header)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__auth__subcmd__login)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__auth__subcmd__logout)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__auth__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -990,7 +1414,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__proxy)
-            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --config --color --help --version"
+            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --oauth --remote-entry --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1060,6 +1484,10 @@ _mcpguard() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --remote-entry)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --header)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1089,6 +1517,22 @@ _mcpguard() {
                     return 0
                     ;;
                 --shutdown-grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-client-metadata-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-callback-port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oauth-store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
             cand install 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
             cand uninstall 'Undo `install`: the servers start their own commands again'
+            cand auth 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -53,9 +54,6 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --server 'Spawn this server and audit it over stdio: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`'
             cand --url 'Audit a Streamable HTTP server at this URL'
             cand --header 'A header for --url, ''Name: value'' (repeatable). ${VAR} in the value is read from the environment; values are never printed'
-            cand --oauth-client-id 'With --oauth: a client registered beforehand (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag)'
-            cand --oauth-client-metadata-url 'With --oauth: this client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
-            cand --oauth-callback-port 'With --oauth: the loopback port the sign-in comes back to (default: any free one)'
             cand --mcp-config 'A client''s server list (the mcpServers of Claude Desktop, Claude Code''s .mcp.json, ...): every server in it is audited, or only --name'
             cand --name 'The server to audit from --mcp-config; with --server or --url, the name reports use'
             cand --calls 'Tool calls to make (YAML or JSON): a list of {tool, arguments, expect: {maxBytes, isError, contains}}'
@@ -65,13 +63,17 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --max-message-bytes 'The largest message accepted from a server'
             cand --max-pages 'Pages of one list followed at most'
             cand --protocol 'The MCP era to speak. auto: probe with server/discover and speak 2026-07-28 (stateless, _meta on every request) to a server that lists it; open a 2025-11-25 session with initialize when the probe shows a legacy server (any answer that is not a DiscoverResult, an error status, no answer within 10 s)'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --update-baseline 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing'
-            cand --oauth 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. Tokens stay in memory'
-            cand --oauth-client-credentials 'With --oauth: tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand --oauth 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. The login is kept in the OAuth store and used by the next run (and by `mcpguard auth`, `proxy --url`)'
             cand --probe 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
             cand --ask-legacy 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client''s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -190,7 +192,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --secret-file 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET'
             cand --at 'Take this Unix time as now (reproducible cursors and expiry checks)'
             cand --listen 'Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the server''s command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every instance'
-            cand --url 'The server''s Streamable HTTP endpoint (with --listen)'
+            cand --url 'A remote server''s Streamable HTTP endpoint. Without --listen: the stdio bridge a stdio-only client starts (signing in with OAuth when the server asks, the login kept for the next start); with --listen: the upstream of the HTTP proxy'
+            cand --remote-entry 'What a client''s remote entry was before `mcpguard install` made it this bridge (its URL member and type), for `uninstall`; nothing else reads it'
             cand --header 'A header sent to --url on every request, ''Name: value'' (repeatable); ${VAR} in the value is read from the environment. Never logged'
             cand --store 'Where full results go with --listen: redis://HOST:PORT/DB (shared by instances) or a directory. Default: --artifact-dir, else the config''s artifactDir'
             cand --metrics-listen 'Serve Prometheus metrics at http://ADDR/metrics and readiness at /health'
@@ -199,11 +202,17 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --max-concurrent 'Requests to the server at once; more wait in the queue'
             cand --queue 'Requests that may wait for a place; more get 503 and a JSON-RPC error at once'
             cand --shutdown-grace 'On SIGTERM, how long requests in flight may take to finish'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --shadow 'Change nothing: pass every message as it is and log what would have been done'
             cand --quiet 'Log warnings and errors only, not every decision'
             cand --no-artifacts 'Keep no full results: shrunk results are previews without a reference'
+            cand --oauth 'With --listen --url: hold the remote server''s OAuth login (made once with `mcpguard auth login --url URL`) and send it upstream in place of the client''s; refresh it when it expires or the server answers 401. Clients connect with no OAuth of their own. The stdio bridge (--url without --listen) always signs in when the server asks'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -237,6 +246,100 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'mcpguard;auth'= {
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand login 'Sign in to a server in the browser and keep the login (replacing one kept before)'
+            cand status 'The logins kept: server, authorization server, client, scopes, expiry. No tokens'
+            cand logout 'Forget a server''s login'
+            cand header 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;auth;login'= {
+            cand --url 'The server''s Streamable HTTP endpoint'
+            cand --timeout 'Seconds to wait for the browser to come back'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;auth;status'= {
+            cand --url 'Only this server''s login (exit 1 when there is none)'
+            cand --format 'format'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;auth;logout'= {
+            cand --url 'url'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;auth;header'= {
+            cand --url 'url'
+            cand --format 'format'
+            cand --oauth-client-id 'A client registered beforehand at the authorization server (its secret, if any, from MCPGUARD_OAUTH_CLIENT_SECRET; never a flag). Default: the client registered by this login before, else a Client ID Metadata Document, else dynamic registration'
+            cand --oauth-client-metadata-url 'This client''s Client ID Metadata Document (an https URL), used where the authorization server takes one'
+            cand --oauth-callback-port 'The loopback port the sign-in comes back to (default: any free one). Fix it when the authorization server only takes the redirect URI it registered'
+            cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --oauth-client-credentials 'Tokens for the client itself (client_credentials, for CI) instead of a user''s sign-in; needs --oauth-client-id and MCPGUARD_OAUTH_CLIENT_SECRET'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;auth;help'= {
+            cand login 'Sign in to a server in the browser and keep the login (replacing one kept before)'
+            cand status 'The logins kept: server, authorization server, client, scopes, expiry. No tokens'
+            cand logout 'Forget a server''s login'
+            cand header 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;auth;help;login'= {
+        }
+        &'mcpguard;auth;help;status'= {
+        }
+        &'mcpguard;auth;help;logout'= {
+        }
+        &'mcpguard;auth;help;header'= {
+        }
+        &'mcpguard;auth;help;help'= {
         }
         &'mcpguard;artifacts'= {
             cand --artifact-dir 'The store. Default: the config''s artifactDir'
@@ -318,6 +421,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand proxy 'Stand between an MCP client and a server (stdio): results that fit pass byte for byte, the rest come back shrunk with the full data one tool call away'
             cand install 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
             cand uninstall 'Undo `install`: the servers start their own commands again'
+            cand auth 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -341,6 +445,20 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;install'= {
         }
         &'mcpguard;help;uninstall'= {
+        }
+        &'mcpguard;help;auth'= {
+            cand login 'Sign in to a server in the browser and keep the login (replacing one kept before)'
+            cand status 'The logins kept: server, authorization server, client, scopes, expiry. No tokens'
+            cand logout 'Forget a server''s login'
+            cand header 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line'
+        }
+        &'mcpguard;help;auth;login'= {
+        }
+        &'mcpguard;help;auth;status'= {
+        }
+        &'mcpguard;help;auth;logout'= {
+        }
+        &'mcpguard;help;auth;header'= {
         }
         &'mcpguard;help;artifacts'= {
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'

@@ -104,6 +104,40 @@ assert local(before) == local(after), local(after)
 PY
 echo "install --client claude-code --scope all: $(grep -c 'now starts through' "$scoped/install.txt") servers (local, user, project) connected through the proxy in claude mcp list; uninstall: back as they were"
 
+echo "-- mcpguard install on a remote entry: claude mcp add --transport http, then the stdio bridge"
+# The remote server is tests/oauth/server.py (the Python SDK's authorization server in front of
+# an MCP server); Claude Code starts the bridge, which signs in headless (BROWSER fetches the
+# sign-in page, which redirects at once) the first time the server answers 401.
+remote=$out/remote && mkdir -p "$remote/home/.claude" "$remote/app" "$remote/store"
+echo '{"enableAllProjectMcpServers": true}' > "$remote/home/.claude/settings.json"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$servers/python" tests/oauth/server.py --port "$port" > "$remote/server.log" 2>&1 &
+oauth_server=$!
+trap 'kill $oauth_server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/admin/stats" > /dev/null && break; sleep 0.1; done
+in_remote() { (cd "$remote/app" && HOME="$remote/home" MCPGUARD_OAUTH_STORE="$remote/store" \
+  BROWSER="curl -sSL -o /dev/null --max-time 20" "$@"); }
+in_remote "$peers/claude" mcp add --scope project --transport http linear "http://127.0.0.1:$port/mcp" > /dev/null
+cp "$remote/app/.mcp.json" "$remote/mcp.json.before"
+in_remote "$bin" install --client claude-code --scope project > "$remote/install.txt"
+grep -q "linear: now reaches its URL through mcpguard proxy --url" "$remote/install.txt" \
+  || { cat "$remote/install.txt" >&2; exit 1; }
+in_remote "$peers/claude" mcp list > "$remote/list.txt" 2>&1 || true
+grep -q "^linear: $bin proxy --remote-entry url:http --url http://127.0.0.1:$port/mcp - .*Connected" "$remote/list.txt" \
+  || { cat "$remote/list.txt" >&2; echo "the remote server is not connected through the bridge" >&2; exit 1; }
+in_remote "$bin" auth status --url "http://127.0.0.1:$port/mcp" > /dev/null \
+  || { echo "the bridge's login was not kept" >&2; exit 1; }
+in_remote "$bin" uninstall --client claude-code --scope project > /dev/null
+python3 - "$remote/mcp.json.before" "$remote/app/.mcp.json" <<'PY'
+import json, sys
+before, after = (json.load(open(p)) for p in sys.argv[1:3])
+assert before == after, (before, after)
+PY
+stats=$(curl -s "http://127.0.0.1:$port/admin/stats")
+kill $oauth_server 2>/dev/null || true
+trap - EXIT
+echo "install on claude mcp add --transport http: claude mcp list shows it connected through the bridge, signed in ($stats); uninstall: the same entry back"
+
 echo "-- MCP Inspector CLI: a 385 KB result read through the proxy"
 # The Inspector takes everything after the server's command as its arguments, so the proxy is
 # named in a config file; each call is its own process, so cursors are signed with a secret

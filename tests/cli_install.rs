@@ -287,15 +287,15 @@ fn each_client_file_changes_only_in_command_and_args_and_comes_back_whole() {
             "claude-code user \"time\" remote=false proxied=false",
             "claude-desktop user \"filesystem\" remote=false proxied=true",
             "cursor user \"server-name\" remote=false proxied=true",
-            "cursor user \"remote\" remote=true proxied=false",
+            "cursor user \"remote\" remote=true proxied=true",
             "vscode project \"Perplexity\" remote=false proxied=true",
-            "vscode project \"github\" remote=true proxied=false",
+            "vscode project \"github\" remote=true proxied=true",
             "codex user \"docs\" remote=false proxied=true",
             "codex user \"figma\" remote=true proxied=false",
             "gemini user \"pythonTools\" remote=false proxied=true",
-            "gemini user \"httpServer\" remote=true proxied=false",
+            "gemini user \"httpServer\" remote=true proxied=true",
             "windsurf user \"github\" remote=false proxied=true",
-            "windsurf user \"remote-http-mcp\" remote=true proxied=false",
+            "windsurf user \"remote-http-mcp\" remote=true proxied=true",
         ]
     );
 

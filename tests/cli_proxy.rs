@@ -850,7 +850,10 @@ fn install_rewrites_a_client_config_atomically_with_a_backup_and_uninstall_undoe
         stdout.contains("git: now starts through mcpguard proxy"),
         "{stdout}"
     );
-    assert!(stdout.contains("remote: is a URL"), "{stdout}");
+    assert!(
+        stdout.contains("remote: now reaches its URL through mcpguard proxy --url"),
+        "{stdout}"
+    );
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(
         doc["mcpServers"]["git"],
@@ -867,10 +870,23 @@ fn install_rewrites_a_client_config_atomically_with_a_backup_and_uninstall_undoe
     assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
     assert_eq!(std::fs::read(&config).unwrap(), installed, "idempotent");
 
+    assert_eq!(
+        doc["mcpServers"]["remote"],
+        json!({"type": "stdio", "command": "mcpguard",
+               "args": ["proxy", "--shadow", "--remote-entry", "url:http", "--url", "https://example.com/mcp"]})
+    );
+
     let out = run(&["uninstall", "--name", "git"]);
     assert_eq!(common::code(&out), 0);
     // Only `command` and `args` were written, in place: uninstall gives the bytes back.
-    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    let restored = std::fs::read_to_string(&config).unwrap();
+    let git_line = original.lines().nth(2).unwrap();
+    assert!(restored.contains(git_line), "{restored}");
+    // The remote entry comes back in its own shape (the inline object now on several lines).
+    let out = run(&["uninstall", "--name", "remote"]);
+    assert_eq!(common::code(&out), 0);
+    let restored: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(restored, serde_json::from_str::<Value>(original).unwrap());
 
     let unknown = run(&["install", "--name", "github"]);
     assert_eq!(common::code(&unknown), 2);

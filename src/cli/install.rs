@@ -19,9 +19,12 @@ use super::exit::Code;
 const INSTALL_HELP: &str = "\
 Each chosen stdio server's command becomes `mcpguard proxy -- COMMAND ARGS`. Only `command` and
 `args` change, in place: every other byte of the file stays as it was (key order, spacing,
-comments in VS Code's JSONC and Codex's TOML), and `uninstall` gives the file back. A server
-already behind the proxy is left alone, so running it twice changes nothing; remote (URL)
-servers are skipped. Before a file changes, its content is copied to FILE.mcpguard-backup; the
+comments in VS Code's JSONC and Codex's TOML), and `uninstall` gives the file back. A remote
+server ({\"type\": \"http\", \"url\": ...} and its headers) becomes the stdio bridge
+`mcpguard proxy --url URL`, which signs in with OAuth the first time the server asks (or after
+`mcpguard auth login --url URL`); servers on the old SSE transport and Codex's remote tables
+are left as they are. A server already behind the proxy is left alone, so running it twice
+changes nothing. Before a file changes, its content is copied to FILE.mcpguard-backup; the
 new content goes to a temporary file renamed over it, so a file is never half-written. A file
 the client rewrote meanwhile (Claude Code rewrites ~/.claude.json while it runs) is read again
 and the edit made on what is there now, so none of the client's changes is lost.
@@ -384,11 +387,7 @@ fn list(format: &str) -> anyhow::Result<Code> {
         }
         for s in &f.servers {
             let kind = if s.remote { "remote" } else { "stdio" };
-            let proxied = match (s.remote, s.proxied) {
-                (true, _) => "no (remote)",
-                (false, true) => "yes",
-                (false, false) => "no",
-            };
+            let proxied = if s.proxied { "yes" } else { "no" };
             table.add_row([
                 f.client,
                 f.scope,

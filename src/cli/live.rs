@@ -36,9 +36,6 @@ pub struct LiveArgs {
     #[arg(long, requires = "url")]
     pub oauth: bool,
 
-    #[command(flatten)]
-    pub login: super::oauth::OAuthArgs,
-
     /// A client's server list (the mcpServers of Claude Desktop, Claude Code's .mcp.json, ...):
     /// every server in it is audited, or only --name.
     #[arg(long, value_name = "FILE")]
@@ -97,6 +94,10 @@ pub struct LiveArgs {
     /// The server's command, after `--` (instead of --server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+
+    /// Last: its heading would otherwise take the flags after it.
+    #[command(flatten)]
+    pub login: super::oauth::OAuthArgs,
 }
 
 impl LiveArgs {

@@ -140,7 +140,10 @@ impl Relay {
         }
         let session = lock(&self.session).take();
         if let Some(session) = session {
-            let mut request = self.agent.delete(&self.url).header("mcp-session-id", &session);
+            let mut request = self
+                .agent
+                .delete(&self.url)
+                .header("mcp-session-id", &session);
             if let Some(v) = lock(&self.version).clone() {
                 request = request.header("MCP-Protocol-Version", v);
             }
@@ -161,8 +164,7 @@ impl Relay {
             std::thread::spawn(move || relay.exchange(&body, &message));
         } else {
             self.exchange(&body, &message);
-            if message.get("method").and_then(Value::as_str) == Some("notifications/initialized")
-            {
+            if message.get("method").and_then(Value::as_str) == Some("notifications/initialized") {
                 self.open_get_stream();
             }
         }
@@ -331,7 +333,12 @@ impl Relay {
     }
 
     /// Forwards a stream's events; true once the answer to `waiting` came.
-    fn read_events(&self, body: &mut ureq::Body, sse: &mut Sse, waiting: Option<(&Value, &str)>) -> bool {
+    fn read_events(
+        &self,
+        body: &mut ureq::Body,
+        sse: &mut Sse,
+        waiting: Option<(&Value, &str)>,
+    ) -> bool {
         let reader = body.with_config().limit(u64::MAX).reader();
         let mut lines = BufReader::new(reader);
         loop {
@@ -378,7 +385,9 @@ impl Relay {
     fn learn(&self, method: &str, answer: &Value) {
         match method {
             "initialize" => {
-                if let Some(v) = answer.pointer("/result/protocolVersion").and_then(Value::as_str)
+                if let Some(v) = answer
+                    .pointer("/result/protocolVersion")
+                    .and_then(Value::as_str)
                 {
                     *lock(&self.version) = Some(v.to_owned());
                 }
@@ -387,9 +396,10 @@ impl Relay {
                 let tools = answer.pointer("/result/tools").and_then(Value::as_array);
                 let mut known = lock(&self.tools);
                 for tool in tools.into_iter().flatten() {
-                    if let (Some(name), Some(schema)) =
-                        (tool.get("name").and_then(Value::as_str), tool.get("inputSchema"))
-                    {
+                    if let (Some(name), Some(schema)) = (
+                        tool.get("name").and_then(Value::as_str),
+                        tool.get("inputSchema"),
+                    ) {
                         known.insert(name.to_owned(), schema.clone());
                     }
                 }
@@ -411,7 +421,10 @@ impl Relay {
         }
         let relay = self.clone();
         std::thread::spawn(move || {
-            let mut request = relay.agent.get(&relay.url).header("Accept", "text/event-stream");
+            let mut request = relay
+                .agent
+                .get(&relay.url)
+                .header("Accept", "text/event-stream");
             if let Some(s) = lock(&relay.session).clone() {
                 request = request.header("mcp-session-id", s);
             }
@@ -468,7 +481,10 @@ impl Relay {
 
     /// The client's answer to a request that could not be carried; nothing for the rest.
     fn fail(&self, message: &Value, why: &str) {
-        let Some(id) = message.get("id").filter(|_| message.get("method").is_some()) else {
+        let Some(id) = message
+            .get("id")
+            .filter(|_| message.get("method").is_some())
+        else {
             return;
         };
         let answer = json!({

@@ -1,5 +1,6 @@
 //! Putting the proxy into a client's server list, and taking it out again: chosen stdio
-//! servers rewritten to start as `mcpguard proxy -- THEIR COMMAND`, in whatever file and
+//! servers rewritten to start as `mcpguard proxy -- THEIR COMMAND`, remote ones (`type: http`,
+//! a `url`) as the stdio bridge `mcpguard proxy --url URL`, in whatever file and
 //! format the client keeps them ([`Layout`]: a JSON or JSONC object of servers somewhere in the
 //! document, or Codex's TOML tables). Pure: text in, text and what happened to each server
 //! out; [`super::clients`] says where each client's files are, the CLI reads and writes them.
@@ -27,13 +28,16 @@ pub struct Change {
 pub enum Action {
     /// Now started through the proxy.
     Proxied,
+    /// A remote server, now reached through the stdio bridge (`mcpguard proxy --url`).
+    Bridged,
     /// Already was.
     AlreadyProxied,
     /// Back to its own command.
     Restored,
     /// Was not behind the proxy.
     NotProxied,
-    /// A remote server (`url`, `serverUrl`, `httpUrl`): the stdio proxy starts commands.
+    /// A remote server the bridge cannot reach: the old SSE transport, or headers that are
+    /// not plain text.
     SkippedUrl,
 }
 
@@ -41,16 +45,21 @@ impl Action {
     pub fn describe(self) -> &'static str {
         match self {
             Action::Proxied => "now starts through mcpguard proxy",
+            Action::Bridged => {
+                "now reaches its URL through mcpguard proxy --url (the stdio bridge)"
+            }
             Action::AlreadyProxied => "already starts through mcpguard proxy",
             Action::Restored => "starts its own command again",
             Action::NotProxied => "was not behind mcpguard proxy; left as it is",
-            Action::SkippedUrl => "is a URL (Streamable HTTP) server; left as it is",
+            Action::SkippedUrl => {
+                "is a remote server on the old SSE transport (or with headers that are not text); left as it is"
+            }
         }
     }
 
     /// Whether the document changed for this server.
     pub fn changed(self) -> bool {
-        matches!(self, Action::Proxied | Action::Restored)
+        matches!(self, Action::Proxied | Action::Bridged | Action::Restored)
     }
 }
 
@@ -94,7 +103,21 @@ impl Op<'_> {
 /// The members that name a remote server in the clients' formats.
 const REMOTE_KEYS: [&str; 3] = ["url", "serverUrl", "httpUrl"];
 
+/// The bridge's flag that says what a remote entry was (`KEY` or `KEY:TYPE`), so `uninstall`
+/// gives the entry back in its client's own shape.
+pub const REMOTE_ENTRY_FLAG: &str = "--remote-entry";
+
+/// A remote entry's URL member and value.
+fn remote_url(entry: &Map<String, Value>) -> Option<(&'static str, String)> {
+    REMOTE_KEYS
+        .iter()
+        .find_map(|k| Some((*k, entry.get(*k)?.as_str()?.to_owned())))
+}
+
 fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[String]) -> Action {
+    if let Some((key, url)) = remote_url(entry) {
+        return install_remote(entry, mcpguard, proxy_args, key, url);
+    }
     if REMOTE_KEYS.iter().any(|k| entry.contains_key(*k)) || !entry.contains_key("command") {
         return Action::SkippedUrl;
     }
@@ -117,6 +140,97 @@ fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[S
     Action::Proxied
 }
 
+/// A remote server becomes the stdio bridge in front of it: `type` (when the entry has one)
+/// `stdio`, the URL and headers moved into the bridge's flags.
+fn install_remote(
+    entry: &mut Map<String, Value>,
+    mcpguard: &str,
+    proxy_args: &[String],
+    key: &str,
+    url: String,
+) -> Action {
+    let kind = entry.get("type").and_then(Value::as_str).map(str::to_owned);
+    if kind.as_deref() == Some("sse") {
+        return Action::SkippedUrl;
+    }
+    let mut headers = Vec::new();
+    match entry.get("headers") {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (name, value) in map {
+                let Some(value) = value.as_str() else {
+                    return Action::SkippedUrl;
+                };
+                headers.push(format!("{name}: {value}"));
+            }
+        }
+        Some(_) => return Action::SkippedUrl,
+    }
+    let was = match &kind {
+        Some(kind) => format!("{key}:{kind}"),
+        None => key.to_owned(),
+    };
+    let mut args = vec![Value::from("proxy")];
+    args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
+    args.extend([REMOTE_ENTRY_FLAG, &was, "--url", &url].map(Value::from));
+    for header in headers {
+        args.push(Value::from("--header"));
+        args.push(Value::from(header));
+    }
+    entry.shift_remove(key);
+    entry.shift_remove("headers");
+    if kind.is_some() {
+        entry.insert("type".into(), Value::from("stdio"));
+    }
+    entry.insert("command".into(), Value::from(mcpguard));
+    entry.insert("args".into(), Value::Array(args));
+    Action::Bridged
+}
+
+/// The remote entry a bridge's `args` came from, put back: its URL member, `type`, headers.
+fn uninstall_remote(entry: &mut Map<String, Value>, args: &[Value]) -> Action {
+    let arg = |i: usize| args.get(i).and_then(Value::as_str);
+    let Some(at) = args.iter().position(|a| a == REMOTE_ENTRY_FLAG) else {
+        return Action::NotProxied;
+    };
+    let (key, kind) = match arg(at + 1).map(|w| w.split_once(':').unwrap_or((w, ""))) {
+        Some((key, kind)) if REMOTE_KEYS.contains(&key) => (key.to_owned(), kind.to_owned()),
+        _ => return Action::NotProxied,
+    };
+    let mut url = None;
+    let mut headers = Map::new();
+    let mut i = at + 2;
+    while i < args.len() {
+        match (arg(i), arg(i + 1)) {
+            (Some("--url"), Some(u)) => url = Some(u.to_owned()),
+            (Some("--header"), Some(h)) => {
+                let (name, value) = h.split_once(':').unwrap_or((h, ""));
+                headers.insert(name.trim().to_owned(), Value::from(value.trim_start()));
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    let Some(url) = url else {
+        return Action::NotProxied;
+    };
+    entry.shift_remove("command");
+    entry.shift_remove("args");
+    if kind.is_empty() {
+        entry.shift_remove("type");
+    } else {
+        entry.insert("type".into(), Value::from(kind));
+    }
+    entry.insert(key, Value::from(url));
+    if !headers.is_empty() {
+        entry.insert("headers".into(), Value::Object(headers));
+    }
+    Action::Restored
+}
+
 fn uninstall_entry(entry: &mut Map<String, Value>) -> Action {
     if !is_proxied(entry) {
         return Action::NotProxied;
@@ -126,6 +240,9 @@ fn uninstall_entry(entry: &mut Map<String, Value>) -> Action {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    if args.iter().any(|a| a == REMOTE_ENTRY_FLAG) {
+        return uninstall_remote(entry, &args);
+    }
     let Some(dash) = args.iter().position(|a| a == "--") else {
         return Action::NotProxied;
     };
@@ -182,7 +299,7 @@ impl Layout {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Listed {
     pub name: String,
-    /// A remote server (a URL), which the stdio proxy does not start.
+    /// A remote server (a URL), reached through the stdio bridge once installed.
     pub remote: bool,
     /// Started as `mcpguard proxy -- ...`.
     pub proxied: bool,
@@ -195,7 +312,11 @@ pub fn list(text: &str, layout: &Layout) -> Result<Vec<Listed>, InstallError> {
         listed.push(Listed {
             name: name.to_owned(),
             remote: REMOTE_KEYS.iter().any(|k| entry.contains_key(*k))
-                || !entry.contains_key("command"),
+                || !entry.contains_key("command")
+                || entry
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| a.iter().any(|x| x == REMOTE_ENTRY_FLAG)),
             proxied: is_proxied(entry),
         });
         None
@@ -471,7 +592,7 @@ mod tests {
     #[test]
     fn a_json_config_changes_only_where_a_server_changes() {
         // Claude Desktop's documented shape, with the spacing a person leaves.
-        let text = "{\n  \"globalShortcut\": \"\",\n  \"mcpServers\": {\n    \"git\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"mcp-server-git\"], \"env\": {\"A\": \"1\"} },\n    \"bare\": {\n      \"command\": \"my-server\"\n    },\n    \"remote\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}\n  },\n  \"other\": true\n}\n";
+        let text = "{\n  \"globalShortcut\": \"\",\n  \"mcpServers\": {\n    \"git\": { \"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"mcp-server-git\"], \"env\": {\"A\": \"1\"} },\n    \"bare\": {\n      \"command\": \"my-server\"\n    },\n    \"remote\": {\n      \"type\": \"http\",\n      \"url\": \"https://example.com/mcp\"\n    }\n  },\n  \"other\": true\n}\n";
         let installed = round_trip(text, &servers(&["mcpServers"]));
         let doc: Value = serde_json::from_str(&installed).unwrap();
         assert_eq!(
@@ -483,17 +604,60 @@ mod tests {
             doc["mcpServers"]["bare"]["args"],
             serde_json::json!(["proxy", "--", "my-server"])
         );
+        // The remote server: the stdio bridge in front of it.
+        assert_eq!(
+            doc["mcpServers"]["remote"],
+            serde_json::json!({"type": "stdio", "command": "/usr/bin/mcpguard",
+                "args": ["proxy", "--remote-entry", "url:http", "--url", "https://example.com/mcp"]})
+        );
         // Untouched lines stay as they were.
         assert!(installed.starts_with("{\n  \"globalShortcut\": \"\",\n"));
-        assert!(
-            installed
-                .contains("\"remote\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}")
-        );
         let (_, changes) = edit(text, &servers(&["mcpServers"]), &[], &GUARD).unwrap();
+        let actions: Vec<Action> = changes.iter().map(|c| c.action).collect();
+        assert_eq!(actions, [Action::Proxied, Action::Proxied, Action::Bridged]);
+    }
+
+    #[test]
+    fn remote_servers_become_the_bridge_and_come_back_in_their_clients_shape() {
+        let text = r#"{"mcpServers": {
+  "gh": {"type": "http", "url": "https://api.example.com/mcp/", "headers": {"X-Team": "a", "Authorization": "Bearer ${GH_TOKEN}"}, "timeout": 30},
+  "windsurf-style": {"serverUrl": "https://w.example.com/mcp"},
+  "old-sse": {"type": "sse", "url": "https://s.example.com/sse"}
+}}"#;
+        let layout = servers(&["mcpServers"]);
+        let (installed, changes) = edit(text, &layout, &[], &GUARD).unwrap();
         let actions: Vec<Action> = changes.iter().map(|c| c.action).collect();
         assert_eq!(
             actions,
-            [Action::Proxied, Action::Proxied, Action::SkippedUrl]
+            [Action::Bridged, Action::Bridged, Action::SkippedUrl]
+        );
+        let doc: Value = serde_json::from_str(&installed).unwrap();
+        assert_eq!(
+            doc["mcpServers"]["gh"],
+            serde_json::json!({"type": "stdio", "timeout": 30, "command": "/usr/bin/mcpguard",
+                "args": ["proxy", "--remote-entry", "url:http", "--url", "https://api.example.com/mcp/",
+                         "--header", "X-Team: a", "--header", "Authorization: Bearer ${GH_TOKEN}"]})
+        );
+        assert_eq!(
+            doc["mcpServers"]["windsurf-style"]["args"],
+            serde_json::json!([
+                "proxy",
+                "--remote-entry",
+                "serverUrl",
+                "--url",
+                "https://w.example.com/mcp"
+            ])
+        );
+        let listed = list(&installed, &layout).unwrap();
+        assert!(listed.iter().all(|l| l.remote), "{listed:?}");
+        assert_eq!(listed.iter().filter(|l| l.proxied).count(), 2);
+        // Back in their own shape, members and values (an inline object now spans lines).
+        let (restored, _) = edit(&installed, &layout, &[], &Op::Uninstall).unwrap();
+        let before: Value = serde_json::from_str(text).unwrap();
+        let after: Value = serde_json::from_str(&restored).unwrap();
+        assert_eq!(after, before);
+        assert!(
+            restored.contains(r#""old-sse": {"type": "sse", "url": "https://s.example.com/sse"}"#)
         );
     }
 
@@ -535,7 +699,10 @@ mod tests {
       "args": ["-y", "server-perplexity-ask"],
       "env": { "PERPLEXITY_API_KEY": "${input:perplexity-key}" },
     },
-    "fetch": { "type": "http", "url": "https://example.com/mcp" }
+    "fetch": {
+      "type": "http",
+      "url": "https://example.com/mcp"
+    }
   }
 }
 "#;

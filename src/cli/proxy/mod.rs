@@ -17,8 +17,8 @@ use anyhow::Context as _;
 use mcpguard::cursor::Secrets;
 use mcpguard::mcp::{Target, config as servers};
 use mcpguard::proxy::Policy;
-use mcpguard::proxy::policy::{Level, Log, Record};
 use mcpguard::proxy::bridge;
+use mcpguard::proxy::policy::{Level, Log, Record};
 use mcpguard::proxy::stdio::{self, Ended, Event};
 use mcpguard::proxy::store::{self, Artifacts, DirStore, NoStore};
 
@@ -44,6 +44,15 @@ record per request (JSON lines). --shadow changes nothing and logs what would ha
 Cursors are signed with MCPGUARD_CURSOR_SECRET (or --secret-file), else a random secret for this
 process: cursors then last as long as the process.
 
+In front of a remote server (Streamable HTTP, either era), for a client that starts commands:
+
+  {\"command\": \"mcpguard\", \"args\": [\"proxy\", \"--url\", \"https://mcp.example.com/mcp\"]}
+
+This is the stdio bridge: the same policy, the server reached over HTTP. When the server asks
+for a login (401), the sign-in page opens in the browser ($BROWSER, else the system's opener; the
+URL is printed too) and the login is kept for the next start (see `mcpguard auth --help`); a 401
+later refreshes it. `mcpguard install` turns a client's remote entries into this.
+
 As a service for many clients (Streamable HTTP, both MCP eras), in front of an HTTP server:
 
   MCPGUARD_CURSOR_SECRET=... mcpguard proxy --listen 127.0.0.1:8080 \
@@ -51,7 +60,8 @@ As a service for many clients (Streamable HTTP, both MCP eras), in front of an H
       --metrics-listen 127.0.0.1:9090
 
 Clients connect to http://127.0.0.1:8080/mcp. Their headers (Authorization and the like) go on
-to the server and are never logged or stored; what the proxy keeps is scoped to the
+to the server and are never logged or stored (with --oauth the proxy sends its own login
+instead, made with `mcpguard auth login --url URL`, and the server's 401 never reaches them); what the proxy keeps is scoped to the
 credential that produced it. Instances that share the secret and the store serve one
 population: a result shrunk by one is read to the end through another. /metrics (Prometheus)
 and /health (ready or not, in JSON) are served on --metrics-listen; /health also on --listen.
@@ -74,7 +84,9 @@ Examples:
   mcpguard proxy --server 'uvx mcp-server-git --repository .' --metrics calls.jsonl
   mcpguard proxy --mcp-config .mcp.json --name github
   mcpguard proxy --shadow --log-format json -- python my_server.py
+  mcpguard proxy --url https://mcp.linear.app/mcp
   mcpguard proxy --listen 127.0.0.1:8080 --url http://127.0.0.1:3001/mcp --header 'X-Team: a'
+  mcpguard proxy --listen 127.0.0.1:8080 --url https://mcp.linear.app/mcp --oauth
   mcpguard proxy --listen 127.0.0.1:8080 --mcp-config .mcp.json --name github";
 
 #[derive(Debug, clap::Args)]
@@ -148,9 +160,6 @@ pub struct Args {
     #[command(flatten)]
     pub signing: super::CursorArgs,
 
-    #[command(flatten)]
-    pub login: super::oauth::OAuthArgs,
-
     /// Serve Streamable HTTP at http://ADDR/mcp to many clients, in front of --url or of the
     /// server's command. Needs MCPGUARD_CURSOR_SECRET (or --secret-file), shared by every
     /// instance.
@@ -169,6 +178,11 @@ pub struct Args {
     /// stdio bridge (--url without --listen) always signs in when the server asks.
     #[arg(long, requires = "url", help_heading = "Serving over HTTP")]
     pub oauth: bool,
+
+    /// What a client's remote entry was before `mcpguard install` made it this bridge (its URL
+    /// member and type), for `uninstall`; nothing else reads it.
+    #[arg(long, hide = true, value_name = "KEY[:TYPE]", requires = "url")]
+    pub remote_entry: Option<String>,
 
     /// A header sent to --url on every request, 'Name: value' (repeatable); ${VAR} in the
     /// value is read from the environment. Never logged.
@@ -241,6 +255,10 @@ pub struct Args {
     /// The server's command, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+
+    /// Last: its heading would otherwise take the flags after it.
+    #[command(flatten)]
+    pub login: super::oauth::OAuthArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -351,9 +369,11 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         }
         Upstream::Remote { url, headers } => {
             // The browser may be needed at the first request: the login waits 5 minutes.
-            let oauth = args
-                .login
-                .client(true, Duration::from_secs(300), timeout.min(Duration::from_secs(60)))?;
+            let oauth = args.login.client(
+                true,
+                Duration::from_secs(300),
+                timeout.min(Duration::from_secs(60)),
+            )?;
             let server = bridge::start(bridge::Options {
                 url,
                 headers,

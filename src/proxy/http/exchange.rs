@@ -461,7 +461,9 @@ pub(super) async fn forward(
                     renewed = true;
                     app.log(&Log::new(
                         Level::Info,
-                        format!("the server answered HTTP {status}: login renewed, request sent again"),
+                        format!(
+                            "the server answered HTTP {status}: login renewed, request sent again"
+                        ),
                     ));
                     continue;
                 }
@@ -943,7 +945,12 @@ pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Res
 /// Also the `Authorization` value sent, for a renewal.
 fn upstream_headers(app: &App, head: &HeaderMap) -> (HeaderMap, Option<String>) {
     let mut to_server = headers::forwarded(head);
-    let Upstream::Http { headers: extra, login, .. } = &app.opts.upstream else {
+    let Upstream::Http {
+        headers: extra,
+        login,
+        ..
+    } = &app.opts.upstream
+    else {
         return (to_server, None);
     };
     for (name, value) in extra {
