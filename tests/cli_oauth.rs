@@ -10,12 +10,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::listen::{Proxy, SECRET, agent, free_port};
 use serde_json::{Value, json};
 
 const BROWSER: &str = "curl -sSL -o /dev/null --max-time 20";
@@ -28,22 +27,6 @@ fn python() -> PathBuf {
         python.display()
     );
     python
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into()
 }
 
 /// tests/oauth/server.py on a port of its own, ended with the test.
@@ -325,66 +308,23 @@ fn two_bridges_started_at_once_sign_in_once_and_shrink_what_the_remote_server_fl
     let _ = std::fs::remove_dir_all(&store);
 }
 
-/// `proxy --listen 127.0.0.1:0 --url URL --oauth` with the store; its URL, and its log.
-struct HttpProxy {
-    child: Child,
-    url: String,
-    log: Arc<Mutex<String>>,
-}
-
-impl HttpProxy {
-    fn start(store: &Path, upstream: &str) -> HttpProxy {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .args([
-                "proxy",
-                "--listen",
-                "127.0.0.1:0",
-                "--url",
-                upstream,
-                "--oauth",
-            ])
-            .env(
-                "MCPGUARD_CURSOR_SECRET",
-                "oauth-test-secret-0123456789abcdef",
-            )
-            .env("MCPGUARD_OAUTH_STORE", store)
-            .env_remove("MCPGUARD_CONFIG")
-            .current_dir(store)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on ").nth(1) {
-                    let _ = tx.send(rest.split(',').next().unwrap().to_owned());
-                }
-                let mut l = sink.lock().unwrap();
-                l.push_str(&line);
-                l.push('\n');
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("the proxy did not start: {}", log.lock().unwrap()));
-        HttpProxy { child, url, log }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-}
-
-impl Drop for HttpProxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `proxy --listen 127.0.0.1:0 --url URL --oauth` with the store.
+fn oauth_proxy(store: &Path, upstream: &str) -> Proxy {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    command
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            upstream,
+            "--oauth",
+        ])
+        .env("MCPGUARD_CURSOR_SECRET", SECRET)
+        .env("MCPGUARD_OAUTH_STORE", store)
+        .env_remove("MCPGUARD_CONFIG")
+        .current_dir(store);
+    Proxy::launch(command)
 }
 
 /// One legacy POST through the proxy: status, the session id, the WWW-Authenticate header,
@@ -439,7 +379,7 @@ fn the_http_proxy_holds_the_login_and_a_401_mid_session_is_refreshed_out_of_sigh
     let server = AuthServer::start();
     let store = scratch("http");
     let upstream = server.mcp();
-    let proxy = HttpProxy::start(&store, &upstream);
+    let proxy = oauth_proxy(&store, &upstream);
 
     // Not signed in yet: a JSON-RPC error that says how, never the upstream's 401 (which
     // would start the client's own OAuth against the proxy).

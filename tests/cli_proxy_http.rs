@@ -9,113 +9,13 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::live::HttpFixture;
 use serde_json::{Value, json};
 
-const SECRET: &str = "4d6367756172642d746573742d7365637265742d6e6f742d666f722d70726f64";
-
-/// A `mcpguard proxy --listen` process on a free port, its log collected; killed when dropped.
-struct Proxy {
-    child: Child,
-    url: String,
-    metrics: Option<String>,
-    log: Arc<Mutex<String>>,
-}
-
-impl Proxy {
-    fn start(upstream: &str, extra: &[&str]) -> Proxy {
-        Proxy::with(&[&["--url", upstream], extra].concat())
-    }
-
-    /// `proxy --listen 127.0.0.1:0` and `args` (the upstream and options).
-    fn with(args: &[&str]) -> Proxy {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .args(["proxy", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .env("MCPGUARD_CURSOR_SECRET", SECRET)
-            .env_remove("MCPGUARD_CONFIG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("mcpguard runs");
-        let log = Arc::new(Mutex::new(String::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("listening on") {
-                    let _ = tx.send(line.clone());
-                }
-                let mut l = sink.lock().unwrap();
-                l.push_str(&line);
-                l.push('\n');
-            }
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("the proxy did not start: {}", log.lock().unwrap()));
-        let url = line
-            .split("listening on ")
-            .nth(1)
-            .and_then(|r| r.split(',').next())
-            .unwrap()
-            .to_owned();
-        let metrics = line
-            .split("metrics at ")
-            .nth(1)
-            .map(|m| m.trim().trim_end_matches("/metrics").to_owned());
-        Proxy {
-            child,
-            url,
-            metrics,
-            log,
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    fn sigterm(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// How the proxy exited, within 10 s.
-    fn exit_status(&mut self) -> std::process::ExitStatus {
-        let started = Instant::now();
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s;
-            }
-            assert!(started.elapsed() < Duration::from_secs(10), "still running");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into()
-}
+use common::listen::{Proxy, agent, free_port};
 
 /// What came back: status, headers of interest, and the JSON-RPC messages (from a JSON body
 /// or every event of a stream).
@@ -990,14 +890,6 @@ fn methods(answer: &Answer) -> Vec<&str> {
         .iter()
         .map(|m| m["method"].as_str().unwrap_or("(answer)"))
         .collect()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Needs redis-server (scripts/redis.sh installs it; `.ci/run` runs this test).

@@ -2,6 +2,7 @@
 //! insta settings that write to the top-level snapshots/ and hide temp paths and versions.
 #![allow(dead_code)]
 
+pub mod listen;
 pub mod live;
 
 use std::path::{Path, PathBuf};
