@@ -5,11 +5,14 @@
 //! becomes a line the proxy reads; the policy (shrink, `mcpguard_more`, artifacts) is the stdio
 //! proxy's, unchanged.
 //!
-//! Either era. A 2026-07-28 request carries `MCP-Protocol-Version` from its `_meta`,
-//! `Mcp-Method`, `Mcp-Name` and the `x-mcp-header` parameters of the tools learned from
-//! tools/list. A 2025-11-25 session keeps the `mcp-session-id` of its initialize and the
-//! negotiated version, opens the GET stream for the server's own messages once initialized,
-//! follows a broken response stream with `Last-Event-ID`, and ends with DELETE.
+//! Either era, message by message, as the client chose it. A 2026-07-28 request carries
+//! `MCP-Protocol-Version` from its `_meta`, `Mcp-Method`, `Mcp-Name` and the `x-mcp-header`
+//! parameters of the tools learned from tools/list; as the HTTP client, the bridge drops from
+//! tools/list a tool whose `x-mcp-header` annotations are invalid (the spec's rule for a
+//! client) and refuses to call it. A 2025-11-25 message (no modern `_meta`) carries the version
+//! its initialize negotiated (initialize itself none) and the `mcp-session-id` it was given;
+//! the session opens the GET stream for the server's own messages once initialized, follows a
+//! broken response stream with `Last-Event-ID`, and ends with DELETE.
 //!
 //! A 401 is answered by the OAuth client (a login another process kept, a refresh, else a
 //! login in the browser) and the request is sent once more; a 403 `insufficient_scope` steps
@@ -54,12 +57,16 @@ struct Relay {
     agent: ureq::Agent,
     /// The legacy session, once initialize assigned one.
     session: Mutex<Option<String>>,
-    /// The protocol version in use: the one negotiated at initialize, or a modern request's.
-    version: Mutex<Option<String>>,
+    /// The version initialize negotiated (2025-11-25 and before).
+    legacy_version: Mutex<Option<String>>,
+    /// The last version a modern request declared, for the notifications that follow it.
+    modern_version: Mutex<Option<String>>,
     authorization: Mutex<Option<String>>,
     oauth: Mutex<Option<OAuth>>,
     /// Input schemas by tool name, for the `x-mcp-header` parameters of modern tools/call.
     tools: Mutex<HashMap<String, Value>>,
+    /// Tools left out of a modern tools/list for invalid `x-mcp-header` annotations, and why.
+    rejected: Mutex<HashMap<String, String>>,
     /// To the proxy: `None` once the relay has ended.
     out: Mutex<Option<std::io::PipeWriter>>,
     get_stream_opened: std::sync::atomic::AtomicBool,
@@ -90,10 +97,12 @@ pub fn start(mut opts: Options) -> std::io::Result<ServerEnd> {
         cap: opts.max_message_bytes,
         agent,
         session: Mutex::new(None),
-        version: Mutex::new(None),
+        legacy_version: Mutex::new(None),
+        modern_version: Mutex::new(None),
         authorization: Mutex::new(authorization),
         oauth: Mutex::new(opts.oauth),
         tools: Mutex::new(HashMap::new()),
+        rejected: Mutex::new(HashMap::new()),
         out: Mutex::new(Some(relay_out)),
         get_stream_opened: Default::default(),
     });
@@ -144,7 +153,7 @@ impl Relay {
                 .agent
                 .delete(&self.url)
                 .header("mcp-session-id", &session);
-            if let Some(v) = lock(&self.version).clone() {
+            if let Some(v) = lock(&self.legacy_version).clone() {
                 request = request.header("MCP-Protocol-Version", v);
             }
             let _ = self.with_auth(request).call();
@@ -157,7 +166,7 @@ impl Relay {
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let is_request = message.get("method").is_some() && message.get("id").is_some();
         if let Some(version) = era::declared_version(&message).filter(|v| era::is_modern(v)) {
-            *lock(&self.version) = Some(version.to_owned());
+            *lock(&self.modern_version) = Some(version.to_owned());
         }
         if is_request {
             let relay = self.clone();
@@ -199,9 +208,25 @@ impl Relay {
     ) -> Result<Answer, String> {
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").filter(|_| method.is_some());
-        let declared = era::declared_version(message).map(str::to_owned);
-        let version = declared.clone().or_else(|| lock(&self.version).clone());
+        // The message's own era: a modern request declares its version; anything else is of
+        // the legacy session (initialize has no version yet), or follows a modern request.
+        let version = match era::declared_version(message) {
+            Some(v) => Some(v.to_owned()),
+            None if method == Some("initialize") => None,
+            None => lock(&self.legacy_version)
+                .clone()
+                .or_else(|| lock(&self.modern_version).clone()),
+        };
         let modern = version.as_deref().is_some_and(era::is_modern);
+        if modern
+            && method == Some("tools/call")
+            && let Some(name) = message.pointer("/params/name").and_then(Value::as_str)
+            && let Some(why) = lock(&self.rejected).get(name)
+        {
+            return Err(format!(
+                "the tool {name} was left out of tools/list: {why}; the server must fix its x-mcp-header annotations"
+            ));
+        }
         let mut request = self
             .agent
             .post(&self.url)
@@ -249,7 +274,18 @@ impl Relay {
             }
         }
         if !(200..300).contains(&status) {
-            let text = read_text(response.body_mut(), 2048);
+            let text = read_text(response.body_mut(), self.cap as u64);
+            // The server's own JSON-RPC error for this request (an unsupported version's
+            // -32022 with the versions it speaks, an unknown tool): the client's to read as is.
+            if let Some(id) = id
+                && let Ok(answer) = serde_json::from_str::<Value>(text.trim())
+                && answer.get("id") == Some(id)
+                && answer.get("error").is_some()
+            {
+                self.forward(&answer.to_string(), None);
+                return Ok(Answer::Done);
+            }
+            let text: String = text.chars().take(2048).collect();
             let session_gone = status == 404 && lock(&self.session).is_some();
             return Err(if session_gone {
                 "the server ended the session (HTTP 404); restart the client to start a new one"
@@ -315,7 +351,7 @@ impl Relay {
             if let Some(s) = lock(&self.session).clone() {
                 request = request.header("mcp-session-id", s);
             }
-            if let Some(v) = lock(&self.version).clone() {
+            if let Some(v) = lock(&self.legacy_version).clone() {
                 request = request.header("MCP-Protocol-Version", v);
             }
             let mut response = self
@@ -362,18 +398,21 @@ impl Relay {
             return false;
         }
         let mut answered = false;
+        let mut rewritten = None;
         if let Some((id, method)) = waiting {
-            let message: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            let mut message: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             let is_answer = message.get("method").is_none()
                 && message.get("id") == Some(id)
                 && (message.get("result").is_some() || message.get("error").is_some());
             if is_answer {
                 answered = true;
-                self.learn(method, &message);
+                if self.learn(method, &mut message) {
+                    rewritten = Some(message.to_string());
+                }
             }
         }
         // SSE data may span lines; raw newlines are whitespace between JSON tokens.
-        let line = text.replace(['\n', '\r'], " ");
+        let line = rewritten.unwrap_or_else(|| text.replace(['\n', '\r'], " "));
         if let Some(out) = lock(&self.out).as_mut() {
             let _ = out.write_all(line.as_bytes());
             let _ = out.write_all(b"\n");
@@ -382,36 +421,50 @@ impl Relay {
     }
 
     /// What the bridge keeps from an answer: the negotiated version and the tools' schemas.
-    fn learn(&self, method: &str, answer: &Value) {
+    /// A modern tools/list loses the tools whose `x-mcp-header` annotations are invalid: true
+    /// when `answer` was changed so.
+    fn learn(&self, method: &str, answer: &mut Value) -> bool {
         match method {
             "initialize" => {
                 if let Some(v) = answer
                     .pointer("/result/protocolVersion")
                     .and_then(Value::as_str)
                 {
-                    *lock(&self.version) = Some(v.to_owned());
+                    *lock(&self.legacy_version) = Some(v.to_owned());
                 }
+                false
             }
             "tools/list" => {
-                let tools = answer.pointer("/result/tools").and_then(Value::as_array);
+                let modern = lock(&self.legacy_version).is_none();
+                let Some(tools) = answer
+                    .pointer_mut("/result/tools")
+                    .and_then(Value::as_array_mut)
+                else {
+                    return false;
+                };
+                let before = tools.len();
                 let mut known = lock(&self.tools);
-                for tool in tools.into_iter().flatten() {
-                    if let (Some(name), Some(schema)) = (
-                        tool.get("name").and_then(Value::as_str),
-                        tool.get("inputSchema"),
-                    ) {
-                        known.insert(name.to_owned(), schema.clone());
+                let mut rejected = lock(&self.rejected);
+                tools.retain(|tool| {
+                    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+                    let problems = era::header_annotation_problems(&schema);
+                    if modern && let Some((pointer, why)) = problems.first() {
+                        rejected.insert(name.to_owned(), format!("{why} (inputSchema{pointer})"));
+                        return false;
                     }
-                }
+                    known.insert(name.to_owned(), schema);
+                    true
+                });
+                tools.len() != before
             }
-            _ => {}
+            _ => false,
         }
     }
 
     /// The legacy GET stream, for the server's own requests and notifications; once.
     fn open_get_stream(self: &Arc<Self>) {
-        let legacy = lock(&self.session).is_some()
-            && !lock(&self.version).as_deref().is_some_and(era::is_modern);
+        let legacy = lock(&self.session).is_some();
         if !legacy
             || self
                 .get_stream_opened
@@ -428,7 +481,7 @@ impl Relay {
             if let Some(s) = lock(&relay.session).clone() {
                 request = request.header("mcp-session-id", s);
             }
-            if let Some(v) = lock(&relay.version).clone() {
+            if let Some(v) = lock(&relay.legacy_version).clone() {
                 request = request.header("MCP-Protocol-Version", v);
             }
             // No overall timeout: the stream lives as long as the session.

@@ -1,7 +1,8 @@
 """Drives `mcpguard proxy --url URL` (the stdio bridge) with the Python SDK's own client, over
 stdio, as a stdio-only client such as Claude Desktop would: connect (in --mode: auto probes
 server/discover and falls back to initialize; legacy initializes), list the tools, call each
-tool named with --call. Prints one JSON object: the tools listed, and per call whether it was
+tool named with --call, then each of --calls FILE (a YAML or JSON list of {tool, arguments}, as
+tests/conformance/calls/ has them). Prints one JSON object: the tools listed, and per call whether it was
 an error and its text content (so a test can see a shrunk result and its way back).
 
     python tests/oauth/drive_bridge.py --mcpguard target/debug/mcpguard --url URL \
@@ -15,6 +16,8 @@ import asyncio
 import json
 import os
 import sys
+
+import yaml
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -30,9 +33,15 @@ async def drive(args: argparse.Namespace) -> dict:
     async with Client(server, mode=args.mode, read_timeout_seconds=60) as client:
         tools = await client.list_tools()
         out["tools"] = [t.name for t in tools.tools]
+        calls = []
         for spec in args.call:
             name, _, arguments = spec.partition("=")
-            result = await client.call_tool(name, json.loads(arguments) if arguments else {})
+            calls.append((name, json.loads(arguments) if arguments else {}))
+        for path in args.calls:
+            with open(path) as f:
+                calls += [(c["tool"], c.get("arguments") or {}) for c in yaml.safe_load(f) or []]
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
             texts = [c.text for c in getattr(result, "content", []) if getattr(c, "type", "") == "text"]
             out["calls"].append({"tool": name, "isError": bool(getattr(result, "is_error", False)), "text": texts})
     return out
@@ -42,7 +51,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mcpguard", required=True)
     parser.add_argument("--url", required=True)
-    parser.add_argument("--call", action="append", default=[])
+    parser.add_argument("--call", action="append", default=[], help="NAME or NAME=JSON arguments")
+    parser.add_argument("--calls", action="append", default=[], help="a file of calls")
     parser.add_argument("--mode", default="auto")
     parser.add_argument("--proxy-arg", action="append", default=[], help="a flag for `mcpguard proxy`")
     args = parser.parse_args()
