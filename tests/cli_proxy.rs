@@ -1080,3 +1080,87 @@ fn a_killed_proxy_takes_its_server_with_it() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// `mcpguard proxy --url URL ARGS`: the stdio bridge, run in `dir`.
+fn bridge(dir: &Path, url: &str, args: &[&str]) -> Session {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    cmd.args(["proxy", "--url", url])
+        .args(args)
+        .env("MCPGUARD_OAUTH_STORE", dir.join("oauth"));
+    Session::spawn(cmd, dir)
+}
+
+#[test]
+fn the_stdio_bridge_shrinks_a_remote_servers_log_and_reads_it_back_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let original = text_of(&direct.call("read_log", json!({})))[0].clone();
+    let remote = common::live::HttpFixture::start(None);
+
+    // 2025-11-25: initialize, a session, the log in chunks through mcpguard_more.
+    let mut s = bridge(dir.path(), &remote.url, &[]);
+    let answer: Value = serde_json::from_str(&s.initialize()).unwrap();
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    let mut names = Vec::new();
+    for page in s.tools_pages() {
+        let page: Value = serde_json::from_str(&page).unwrap();
+        for tool in page["result"]["tools"].as_array().unwrap() {
+            names.push(tool["name"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(names.contains(&"read_log".to_owned()), "{names:?}");
+    assert_eq!(names.last().map(String::as_str), Some("mcpguard_more"));
+    let mut page = s.call("read_log", json!({}));
+    assert_eq!(budget_meta(&page)["outcome"], "chunked");
+    let mut joined = String::new();
+    loop {
+        assert_within_budget(&page);
+        joined.push_str(&text_of(&page)[0]);
+        let Some(next) = page["nextCursor"].as_str().map(str::to_owned) else {
+            break;
+        };
+        page = s.more(json!({ "cursor": next }));
+    }
+    assert_eq!(
+        joined, original,
+        "the chunks are the remote log, byte for byte"
+    );
+    let (code, log) = s.finish();
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains(&format!("proxying {}", remote.url)), "{log}");
+
+    // 2026-07-28: no initialize; the request's _meta gives the era (and the HTTP headers).
+    let mut s = bridge(dir.path(), &remote.url, &[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "bridge-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let answer = s.request(
+        "tools/call",
+        json!({"name": "read_log", "arguments": {}, "_meta": meta}),
+    );
+    let first = &answer["result"];
+    assert_eq!(budget_meta(first)["outcome"], "chunked", "{answer}");
+    assert!(original.starts_with(&text_of(first)[0]));
+}
+
+#[test]
+fn the_stdio_bridge_answers_each_request_with_an_error_when_the_server_cannot_be_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::listen::free_port();
+    let mut s = bridge(dir.path(), &format!("http://127.0.0.1:{port}/mcp"), &[]);
+    let answer: Value = serde_json::from_str(&s.initialize()).unwrap();
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("http://127.0.0.1:{port}/mcp could not be reached")),
+        "{answer}"
+    );
+    // The session lives on (the next request gets its own answer), and ends with the client.
+    let again = s.request("tools/list", json!({}));
+    assert!(again["error"]["message"].is_string(), "{again}");
+    let (code, _) = s.finish();
+    assert_eq!(code, Some(0));
+}
