@@ -1362,3 +1362,121 @@ fn artifact_dir_names_the_store_with_listen_too() {
         .count();
     assert!(stored > 0, "nothing under --artifact-dir: {}", p.log());
 }
+
+/// The metric names and label names in a PromQL expression: `mcpguard_...` identifiers, and
+/// the labels of its matchers (`{stage="before"}`) and groupings (`by (tool)`, `ignoring(x)`).
+fn promql_names(expr: &str) -> (Vec<String>, Vec<String>) {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let metrics: Vec<String> = expr
+        .match_indices("mcpguard_")
+        .map(|(at, _)| ident(&expr[at..]))
+        .collect();
+    let mut labels = Vec::new();
+    for (open, close) in [('{', '}'), ('(', ')')] {
+        for (at, _) in expr.match_indices(open) {
+            let before = expr[..at].trim_end();
+            let grouping = ["by", "without", "ignoring", "on", "group_left"]
+                .iter()
+                .any(|k| before.ends_with(k));
+            if open == '(' && !grouping {
+                continue;
+            }
+            let inside = &expr[at + 1..at + 1 + expr[at + 1..].find(close).unwrap()];
+            for part in inside.split(',') {
+                let name = ident(part.trim());
+                if !name.is_empty() {
+                    labels.push(name);
+                }
+            }
+        }
+    }
+    (metrics, labels)
+}
+
+#[test]
+fn the_grafana_dashboard_asks_only_for_metrics_and_labels_the_proxy_exports() {
+    // dashboards/grafana-proxy.json, against a real proxy's /metrics after traffic that fills
+    // every family: a session, a result shrunk and read to its end, a refusal.
+    let fixture = HttpFixture::start(None);
+    let p = Proxy::start(&fixture.url, &["--metrics-listen", "127.0.0.1:0"]);
+    let sid = session(&p.url);
+    let first = post(
+        &p.url,
+        &in_session(&sid),
+        &call("list_bookings", json!({}), 1),
+    );
+    read_to_the_end(&[&p.url], first.response(), &[]);
+    assert_eq!(post_raw(&p.url, &[], b"{not json".to_vec()).status, 400);
+    let (_, text) = get(&format!("{}/metrics", p.metrics.as_ref().unwrap()));
+    let mut exported: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let name: String = line
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let labels = exported.entry(name).or_default();
+        if let Some(inside) = line.split_once('{').and_then(|(_, r)| r.split_once('}')) {
+            for pair in inside.0.split(',') {
+                let label = pair.split('=').next().unwrap().to_owned();
+                if !labels.contains(&label) {
+                    labels.push(label);
+                }
+            }
+        }
+    }
+
+    let dashboard: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::repo("dashboards/grafana-proxy.json")).unwrap(),
+    )
+    .unwrap();
+    let panels = dashboard["panels"].as_array().unwrap();
+    assert!(panels.len() >= 8, "{} panels", panels.len());
+    let mut queried = std::collections::BTreeSet::new();
+    for panel in panels {
+        let title = panel["title"].as_str().unwrap();
+        let targets = panel["targets"].as_array().unwrap();
+        assert!(!targets.is_empty(), "{title}: no query");
+        for target in targets {
+            let expr = target["expr"].as_str().unwrap();
+            let (metrics, labels) = promql_names(expr);
+            assert!(
+                !metrics.is_empty(),
+                "{title}: {expr} names no mcpguard metric"
+            );
+            for m in &metrics {
+                assert!(
+                    exported.contains_key(m),
+                    "{title}: {m} is not exported; /metrics has {:?}",
+                    exported.keys().collect::<Vec<_>>()
+                );
+                queried.insert(m.clone());
+            }
+            for l in &labels {
+                assert!(
+                    metrics.iter().any(|m| exported[m].contains(l)),
+                    "{title}: no metric of {expr} has the label {l}"
+                );
+            }
+        }
+    }
+    // The figures issue 28 names: savings, outcomes, adoption, latency and overhead.
+    for needed in [
+        "mcpguard_response_tokens_sum",
+        "mcpguard_requests_total",
+        "mcpguard_more_reads_total",
+        "mcpguard_upstream_latency_seconds_bucket",
+        "mcpguard_overhead_seconds_bucket",
+    ] {
+        assert!(
+            queried.contains(needed),
+            "the dashboard never shows {needed}"
+        );
+    }
+}

@@ -41,7 +41,7 @@ struct Staged {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Refusal {
     /// What was refused: `busy`, `too_large`, `bad_request`, `header_mismatch`, `timeout`,
-    /// `upstream`.
+    /// `upstream`, `login` (`--oauth` and no login works).
     reason: &'static str,
 }
 
