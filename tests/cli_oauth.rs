@@ -196,7 +196,21 @@ fn auth_login_status_header_and_logout_against_a_real_authorization_server() {
 
     let logout = auth(&store, &["logout", "--url", &url]);
     assert_eq!(common::code(&logout), 0);
-    assert!(text(&logout.stderr).contains(&format!("signed out of {url}")));
+    let said = text(&logout.stderr);
+    assert!(said.contains(&format!("signed out of {url}")), "{said}");
+    assert!(
+        said.contains(&format!("revoked at {}", server.base)),
+        "{said}"
+    );
+    // Revoked at the authorization server: the token no longer opens the server.
+    let refused = agent()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", &format!("Bearer {token}"))
+        .send(initialize(9).to_string())
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 401);
     let gone = auth(&store, &["header", "--url", &url]);
     assert_eq!(common::code(&gone), 1);
     assert!(

@@ -135,11 +135,21 @@ pub fn run(args: Args) -> anyhow::Result<Code> {
         }
         Action::Logout { url } => {
             let removed = store.remove(&key(&url)?)?;
-            if removed == 0 {
+            if removed.is_empty() {
                 eprintln!("mcpguard: no login was kept for {url}");
-            } else {
+            }
+            let oauth = args.login.client(false, REQUEST, REQUEST)?;
+            for login in &removed {
+                let revoked = match oauth.revoke(login) {
+                    Ok(true) => format!("revoked at {}", login.issuer),
+                    Ok(false) => format!(
+                        "{} has no revocation endpoint, so it may still list the grant",
+                        login.issuer
+                    ),
+                    Err(e) => format!("not revoked ({e})"),
+                };
                 eprintln!(
-                    "mcpguard: signed out of {url} (its tokens are deleted from this machine; the authorization server may still list the grant)"
+                    "mcpguard: signed out of {url}: its tokens are deleted from this machine and {revoked}"
                 );
             }
         }

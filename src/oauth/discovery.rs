@@ -23,6 +23,9 @@ pub struct ServerMetadata {
     pub authorization_endpoint: Option<String>,
     pub token_endpoint: Option<String>,
     pub registration_endpoint: Option<String>,
+    /// RFC 7009, where `mcpguard auth logout` revokes what it forgets.
+    #[serde(default)]
+    pub revocation_endpoint: Option<String>,
     pub scopes_supported: Option<Vec<String>>,
     #[serde(default)]
     pub token_endpoint_auth_methods_supported: Vec<String>,

@@ -316,6 +316,19 @@ impl TokenRequest {
         }
         TokenRequest::with_client(form, auth, client_id, secret)
     }
+
+    /// A token revoked (RFC 7009), with its kind as a hint.
+    pub fn revocation(
+        token: &str,
+        hint: &str,
+        (auth, client_id, secret): (ClientAuth, &str, Option<&str>),
+    ) -> TokenRequest {
+        let form = vec![
+            ("token".into(), token.into()),
+            ("token_type_hint".into(), hint.into()),
+        ];
+        TokenRequest::with_client(form, auth, client_id, secret)
+    }
 }
 
 /// The body of a dynamic client registration (RFC 7591) for a loopback client: a native

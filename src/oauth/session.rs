@@ -207,18 +207,20 @@ impl OAuth {
         if failed != Some(value.as_str()) && !login.expired(now_secs()) {
             return Ok(Ok(value));
         }
-        let Some(refresh_token) = login.refresh_token.as_deref() else {
-            return Ok(Err(None));
-        };
-        let request = TokenRequest::refresh(
-            refresh_token,
-            &login.audience,
-            (
-                login.client_auth,
-                &login.client_id,
-                login.client_secret.as_deref(),
-            ),
+        let client = (
+            login.client_auth,
+            login.client_id.as_str(),
+            login.client_secret.as_deref(),
         );
+        // A refresh token, else, for a client's own login, the same grant again.
+        let request = match login.refresh_token.as_deref() {
+            Some(refresh_token) => TokenRequest::refresh(refresh_token, &login.audience, client),
+            None if login.grant == "client_credentials" && login.client_secret.is_some() => {
+                let scope = (!login.scopes.is_empty()).then(|| login.scopes.join(" "));
+                TokenRequest::client_credentials(scope.as_deref(), &login.audience, client)
+            }
+            None => return Ok(Err(None)),
+        };
         match self.post_token(&login.token_endpoint, &request) {
             Ok(token) => {
                 let renewed = renew(login, token);
@@ -337,6 +339,7 @@ impl OAuth {
             audience: resource,
             issuer: granted.server.issuer.clone(),
             token_endpoint: granted.server.token_endpoint.clone().unwrap_or_default(),
+            revocation_endpoint: granted.server.revocation_endpoint.clone(),
             client_id: granted.client.id.clone(),
             client_secret: granted.client.secret.clone(),
             client_auth: granted.client.auth,
@@ -565,6 +568,47 @@ impl OAuth {
             TokenRequest::authorization_code(&code, &redirect_uri, &pkce, resource, client)
         };
         self.post_token(&endpoint, &request)
+    }
+
+    /// Revokes a forgotten login's tokens at its authorization server (RFC 7009): the refresh
+    /// token, then the access token. `Ok(false)`: the server has no revocation endpoint.
+    pub fn revoke(&self, login: &Login) -> Result<bool, OAuthError> {
+        let Some(endpoint) = &login.revocation_endpoint else {
+            return Ok(false);
+        };
+        let client = (
+            login.client_auth,
+            login.client_id.as_str(),
+            login.client_secret.as_deref(),
+        );
+        let tokens = [
+            (login.refresh_token.as_deref(), "refresh_token"),
+            (Some(login.access_token.as_str()), "access_token"),
+        ];
+        for (token, hint) in tokens {
+            let Some(token) = token else { continue };
+            let request = TokenRequest::revocation(token, hint, client);
+            let mut call = self
+                .agent
+                .post(endpoint)
+                .header("Content-Type", "application/x-www-form-urlencoded");
+            if let Some(value) = &request.authorization {
+                call = call.header("Authorization", value);
+            }
+            let response = call
+                .send(request.body())
+                .map_err(|e| fetch_error("revoking at", endpoint, &e.to_string()))?;
+            let status = response.status().as_u16();
+            // RFC 7009 section 2.2: 200 also for a token it did not know.
+            if !(200..300).contains(&status) {
+                return Err(fetch_error(
+                    "revoking at",
+                    endpoint,
+                    &format!("HTTP {status}"),
+                ));
+            }
+        }
+        Ok(true)
     }
 
     /// One request to the token endpoint.

@@ -35,6 +35,9 @@ pub struct Login {
     pub audience: String,
     pub issuer: String,
     pub token_endpoint: String,
+    /// Where the tokens are revoked at logout (RFC 7009), when the server has such a place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
     pub client_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
@@ -232,17 +235,17 @@ impl Store {
             .map_err(self.io(&path))
     }
 
-    /// Forgets every login of `resource`; how many there were.
-    pub fn remove(&self, resource: &str) -> Result<usize, StoreError> {
+    /// Forgets every login of `resource`: the logins removed.
+    pub fn remove(&self, resource: &str) -> Result<Vec<Login>, StoreError> {
         let prefix = format!("{}-", digest(resource));
-        let mut removed = 0;
+        let mut removed = Vec::new();
         for login in self.read_all(Some(&prefix))? {
             if login.resource != resource {
                 continue;
             }
             let path = self.path_of(&login.resource, &login.issuer);
             match std::fs::remove_file(&path) {
-                Ok(()) => removed += 1,
+                Ok(()) => removed.push(login),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(self.io(&path)(e)),
             }
@@ -289,6 +292,7 @@ mod tests {
             audience: resource.into(),
             issuer: issuer.into(),
             token_endpoint: format!("{issuer}/token"),
+            revocation_endpoint: None,
             client_id: "client-1".into(),
             client_secret: Some("s3cret-client".into()),
             client_auth: ClientAuth::Basic,
@@ -339,7 +343,7 @@ mod tests {
                 assert_eq!(mode(&entry.unwrap().path()), 0o600);
             }
         }
-        assert_eq!(store.remove(r).unwrap(), 2);
+        assert_eq!(store.remove(r).unwrap().len(), 2);
         assert!(store.find(r).unwrap().is_none());
         assert_eq!(store.all().unwrap().len(), 1);
         std::fs::remove_dir_all(store.dir()).unwrap();

@@ -1,8 +1,8 @@
 """An MCP server behind a real OAuth login, for mcpguard's sign-in tests.
 
 The authorization server is the Python SDK's own (mcp 2.x `mcp.server.auth`: metadata, dynamic
-registration, /authorize with PKCE, /token with authorization_code and refresh_token, RFC 8707
-`resource`), mounted beside the MCP endpoint it protects (RFC 9728 metadata, 401 with
+registration, /authorize with PKCE, /token with authorization_code and refresh_token, /revoke,
+RFC 8707 `resource`), mounted beside the MCP endpoint it protects (RFC 9728 metadata, 401 with
 `WWW-Authenticate`, audience checked). What this file adds is the provider's storage, in
 memory, and a user who approves at once: /authorize redirects straight back with a code, so a
 fetching BROWSER command completes the login headless, as in the conformance suite.
@@ -19,6 +19,7 @@ import argparse
 import secrets
 import time
 
+from mcp.server.auth.handlers import revoke
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -27,13 +28,19 @@ from mcp.server.auth.provider import (
     TokenError,
     construct_redirect_uri,
 )
-from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 SCOPE = "mcp:tools"
+
+# The SDK's /revoke wants `client_secret` in the form even from a public client, which has none
+# (RFC 7009 section 2.1 and RFC 6749 section 2.3: a public client sends its client_id alone).
+# Relaxed here, so a public client (what mcpguard registers as) can revoke as the RFCs allow.
+revoke.RevocationRequest.model_fields["client_secret"].default = None
+revoke.RevocationRequest.model_rebuild(force=True)
 
 
 class ApprovingProvider:
@@ -133,6 +140,7 @@ def build(port: int, token_ttl: int) -> MCPServer:
             client_registration_options=ClientRegistrationOptions(
                 enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
             ),
+            revocation_options=RevocationOptions(enabled=True),
         ),
     )
 
