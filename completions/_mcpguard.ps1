@@ -45,6 +45,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         }
         'mcpguard;audit' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the report to FILE (atomically: whole or not at all) instead of stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the report to FILE (atomically: whole or not at all) instead of stdout')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding is at or above this severity')
             [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config''s `clients`')
             [CompletionResult]::new('--contract', '--contract', [CompletionResultType]::ParameterName, 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)')
@@ -53,7 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--max-growth', '--max-growth', [CompletionResultType]::ParameterName, 'Allowed growth of a tool''s p95 response size over the baseline, in percent')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit')
-            [CompletionResult]::new('--from-metrics', '--from-metrics', [CompletionResultType]::ParameterName, 'Summarise a --metrics file by tool and outcome instead of auditing')
+            [CompletionResult]::new('--from-metrics', '--from-metrics', [CompletionResultType]::ParameterName, 'Summarise a --metrics file (the audit''s or the proxy''s) by tool and outcome instead of auditing; with --format html, as pictures')
             [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'How many of the worst findings the table and Markdown list')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Spawn this server and audit it over stdio: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Audit a Streamable HTTP server at this URL')

@@ -402,14 +402,22 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__audit)
-            opts="-h -V --format --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            opts="-o -h -V --format --output --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl sarif junit github markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table json jsonl sarif junit github markdown html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --fail-on)

@@ -41,6 +41,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;audit'= {
             cand --format 'Output format'
+            cand -o 'Write the report to FILE (atomically: whole or not at all) instead of stdout'
+            cand --output 'Write the report to FILE (atomically: whole or not at all) instead of stdout'
             cand --fail-on 'Exit 1 when a finding is at or above this severity'
             cand --client 'Clients to judge each response against (comma-separated): claude-code, copilot-cli, opencode, or a profile from the config''s `clients`'
             cand --contract 'A response contract (JSON Schema, e.g. contracts/response.schema.json): turns on contract mode (a summary is required, MG006) and checks every payload against it (MG017)'
@@ -49,7 +51,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --max-growth 'Allowed growth of a tool''s p95 response size over the baseline, in percent'
             cand --shard 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs'
             cand --metrics 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit'
-            cand --from-metrics 'Summarise a --metrics file by tool and outcome instead of auditing'
+            cand --from-metrics 'Summarise a --metrics file (the audit''s or the proxy''s) by tool and outcome instead of auditing; with --format html, as pictures'
             cand --top 'How many of the worst findings the table and Markdown list'
             cand --server 'Spawn this server and audit it over stdio: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`'
             cand --url 'Audit a Streamable HTTP server at this URL'

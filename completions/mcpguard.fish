@@ -50,7 +50,9 @@ jsonl\t''
 sarif\t''
 junit\t''
 github\t''
-markdown\t''"
+markdown\t''
+html\t'One self-contained page of charts and a table that sorts and filters'"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -s o -l output -d 'Write the report to FILE (atomically: whole or not at all) instead of stdout' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l fail-on -d 'Exit 1 when a finding is at or above this severity' -r -f -a "error\t''
 warning\t''
 info\t''
@@ -69,7 +71,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l baseline -d 
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l max-growth -d 'Allowed growth of a tool\'s p95 response size over the baseline, in percent' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l shard -d 'Audit only shard K of N (1-based), split by a hash of each document\'s name: the same split on every machine, for parallel CI jobs' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l metrics -d 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit' -r -F
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l from-metrics -d 'Summarise a --metrics file by tool and outcome instead of auditing' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l from-metrics -d 'Summarise a --metrics file (the audit\'s or the proxy\'s) by tool and outcome instead of auditing; with --format html, as pictures' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l top -d 'How many of the worst findings the table and Markdown list' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l server -d 'Spawn this server and audit it over stdio: \'CMD ARGS\', split as a shell would (no shell runs). Or give the command after `--`' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand audit" -l url -d 'Audit a Streamable HTTP server at this URL' -r

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 
 use mcpguard::audit::baseline::Baseline;
-use mcpguard::audit::emit::{self, Format, Settings};
+use mcpguard::audit::emit::{self, Format, PageContext, Settings};
 use mcpguard::audit::run::{self, Shard};
 use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
@@ -76,6 +76,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,
 
+    /// Write the report to FILE (atomically: whole or not at all) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     /// Exit 1 when a finding is at or above this severity.
     #[arg(long, value_enum, default_value_t = FailOn::Error, value_name = "SEVERITY")]
     pub fail_on: FailOn,
@@ -115,7 +119,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
 
-    /// Summarise a --metrics file by tool and outcome instead of auditing.
+    /// Summarise a --metrics file (the audit's or the proxy's) by tool and outcome instead of
+    /// auditing; with --format html, as pictures.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "shard", "metrics"])]
     pub from_metrics: Option<PathBuf>,
 
@@ -136,6 +141,8 @@ pub enum FormatArg {
     Junit,
     Github,
     Markdown,
+    /// One self-contained page of charts and a table that sorts and filters.
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -148,7 +155,7 @@ pub enum FailOn {
 
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     if let Some(path) = &args.from_metrics {
-        return from_metrics(path, args.format);
+        return from_metrics(path, args.format, args.output.as_deref());
     }
     let effective = super::load_config(config)?;
     let config = effective.config;
@@ -192,6 +199,24 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         config,
         clients,
         contract,
+    };
+    let page = PageContext {
+        tokenizer: ctx.tokenizer.to_string(),
+        limits: ctx.config.limits.clone(),
+        budget: ctx.config.token_budget_threshold,
+        tool_budgets: ctx
+            .config
+            .endpoints
+            .keys()
+            .map(|tool| (tool.clone(), ctx.config.budget_for(tool)))
+            .collect(),
+        hard_cap: ctx.config.hard_cap,
+        baseline: baseline.as_ref().map(|b| {
+            b.tools
+                .iter()
+                .map(|(tool, entry)| (tool.clone(), entry.p95_bytes))
+                .collect()
+        }),
     };
 
     let sources = super::sources(&args.inputs, &ctx.config)?;
@@ -259,10 +284,21 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         },
         version: env!("CARGO_PKG_VERSION"),
         top: args.top,
+        context: Some(page),
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    emit::emitter(args.format.into()).emit(&report, &settings, &mut out)?;
-    out.flush()?;
+    let emitter = emit::emitter(args.format.into());
+    match &args.output {
+        Some(path) => {
+            let mut bytes = Vec::new();
+            emitter.emit(&report, &settings, &mut bytes)?;
+            write_out(Some(path), &bytes)?;
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            emitter.emit(&report, &settings, &mut out)?;
+            out.flush()?;
+        }
+    }
     if args.format != FormatArg::Table {
         for e in &report.errors {
             render::error(&anyhow::anyhow!("{e}"));
@@ -306,14 +342,56 @@ impl From<FormatArg> for Format {
             FormatArg::Junit => Format::Junit,
             FormatArg::Github => Format::Github,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Html => Format::Html,
         }
     }
 }
 
-/// `--from-metrics FILE`: records summarised by tool and outcome (FR-031).
-fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Code> {
+/// Writes `bytes` to `output` (atomically) or to stdout.
+fn write_out(output: Option<&std::path::Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    match output {
+        Some(path) => mcpguard::fsutil::write_atomic(path, bytes)
+            .with_context(|| format!("cannot write {}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}
+
+/// `--from-metrics FILE`: records summarised by tool and outcome (FR-031), or drawn (html).
+fn from_metrics(
+    path: &std::path::Path,
+    format: FormatArg,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<Code> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if format == FormatArg::Html {
+        let mut records = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let record: serde_json::Value = serde_json::from_str(line)
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .with_context(|| {
+                    format!(
+                        "{}:{}: not a metrics record (a JSON object)",
+                        path.display(),
+                        i + 1
+                    )
+                })?;
+            records.push(record);
+        }
+        let html = emit::metrics_html::page(&records, &path.display().to_string());
+        write_out(output, html.as_bytes())?;
+        return Ok(Code::Ok);
+    }
     let mut records = Vec::new();
     for (i, line) in text
         .lines()
@@ -326,7 +404,7 @@ fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Cod
         );
     }
     let summary = metrics::summarize(&records);
-    let mut out = std::io::stdout().lock();
+    let mut out = Vec::new();
     match format {
         FormatArg::Json => render::write_json(&mut out, &summary)?,
         _ => {
@@ -357,5 +435,6 @@ fn from_metrics(path: &std::path::Path, format: FormatArg) -> anyhow::Result<Cod
             writeln!(out, "{} records from {}", records.len(), path.display())?;
         }
     }
+    write_out(output, &out)?;
     Ok(Code::Ok)
 }

@@ -2,9 +2,12 @@
 //! `Write` (the library never touches stdout itself).
 
 mod github;
+mod html;
 mod json;
 mod junit;
 mod markdown;
+pub mod metrics_html;
+pub mod page;
 mod sarif;
 mod table;
 
@@ -23,6 +26,7 @@ pub enum Format {
     Junit,
     Github,
     Markdown,
+    Html,
 }
 
 /// What every emitter needs besides the report.
@@ -33,6 +37,27 @@ pub struct Settings {
     pub version: &'static str,
     /// How many of the worst findings the human formats list.
     pub top: usize,
+    /// What the responses were held to, for the formats that show it (HTML).
+    pub context: Option<PageContext>,
+}
+
+/// What the audit held responses to, as the HTML page shows it.
+#[derive(Clone, Debug)]
+pub struct PageContext {
+    pub tokenizer: String,
+    pub limits: crate::contract::Limits,
+    /// The global token budget, the tools' own, and the hard cap.
+    pub budget: u64,
+    pub tool_budgets: std::collections::BTreeMap<String, u64>,
+    pub hard_cap: u64,
+    /// With `--baseline`: each tool's p95 bytes in it.
+    pub baseline: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+impl PageContext {
+    pub fn budget_for(&self, tool: &str) -> u64 {
+        self.tool_budgets.get(tool).copied().unwrap_or(self.budget)
+    }
 }
 
 impl Settings {
@@ -54,6 +79,7 @@ pub fn emitter(format: Format) -> Box<dyn Emitter> {
         Format::Junit => Box::new(junit::Junit),
         Format::Github => Box::new(github::Github),
         Format::Markdown => Box::new(markdown::Markdown),
+        Format::Html => Box::new(html::Html),
     }
 }
 
