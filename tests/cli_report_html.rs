@@ -188,3 +188,54 @@ fn the_metrics_page_draws_an_audits_records_and_refuses_a_broken_line() {
     );
     assert!(broken.stdout.is_empty());
 }
+
+#[test]
+fn with_a_baseline_the_page_shows_each_tools_growth() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let update = common::mcpguard()
+        .args([
+            "audit",
+            "contracts/examples",
+            "--fail-on",
+            "never",
+            "--update-baseline",
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&update), 0, "{}", common::transcript(&update));
+    // One tool's p95 halved in the baseline: it grew 100% since.
+    let mut base: Value =
+        serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
+    let entry = &mut base["tools"]["fail-inv001-bookings-60kb"];
+    let p95 = entry["p95Bytes"].as_u64().unwrap();
+    entry["p95Bytes"] = (p95 / 2).into();
+    std::fs::write(&baseline, base.to_string()).unwrap();
+    let page = common::mcpguard()
+        .args([
+            "audit",
+            "contracts/examples",
+            "--format",
+            "html",
+            "--fail-on",
+            "never",
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    let html = String::from_utf8(page.stdout).unwrap();
+    assert!(html.contains("id=\"baseline-table\""), "no growth table");
+    let table = html.split("id=\"baseline-table\"").nth(1).unwrap();
+    let row = table
+        .split("<tr>")
+        .find(|r| r.contains("<td>fail-inv001-bookings-60kb</td>"))
+        .expect("the tool's growth row");
+    assert!(row.contains("+100%"), "{row}");
+    assert!(
+        html.contains("1 of 16 tools grew past --max-growth."),
+        "the page says how many grew"
+    );
+}
