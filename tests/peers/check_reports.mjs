@@ -43,6 +43,8 @@ async function open(file, colorScheme = 'light') {
   check(circles === dots, `audit report: the dots are drawn (${circles})`);
   const shares = await page.$$eval('svg.share', (s) => s.map((svg) => [...svg.querySelectorAll('rect')].reduce((n, r) => n + +r.dataset.count, 0)));
   check(shares.length > 0 && shares.every((n) => n === report.documents.length), `audit report: each client's shares add up to the responses (${shares})`);
+  const perTool = await page.$$eval('#clients-table tbody tr', (r) => r.length);
+  check(perTool === report.tools.length, `audit report: what each client does, per tool (${perTool} rows)`);
   const cells = await page.$$eval('svg.treemap g.cell-group', (g) => g.length);
   const withPaths = report.documents.filter((d) => (d.topPaths ?? []).length > 0).length;
   check(withPaths === 0 || cells > 0, `audit report: where the tokens go, as a treemap (${cells} cells)`);

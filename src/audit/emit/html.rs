@@ -214,7 +214,42 @@ fn clients(body: &mut String, report: &Report) {
             ],
         ));
     }
-    body.push_str("<figcaption>Keeps: the model gets the response (maybe with a warning). Cuts: it gets the start, a preview, or a pointer to a file. Refuses: it gets nothing. Per client profile (--client), over every response.</figcaption></figure></section>");
+    body.push_str("<figcaption>Keeps: the model gets the response (maybe with a warning). Cuts: it gets the start, a preview, or a pointer to a file. Refuses: it gets nothing. Per client profile (--client), over every response.</figcaption></figure>");
+    // The same per tool: which tools a client would cut or refuse.
+    let mut by_tool: BTreeMap<&str, Vec<[u64; 3]>> = BTreeMap::new();
+    for d in &report.documents {
+        let row = by_tool
+            .entry(&d.tool)
+            .or_insert_with(|| vec![[0; 3]; names.len()]);
+        for (i, v) in d.clients.values().enumerate().take(names.len()) {
+            row[i][group(v)] += 1;
+        }
+    }
+    body.push_str("<table id=\"clients-table\"><thead><tr><th data-key=\"tool\">tool</th>");
+    for name in &names {
+        let _ = write!(body, "<th data-key=\"{0}\">{0}</th>", esc(name));
+    }
+    body.push_str("</tr></thead><tbody>");
+    for (tool, cells) in &by_tool {
+        let _ = write!(body, "<tr><td>{}</td>", esc(tool));
+        for c in cells {
+            let total: u64 = c.iter().sum();
+            let said: Vec<String> = [("keeps", c[0]), ("cuts", c[1]), ("refuses", c[2])]
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(w, n)| format!("{w} {}", page::pct(*n, total)))
+                .collect();
+            // Sorted by the share kept.
+            let _ = write!(
+                body,
+                "<td data-v=\"{:.3}\">{}</td>",
+                c[0] as f64 / total.max(1) as f64,
+                said.join(" · ")
+            );
+        }
+        body.push_str("</tr>");
+    }
+    body.push_str("</tbody></table></section>");
 }
 
 fn largest(body: &mut String, report: &Report) {
