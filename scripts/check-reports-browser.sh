@@ -15,7 +15,10 @@ cargo build --release --quiet --bins --examples
 bin=target/release/mcpguard
 out=target/report-screenshots
 rm -rf "$out" && mkdir -p "$out"
-"$bin" audit contracts/examples --format html --fail-on never -o "$out/audit.html"
+# The examples hold failing responses on purpose: exit 1 is the audit's verdict.
+status=0
+"$bin" audit contracts/examples --format html -o "$out/audit.html" || status=$?
+[ "$status" -eq 1 ] || { echo "audit contracts/examples --format html exited $status, not 1" >&2; exit 1; }
 "$bin" audit contracts/examples --format json --fail-on never -o "$out/audit.json"
 python3 tests/browser/proxy_records.py "$bin" target/release/examples/fixture_server "$out/records.jsonl"
 "$bin" audit --from-metrics "$out/records.jsonl" --format html -o "$out/metrics.html"

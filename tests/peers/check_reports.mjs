@@ -34,6 +34,9 @@ async function open(file, colorScheme = 'light') {
   const { page, errors, ms } = await open(auditHtml);
   check(errors.length === 0, `audit report: no console errors (${errors.join('; ')})`);
   console.log(`     loaded in ${ms} ms`);
+  // As it opens, before anything is clicked: the whole page, and its top for the README.
+  await page.screenshot({ path: `${outDir}/audit-report.png`, fullPage: true });
+  await page.screenshot({ path: `${outDir}/audit-report-top.png`, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1800 } });
   const findings = [...report.documents.flatMap((d) => d.findings), ...(report.corpusFindings ?? [])];
   const strips = await page.$$eval('#tool-strips g.strip', (gs) => gs.map((g) => [g.dataset.tool, +g.dataset.count]));
   check(strips.length === report.tools.length, `audit report: a strip per tool (${strips.length} of ${report.tools.length})`);
@@ -74,8 +77,7 @@ async function open(file, colorScheme = 'light') {
   check((await firstMax()) === Math.max(...maxes), `audit report: sorting by max tokens puts the largest first (${await firstMax()})`);
   await page.click('#tools-table th[data-key=max]');
   check((await firstMax()) === Math.min(...maxes), `audit report: and again, the smallest (${await firstMax()})`);
-  await page.screenshot({ path: `${outDir}/audit-report.png`, fullPage: true });
-  await page.screenshot({ path: `${outDir}/audit-report-top.png`, clip: { x: 0, y: 0, width: 1280, height: 1800 } });
+
   const { page: dark } = await open(auditHtml, 'dark');
   const bg = async (p) => p.evaluate(() => getComputedStyle(document.body).backgroundColor);
   check((await bg(page)) !== (await bg(dark)), `audit report: dark mode has its own colours (${await bg(dark)})`);

@@ -435,25 +435,27 @@ pub fn lines(id: &str, series: &[Series<'_>], caption: &str) -> String {
     svg
 }
 
-/// 1200 as "1.2k", 3400000 as "3.4M".
+/// A figure in three significant digits: 1200 as "1.2k", 27027 as "27k", 3400000 as "3.4M".
 pub fn short(n: u64) -> String {
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => {
-            format!("{:.3}", n as f64 / 1e3)
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_owned()
-                + "k"
-        }
-        _ => {
-            format!("{:.3}", n as f64 / 1e6)
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_owned()
-                + "M"
-        }
-    }
+    let (value, suffix) = match n {
+        0..1_000 => return n.to_string(),
+        1_000..999_500 => (n as f64 / 1e3, "k"),
+        _ => (n as f64 / 1e6, "M"),
+    };
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let text = format!("{value:.digits$}");
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &text
+    };
+    format!("{text}{suffix}")
 }
 
 /// A share as a percentage with no decimals (one under 10%).
@@ -499,6 +501,10 @@ mod tests {
         );
         assert_eq!(short(999), "999");
         assert_eq!(short(1_200), "1.2k");
+        assert_eq!(short(27_027), "27k");
+        assert_eq!(short(38_501), "38.5k");
+        assert_eq!(short(1_186_270), "1.19M");
+        assert_eq!(short(999_999), "1M");
         assert_eq!(short(3_400_000), "3.4M");
         assert_eq!(pct(1, 3), "33%");
         assert_eq!(pct(1, 30), "3.3%");
