@@ -38,9 +38,9 @@ pub struct Settings {
 
 #[derive(Debug, thiserror::Error)]
 pub enum OAuthError {
-    #[error("{0}")]
+    #[error(transparent)]
     Discovery(#[from] discovery::DiscoveryError),
-    #[error("{0}")]
+    #[error(transparent)]
     Callback(#[from] flow::CallbackError),
     #[error("{what} {url}: {why}")]
     Fetch {
@@ -50,7 +50,7 @@ pub enum OAuthError {
     },
     #[error("{0}")]
     Refused(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] StoreError),
     #[error("not signed in to {url} ({why}): run `mcpguard auth login --url {url}`")]
     LoginNeeded { url: String, why: String },
@@ -238,7 +238,7 @@ impl OAuth {
     /// looked up at its well-known metadata). Returns the login saved.
     pub fn sign_in(&mut self, server_url: &str) -> Result<Login, OAuthError> {
         let key = discovery::canonical_resource(server_url)?;
-        let probe = self.probe(server_url)?;
+        let (status, probe) = self.probe(server_url)?;
         let challenge = probe
             .as_deref()
             .and_then(Challenge::parse)
@@ -248,7 +248,15 @@ impl OAuth {
             .as_ref()
             .map(|s| s.lock(&key, self.lock_wait))
             .transpose()?;
-        self.login(server_url, &key, 401, &challenge, None)?;
+        match self.login(server_url, &key, 401, &challenge, None) {
+            // A server that answered without asking, and names no authorization server.
+            Err(OAuthError::Fetch { .. }) if (200..300).contains(&status) => {
+                return Err(OAuthError::Refused(format!(
+                    "{server_url} answered without asking for a login (HTTP {status}) and publishes no protected-resource metadata: there is nothing to sign in to"
+                )));
+            }
+            other => other?,
+        };
         let saved = match &store {
             Some(s) => s.find(&key)?,
             None => None,
@@ -256,8 +264,8 @@ impl OAuth {
         saved.ok_or_else(|| OAuthError::Refused("the login was not kept".into()))
     }
 
-    /// An initialize without a token: the `WWW-Authenticate` of the 401 (or 403) it gets.
-    fn probe(&self, server_url: &str) -> Result<Option<String>, OAuthError> {
+    /// An initialize without a token: the status it gets, and its `WWW-Authenticate`.
+    fn probe(&self, server_url: &str) -> Result<(u16, Option<String>), OAuthError> {
         let body = serde_json::json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {
@@ -273,11 +281,12 @@ impl OAuth {
             .header("Accept", "application/json, text/event-stream")
             .send(body.to_string())
             .map_err(|e| fetch_error("asking", server_url, &e.to_string()))?;
-        Ok(response
+        let challenge = response
             .headers()
             .get("www-authenticate")
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned))
+            .map(str::to_owned);
+        Ok((response.status().as_u16(), challenge))
     }
 
     /// A new login (or a step-up on a 403), saved when there is a store.
