@@ -200,6 +200,9 @@ impl Relay {
         }
     }
 
+    /// One POST of `body` with its era's headers: what came back forwarded to the proxy (a
+    /// JSON body, or a stream's events up to the answer), a retry asked for after a sign-in,
+    /// or why it could not be carried.
     fn post_once(
         self: &Arc<Self>,
         body: &[u8],
