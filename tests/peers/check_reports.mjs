@@ -82,6 +82,10 @@ async function open(file, colorScheme = 'light') {
   const bg = async (p) => p.evaluate(() => getComputedStyle(document.body).backgroundColor);
   check((await bg(page)) !== (await bg(dark)), `audit report: dark mode has its own colours (${await bg(dark)})`);
   await dark.screenshot({ path: `${outDir}/audit-report-dark.png` });
+  // Printed: no controls, the table's header not stuck to the top.
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.$eval('.controls', (c) => getComputedStyle(c).display);
+  check(printed === 'none', `audit report: printing leaves out the filter controls (${printed})`);
 }
 
 // The proxy's metrics report.
