@@ -446,3 +446,32 @@ fn the_http_proxy_holds_the_login_and_a_401_mid_session_is_refreshed_out_of_sigh
     assert!(!proxy.log().contains(kept.trim_start_matches("Bearer ")));
     let _ = std::fs::remove_dir_all(&store);
 }
+
+#[test]
+#[ignore = "needs the Python 3.12 virtualenv of scripts/python-servers.sh; .ci/run runs it"]
+fn a_static_authorization_the_server_refuses_gives_way_to_the_login() {
+    // `--header 'Authorization: …'` from an old config, which the server no longer takes: the
+    // bridge signs in and sends its login instead of the header, never both.
+    let server = AuthServer::start();
+    let store = scratch("static");
+    let mut command = Command::new(python());
+    command
+        .arg(common::repo("tests/oauth/drive_bridge.py"))
+        .args(["--mcpguard", env!("CARGO_BIN_EXE_mcpguard")])
+        .args(["--url", &server.mcp(), "--call", "whoami"])
+        .arg("--proxy-arg=--header=Authorization: Bearer revoked-long-ago")
+        .env("MCPGUARD_OAUTH_STORE", &store)
+        .env("BROWSER", BROWSER)
+        .env_remove("MCPGUARD_CONFIG")
+        .current_dir(&store)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (answer, log) = report(command.spawn().unwrap());
+    assert_eq!(
+        answer["calls"][0]["text"],
+        json!(["signed in as test-user"]),
+        "{log}"
+    );
+    assert_eq!(server.stats()["authorizations"], 1);
+    let _ = std::fs::remove_dir_all(&store);
+}

@@ -80,8 +80,11 @@ impl Http {
         {
             request = request.header("mcp-session-id", s);
         }
+        // A login's `Authorization` replaces the user's: one credential, never two.
         for (name, value) in &self.headers {
-            request = request.header(name, value);
+            if self.authorization.is_none() || !name.eq_ignore_ascii_case("authorization") {
+                request = request.header(name, value);
+            }
         }
         if let Some(value) = &self.authorization {
             request = request.header("Authorization", value);

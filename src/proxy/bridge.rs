@@ -502,11 +502,16 @@ impl Relay {
         });
     }
 
+    /// The user's headers, then the login's `Authorization`, which replaces theirs: a server
+    /// gets one credential, never two.
     fn with_auth<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let login = lock(&self.authorization).clone();
         for (name, value) in &self.headers {
-            request = request.header(name, value);
+            if login.is_none() || !name.eq_ignore_ascii_case("authorization") {
+                request = request.header(name, value);
+            }
         }
-        if let Some(value) = lock(&self.authorization).clone() {
+        if let Some(value) = login {
             request = request.header("Authorization", value);
         }
         request
