@@ -188,8 +188,7 @@ impl OAuth {
                 Err(why) => refresh_failed = why,
             }
         }
-        let value = self.login(server_url, &key, status, &challenge, refresh_failed)?;
-        Ok(value)
+        self.login(server_url, &key, status, &challenge, refresh_failed)
     }
 
     /// Under the lock: the stored login when it is not the one that `failed` and is fresh,
@@ -207,11 +206,7 @@ impl OAuth {
         if failed != Some(value.as_str()) && !login.expired(now_secs()) {
             return Ok(Ok(value));
         }
-        let client = (
-            login.client_auth,
-            login.client_id.as_str(),
-            login.client_secret.as_deref(),
-        );
+        let client = login.client();
         // A refresh token, else, for a client's own login, the same grant again.
         let request = match login.refresh_token.as_deref() {
             Some(refresh_token) => TokenRequest::refresh(refresh_token, &login.audience, client),
@@ -585,11 +580,7 @@ impl OAuth {
         let Some(endpoint) = &login.revocation_endpoint else {
             return Ok(false);
         };
-        let client = (
-            login.client_auth,
-            login.client_id.as_str(),
-            login.client_secret.as_deref(),
-        );
+        let client = login.client();
         let tokens = [
             (login.refresh_token.as_deref(), "refresh_token"),
             (Some(login.access_token.as_str()), "access_token"),

@@ -86,6 +86,15 @@ impl Login {
         format!("{kind} {}", self.access_token)
     }
 
+    /// How the client proves itself at the token and revocation endpoints.
+    pub fn client(&self) -> (ClientAuth, &str, Option<&str>) {
+        (
+            self.client_auth,
+            &self.client_id,
+            self.client_secret.as_deref(),
+        )
+    }
+
     /// Whether the access token is expired (or within [`EXPIRY_MARGIN_SECS`] of it) at `now`.
     pub fn expired(&self, now: u64) -> bool {
         self.expires_at

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::stdio::ServerEnd;
+use super::stdio::{ServerEnd, lock};
 use crate::lines::{self, Capped};
 use crate::mcp::era;
 use crate::mcp::framing::{self, Line, MAX_RESUMES, Sse};
@@ -70,10 +70,6 @@ struct Relay {
     /// To the proxy: `None` once the relay has ended.
     out: Mutex<Option<std::io::PipeWriter>>,
     get_stream_opened: std::sync::atomic::AtomicBool,
-}
-
-fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Starts the relay: the server end the stdio proxy serves.

@@ -120,7 +120,7 @@ impl Shared {
 }
 
 /// A poisoned lock means a thread panicked mid-write; the data is still the best there is.
-fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

@@ -448,15 +448,10 @@ pub(super) async fn forward(
         };
         // The upstream's refusal of the login never reaches the client: renewed once, else
         // an error that says how to sign in.
-        let challenge = response
-            .headers()
-            .get(header::WWW_AUTHENTICATE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
         let why = if renewed {
             format!("the server at {url} still answers HTTP {status} after the login was renewed")
         } else {
-            match login.renew(status, challenge, sent).await {
+            match login.renew(status, response.headers(), sent).await {
                 Ok(()) => {
                     renewed = true;
                     app.log(&Log::new(
@@ -903,12 +898,7 @@ pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Res
     {
         // As for a POST: renewed once and sent again, else a 502 that says how to sign in.
         let status = response.status().as_u16();
-        let challenge = response
-            .headers()
-            .get(header::WWW_AUTHENTICATE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let again = match login.renew(status, challenge, sent).await {
+        let again = match login.renew(status, response.headers(), sent).await {
             Ok(()) => {
                 let (to_server, _) = upstream_headers(&app, &head);
                 let request = app.client.request(method.clone(), url).headers(to_server);

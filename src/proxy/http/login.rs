@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, HeaderValue, header};
 
+use super::lock;
 use crate::oauth::session::OAuth;
 
 /// The login the proxy holds for its upstream.
@@ -21,10 +22,6 @@ pub struct HeldLogin {
     url: String,
     oauth: Mutex<OAuth>,
     current: Mutex<Option<String>>,
-}
-
-fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl HeldLogin {
@@ -57,15 +54,19 @@ impl HeldLogin {
         Some(current)
     }
 
-    /// After the server answered `status` (401 or 403, with `challenge`) to a request that
-    /// carried `failed`: a login another request renewed since, else a refresh or a step-up.
-    /// `Err` says why not, naming the command that signs in.
+    /// After the server answered `status` (401 or 403, its `WWW-Authenticate` among
+    /// `headers`) to a request that carried `failed`: a login another request renewed since,
+    /// else a refresh or a step-up. `Err` says why not, naming the command that signs in.
     pub async fn renew(
         self: &Arc<Self>,
         status: u16,
-        challenge: Option<String>,
+        headers: &HeaderMap,
         failed: Option<String>,
     ) -> Result<(), String> {
+        let challenge = headers
+            .get(header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let held = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut oauth = lock(&held.oauth);
