@@ -106,7 +106,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Items per page. Default: the config''s defaultPageSize (50); at most maxPageSize (200)')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'The nextCursor of the previous page')
             [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable')
-            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Keep only items whose KEY equals VALUE (repeatable; all must match)')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same')
             [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page')
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Token counter for --budget. Default: the config''s `tokenizer` (auto)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'json: one page; jsonl: one page per line (the format of --all)')
@@ -163,6 +164,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'What the text is (detected from the name and the first 64 KB otherwise)')
             [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'The nextCursor of the previous chunk')
             [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100')
+            [CompletionResult]::new('--match', '--match', [CompletionResultType]::ParameterName, 'Find instead of chunk: every entry (log entry with its stack trace, Markdown block, JSONL record; in plain text, the line) that matches this regular expression (the regex crate''s syntax; (?i) for any case), whole, under `--- lines A-B`')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'With --match: N lines of context before and after each match (at most 50)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager')
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Token counter for --max-tokens. Default: the config''s `tokenizer` (auto)')
             [CompletionResult]::new('--secret-file', '--secret-file', [CompletionResultType]::ParameterName, 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET')
@@ -378,7 +381,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -396,6 +399,12 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;artifacts;show' {
+            [CompletionResult]::new('--match', '--match', [CompletionResultType]::ParameterName, 'The entries of its text that match this regular expression, whole (log entries with their stack traces, Markdown blocks, JSONL records, else lines); on a list of records, the records whose JSON matches')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'With --match on text: N lines of context around each match (at most 50)')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only the records that pass (as paginate --where): status=cancelled, total>100, title~refund, status in (a, b); repeatable, all must hold')
+            [CompletionResult]::new('--order-by', '--order-by', [CompletionResultType]::ParameterName, 'Records sorted by FIELD (FIELD:desc for largest first)')
+            [CompletionResult]::new('--aggregate', '--aggregate', [CompletionResultType]::ParameterName, 'Figures instead of records: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD)')
+            [CompletionResult]::new('--group-by', '--group-by', [CompletionResultType]::ParameterName, 'With --aggregate: the figures per value of this field')
             [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
             [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
@@ -420,7 +429,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         }
         'mcpguard;artifacts;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -515,7 +524,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         }
         'mcpguard;help;artifacts' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every artifact, oldest first: reference, size, age, expired or not')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove what expired, then the oldest until the store is under --cap')
             break
         }

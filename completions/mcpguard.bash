@@ -372,12 +372,36 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__artifacts__subcmd__show)
-            opts="-h -V --artifact-dir --ttl --config --color --help --version"
+            opts="-h -V --match --context --where --order-by --aggregate --group-by --artifact-dir --ttl --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --match)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --order-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --aggregate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --artifact-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -842,7 +866,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__chunk)
-            opts="-h -V --max-tokens --max-lines --kind --cursor --lines --all --format --tokenizer --secret-file --at --config --color --help --version"
+            opts="-h -V --max-tokens --max-lines --kind --cursor --lines --all --match --context --format --tokenizer --secret-file --at --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -865,6 +889,14 @@ _mcpguard() {
                     return 0
                     ;;
                 --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --match)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1360,7 +1392,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__paginate)
-            opts="-h -V --path --limit --cursor --order-by --filter --budget --tokenizer --all --format --secret-file --at --config --color --help --version"
+            opts="-h -V --path --limit --cursor --order-by --filter --where --budget --tokenizer --all --format --secret-file --at --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1379,6 +1411,10 @@ _mcpguard() {
                     return 0
                     ;;
                 --order-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -100,7 +100,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --limit 'Items per page. Default: the config''s defaultPageSize (50); at most maxPageSize (200)'
             cand --cursor 'The nextCursor of the previous page'
             cand --order-by 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable'
-            cand --filter 'Keep only items whose KEY equals VALUE (repeatable; all must match)'
+            cand --where 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same'
+            cand --filter 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same'
             cand --budget 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page'
             cand --tokenizer 'Token counter for --budget. Default: the config''s `tokenizer` (auto)'
             cand --format 'json: one page; jsonl: one page per line (the format of --all)'
@@ -154,6 +155,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --kind 'What the text is (detected from the name and the first 64 KB otherwise)'
             cand --cursor 'The nextCursor of the previous chunk'
             cand --lines 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100'
+            cand --match 'Find instead of chunk: every entry (log entry with its stack trace, Markdown block, JSONL record; in plain text, the line) that matches this regular expression (the regex crate''s syntax; (?i) for any case), whole, under `--- lines A-B`'
+            cand --context 'With --match: N lines of context before and after each match (at most 50)'
             cand --format 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager'
             cand --tokenizer 'Token counter for --max-tokens. Default: the config''s `tokenizer` (auto)'
             cand --secret-file 'File of cursor secrets, one per line (the first signs, all verify). Default: $MCPGUARD_CURSOR_SECRET'
@@ -353,7 +356,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'
-            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
             cand gc 'Remove what expired, then the oldest until the store is under --cap'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -369,6 +372,12 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --version 'Print version'
         }
         &'mcpguard;artifacts;show'= {
+            cand --match 'The entries of its text that match this regular expression, whole (log entries with their stack traces, Markdown blocks, JSONL records, else lines); on a list of records, the records whose JSON matches'
+            cand --context 'With --match on text: N lines of context around each match (at most 50)'
+            cand --where 'Only the records that pass (as paginate --where): status=cancelled, total>100, title~refund, status in (a, b); repeatable, all must hold'
+            cand --order-by 'Records sorted by FIELD (FIELD:desc for largest first)'
+            cand --aggregate 'Figures instead of records: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD)'
+            cand --group-by 'With --aggregate: the figures per value of this field'
             cand --artifact-dir 'The store. Default: the config''s artifactDir'
             cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
@@ -391,7 +400,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;artifacts;help'= {
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'
-            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
             cand gc 'Remove what expired, then the oldest until the store is under --cap'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -464,7 +473,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;help;artifacts'= {
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'
-            cand show 'Write one artifact''s bytes to stdout, exactly as stored'
+            cand show 'Write one artifact''s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
             cand gc 'Remove what expired, then the oldest until the store is under --cap'
         }
         &'mcpguard;help;artifacts;list'= {

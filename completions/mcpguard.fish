@@ -126,7 +126,7 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l path -d '
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l limit -d 'Items per page. Default: the config\'s defaultPageSize (50); at most maxPageSize (200)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l cursor -d 'The nextCursor of the previous page' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l order-by -d 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l filter -d 'Keep only items whose KEY equals VALUE (repeatable; all must match)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l where -l filter -d 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l budget -d 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand paginate" -l tokenizer -d 'Token counter for --budget. Default: the config\'s `tokenizer` (auto)' -r -f -a "auto\t'claude-fast, and the exact claude count wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a client limit, --max-tokens). The default'
 claude\t'Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0\'s offline reconstruction of the current tokenizer, exact against ctok. A reconstruction, not Anthropic\'s tokenizer'
@@ -194,6 +194,8 @@ text\t''
 jsonl\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l cursor -d 'The nextCursor of the previous chunk' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l lines -d 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l match -d 'Find instead of chunk: every entry (log entry with its stack trace, Markdown block, JSONL record; in plain text, the line) that matches this regular expression (the regex crate\'s syntax; (?i) for any case), whole, under `--- lines A-B`' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l context -d 'With --match: N lines of context before and after each match (at most 50)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l format -d 'json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager' -r -f -a "json\t''
 jsonl\t''
 text\t''"
@@ -393,7 +395,7 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and not __fish_seen_subcommand_from list show gc help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -l format -r -f -a "table\t'A table for people'
@@ -406,6 +408,12 @@ always\t''
 never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l match -d 'The entries of its text that match this regular expression, whole (log entries with their stack traces, Markdown blocks, JSONL records, else lines); on a list of records, the records whose JSON matches' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l context -d 'With --match on text: N lines of context around each match (at most 50)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l where -d 'Only the records that pass (as paginate --where): status=cancelled, total>100, title~refund, status in (a, b); repeatable, all must hold' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l order-by -d 'Records sorted by FIELD (FIELD:desc for largest first)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l aggregate -d 'Figures instead of records: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l group-by -d 'With --aggregate: the figures per value of this field' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l artifact-dir -d 'The store. Default: the config\'s artifactDir' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l ttl -d 'How long an artifact lives, e.g. 1h, 30m' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from show" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
@@ -424,7 +432,7 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand artifacts; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand generate" -l out -d 'Directory to write into (created if missing)' -r -F
@@ -453,5 +461,5 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "logout" -d 'Forget a server\'s login'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "header" -d 'Print a fresh Authorization header for a server (refreshed when it is about to expire), as the JSON object a headersHelper prints, or as an HTTP header line'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "list" -d 'Every artifact, oldest first: reference, size, age, expired or not'
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "show" -d 'Write one artifact\'s bytes to stdout, exactly as stored; or find in it (--match, --where, --aggregate)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand help; and __fish_seen_subcommand_from artifacts" -f -a "gc" -d 'Remove what expired, then the oldest until the store is under --cap'

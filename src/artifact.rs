@@ -60,7 +60,11 @@ impl Ref {
     /// The reference of `bytes` stored under `domain` (made safe: lowercase, other characters
     /// become `-`, empty becomes `result`).
     pub fn for_content(domain: &str, bytes: &[u8]) -> Ref {
-        let digest = Sha256::digest(bytes);
+        Ref::for_digest(domain, &Sha256::digest(bytes))
+    }
+
+    /// The reference of content whose SHA-256 is `digest` (hashed as it was read).
+    pub fn for_digest(domain: &str, digest: &[u8]) -> Ref {
         let mut id = String::with_capacity(ID_LEN);
         for byte in &digest[..ID_LEN / 2] {
             id.push_str(&format!("{byte:02x}"));

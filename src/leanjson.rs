@@ -186,14 +186,6 @@ fn unescape(raw: &str) -> Option<String> {
         let escape = *bytes.get(plain + 1)?;
         at = plain + 2;
         let simple = match escape {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
             b'u' => {
                 let high = hex4(bytes.get(at..at + 4)?)?;
                 at += 4;
@@ -215,11 +207,27 @@ fn unescape(raw: &str) -> Option<String> {
                 out.push(c);
                 continue;
             }
-            _ => return None,
+            other => simple_escape(other)?,
         };
         out.push(char::from(simple));
     }
     Some(out)
+}
+
+/// The byte a one-letter JSON escape (`\\n`, `\\"`, ...) stands for; `None` for `u` and for
+/// letters JSON has no escape for.
+pub fn simple_escape(letter: u8) -> Option<u8> {
+    Some(match letter {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
 }
 
 fn hex4(digits: &[u8]) -> Option<u32> {

@@ -29,5 +29,6 @@ pub mod parallel;
 pub mod pointer;
 pub mod proxy;
 pub mod pyjson;
+pub mod result_text;
 pub mod summarize;
 pub mod tokens;

@@ -1161,3 +1161,252 @@ fn the_stdio_bridge_answers_each_request_with_an_error_when_the_server_cannot_be
     let (code, _) = s.finish();
     assert_eq!(code, Some(0));
 }
+
+/// The reference a shrunk answer points at.
+fn reference_of(result: &Value) -> String {
+    budget_meta(result)["artifactRef"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no artifactRef: {result}"))
+        .to_owned()
+}
+
+fn tokens_of(result: &Value) -> u64 {
+    budget_meta(result)["estimatedTokens"].as_u64().unwrap()
+}
+
+#[test]
+fn the_fatal_entries_of_a_10000_line_log_come_back_whole_in_a_few_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = json!({"lines": 10_000, "fatal": true});
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let log = text_of(&direct.call("read_log", args.clone()))[0].clone();
+    let lines: Vec<&str> = log.split_inclusive('\n').collect();
+    // The FATAL entries as the log has them: the line and its indented stack trace.
+    let want: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(" FATAL "))
+        .map(|(i, _)| {
+            let mut entry = lines[i].to_owned();
+            entry.extend(
+                lines[i + 1..]
+                    .iter()
+                    .take_while(|l| l.starts_with("    at "))
+                    .copied(),
+            );
+            entry
+        })
+        .collect();
+    assert!(want.len() > 20, "{} FATAL entries", want.len());
+
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("read_log", args);
+    assert_eq!(budget_meta(&first)["outcome"], "chunked");
+    let reference = reference_of(&first);
+    // The shrunk result says a search is there.
+    let howto = text_of(&first).last().unwrap().clone();
+    assert!(howto.contains("\"match\""), "{howto}");
+
+    // Paging through everything, for comparison.
+    let (mut paged_tokens, mut paged_calls) = (tokens_of(&first), 1);
+    let mut page = first.clone();
+    while let Some(next) = page["nextCursor"].as_str().map(str::to_owned) {
+        page = s.more(json!({ "cursor": next }));
+        paged_tokens += tokens_of(&page);
+        paged_calls += 1;
+    }
+
+    let mut answer = s.more(json!({"ref": reference, "match": "FATAL"}));
+    let head = text_of(&answer)[0].clone();
+    assert!(
+        head.contains(&format!(
+            "{} log entries match `FATAL` in 10,000 lines (log)",
+            want.len()
+        )),
+        "{head}"
+    );
+    let (mut got, mut calls, mut tokens) = (Vec::new(), 1, 0);
+    loop {
+        assert_within_budget(&answer);
+        tokens += tokens_of(&answer);
+        let texts = text_of(&answer);
+        // Blocks: `--- lines A-B` then the entry, whole.
+        for block in texts[1].split("--- lines ").skip(1) {
+            let (range, text) = block.split_once('\n').unwrap();
+            let (a, b) = range.split_once('-').unwrap();
+            let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+            assert_eq!(text, lines[a - 1..b].concat(), "lines {a}-{b}");
+            got.push(text.to_owned());
+        }
+        let Some(next) = answer["nextCursor"].as_str().map(str::to_owned) else {
+            break;
+        };
+        answer = s.more(json!({ "cursor": next }));
+        calls += 1;
+    }
+    assert_eq!(got, want, "every FATAL entry, whole, once, in order");
+    assert!(calls <= 3, "{calls} calls");
+    assert!(
+        tokens * 5 < paged_tokens,
+        "the search cost {tokens} tokens in {calls} calls; paging through it all {paged_tokens} in {paged_calls}"
+    );
+    eprintln!(
+        "FATAL entries: {} in {calls} calls, {tokens} tokens; paging through the log: {paged_calls} calls, {paged_tokens} tokens",
+        got.len()
+    );
+
+    // Context lines around each match, as lines of the log.
+    let around = s.more(json!({"ref": reference, "match": "FATAL", "context": 1, "limit": 2}));
+    let texts = text_of(&around);
+    let block = texts[1].split("--- lines ").nth(1).unwrap();
+    let (range, text) = block.split_once('\n').unwrap();
+    let (a, b) = range.split_once('-').unwrap();
+    let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+    assert_eq!(text, lines[a - 1..b].concat());
+    assert!(
+        lines[a - 1].contains(" INFO ") && lines[a].contains(" FATAL "),
+        "{text}"
+    );
+    assert_eq!(texts[1].matches("--- lines ").count(), 2, "limit: 2 blocks");
+
+    // Nothing matches: an answer, not an error.
+    let none = s.more(json!({"ref": reference, "match": "(?i)segfault"}));
+    assert!(none.get("isError").is_none(), "{none}");
+    assert!(text_of(&none)[0].contains("No log entry matches"), "{none}");
+}
+
+#[test]
+fn the_cancelled_bookings_among_500_and_their_total_in_one_or_two_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = json!({"count": 500, "mixed": true});
+    let mut direct = Session::direct(dir.path());
+    direct.initialize();
+    let original: Value =
+        serde_json::from_str(&text_of(&direct.call("list_bookings", args.clone()))[0]).unwrap();
+    let cancelled: Vec<&Value> = original["bookings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["status"] == "cancelled")
+        .collect();
+    let total: u64 = cancelled
+        .iter()
+        .map(|b| b["totalPrice"]["amount"].as_u64().unwrap())
+        .sum();
+    assert_eq!(cancelled.len(), 50);
+
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("list_bookings", args);
+    assert_eq!(budget_meta(&first)["outcome"], "paginated");
+    let reference = reference_of(&first);
+    assert!(
+        text_of(&first).last().unwrap().contains("\"where\""),
+        "{first}"
+    );
+
+    // How many, and their total: one small answer.
+    let figures = s.more(json!({"ref": reference, "where": "status=cancelled",
+                                "aggregate": "count, sum(totalPrice.amount)"}));
+    let f: Value = serde_json::from_str(&text_of(&figures)[0]).unwrap();
+    assert_eq!(f["matched"], 50);
+    assert_eq!(f["of"], 500);
+    assert_eq!(f["count"], 50);
+    assert_eq!(f["sum(totalPrice.amount)"], total);
+    assert!(tokens_of(&figures) < 100, "{}", tokens_of(&figures));
+    // Grouped: every status with its count.
+    let grouped = s.more(json!({"ref": reference, "aggregate": "count", "group_by": "status"}));
+    let g: Value = serde_json::from_str(&text_of(&grouped)[0]).unwrap();
+    assert_eq!(g["groups"][0], json!({"status": "confirmed", "count": 400}));
+
+    // The records themselves, narrowed, largest first: every cancelled one, once.
+    let mut page = s.more(json!({"ref": reference, "where": "status=cancelled",
+                                 "order_by": "totalPrice.amount:desc",
+                                 "fields": "id,totalPrice.amount"}));
+    assert!(
+        text_of(&page)[0].contains("50 of 500 records match `status=cancelled`"),
+        "{page}"
+    );
+    let (mut ids, mut calls, mut last) = (Vec::new(), 1, u64::MAX);
+    loop {
+        assert_within_budget(&page);
+        let body: Value = serde_json::from_str(&text_of(&page)[1]).unwrap();
+        for item in body["items"].as_array().unwrap() {
+            let amount = item["totalPrice.amount"].as_u64().unwrap();
+            assert!(amount <= last, "ordered by amount, largest first");
+            last = amount;
+            ids.push(item["id"].as_str().unwrap().to_owned());
+        }
+        let Some(next) = page["nextCursor"].as_str().map(str::to_owned) else {
+            break;
+        };
+        page = s.more(json!({ "cursor": next }));
+        calls += 1;
+    }
+    let mut want: Vec<String> = cancelled
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    want.sort();
+    assert_eq!(ids, want);
+    assert!(calls <= 2, "{calls} calls");
+}
+
+#[test]
+fn questions_the_store_cannot_answer_get_errors_that_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let log = reference_of(&s.call("read_log", json!({})));
+    let list = reference_of(&s.call("list_bookings", json!({"count": 500, "mixed": true})));
+    for (arguments, says) in [
+        (
+            json!({"ref": log, "match": "(unclosed"}),
+            "not a valid pattern",
+        ),
+        (
+            json!({"ref": log, "match": "\\w{1000}{1000}"}),
+            "too costly",
+        ),
+        (
+            json!({"ref": log, "match": "x", "context": 99}),
+            "at most 50",
+        ),
+        (
+            json!({"ref": log, "where": "status=cancelled"}),
+            "holds text, not a list of records",
+        ),
+        (
+            json!({"ref": list, "where": "statsu=cancelled"}),
+            "no record has the field `statsu`; the records have id, guestName, status",
+        ),
+        (json!({"ref": list, "where": "status"}), "no operator"),
+        (
+            json!({"ref": list, "aggregate": "median(nights)"}),
+            "expected count, sum(FIELD)",
+        ),
+        (
+            json!({"ref": list, "order_by": "nights:sideways"}),
+            "expected FIELD, FIELD:asc or FIELD:desc",
+        ),
+        (
+            json!({"ref": log, "match": "ERROR", "lines": "1-5"}),
+            "`lines` reads a range",
+        ),
+    ] {
+        let answer = s.more(arguments.clone());
+        assert_eq!(answer["isError"], true, "{arguments}: {answer}");
+        let text = &text_of(&answer)[0];
+        assert!(text.contains(says), "{arguments}: {text}");
+    }
+    let page = s.more(json!({"ref": log, "match": "ERROR", "limit": 1}));
+    let next = page["nextCursor"].as_str().unwrap();
+    let answer = s.more(json!({"cursor": next, "match": "INFO"}));
+    assert!(
+        text_of(&answer)[0].contains("a cursor carries its question"),
+        "{answer}"
+    );
+}

@@ -226,9 +226,20 @@ fn page<T: serde::de::DeserializeOwned>(
 }
 
 fn bookings(n: usize) -> Vec<Value> {
+    mixed_bookings(n, false)
+}
+
+/// Bookings; `mixed`: some cancelled (every tenth from the fourth) and some pending, as a real
+/// property's list is.
+fn mixed_bookings(n: usize, mixed: bool) -> Vec<Value> {
     (0..n)
         .map(|i| {
-            json!({"id": format!("bk_{i:05}"), "guestName": format!("Guest {i}"), "status": "confirmed",
+            let status = match i % 10 {
+                3 if mixed => "cancelled",
+                7 if mixed => "pending",
+                _ => "confirmed",
+            };
+            json!({"id": format!("bk_{i:05}"), "guestName": format!("Guest {i}"), "status": status,
                 "checkInDate": "2026-12-01", "nights": i % 9 + 1, "totalPrice": {"amount": 120 * (i % 9 + 1), "currency": "EUR"},
                 "notes": "Late arrival after 22:00; the key box code was sent by SMS. Prefers the upstairs room."})
         })
@@ -237,15 +248,21 @@ fn bookings(n: usize) -> Vec<Value> {
 
 /// A realistic application log: timestamped lines, and now and then an error with its
 /// indented stack trace (continuation lines a chunker must keep with their entry).
-fn worker_log(lines: usize) -> String {
+/// `fatal`: every fourth error is FATAL instead.
+fn worker_log_with(lines: usize, fatal: bool) -> String {
     let mut out = String::new();
     let mut n = 0;
     while n < lines {
         let (minute, second, milli) = (n / 600 % 60, n / 10 % 60, n * 37 % 1000);
         let worker = n % 4;
         if n % 97 == 96 {
+            let level = if fatal && n / 97 % 4 == 3 {
+                "FATAL"
+            } else {
+                "ERROR"
+            };
             out.push_str(&format!(
-                "2026-11-23T08:{minute:02}:{second:02}.{milli:03}Z ERROR [worker-{worker}] booking bk_{n:05} failed: payment gateway timed out after 30000 ms\n"
+                "2026-11-23T08:{minute:02}:{second:02}.{milli:03}Z {level} [worker-{worker}] booking bk_{n:05} failed: payment gateway timed out after 30000 ms\n"
             ));
             for frame in [
                 "charge_card (payments/gateway.py:214)",
@@ -421,7 +438,11 @@ impl ServerHandler for Fixture {
                     .unwrap_or(300)
                     .min(100_000);
                 let count = count as usize;
-                text_result(json!({"bookings": bookings(count), "total": count}).to_string())
+                // `mixed` (also left out of the schema): statuses vary, for the search tests.
+                let mixed = args.get("mixed").and_then(Value::as_bool) == Some(true);
+                text_result(
+                    json!({"bookings": mixed_bookings(count, mixed), "total": count}).to_string(),
+                )
             }
             "screenshot" => {
                 let png =
@@ -459,7 +480,13 @@ impl ServerHandler for Fixture {
                 text_result("garbage written".into())
             }
             "huge" => text_result("x".repeat(5 << 20)),
-            "read_log" => text_result(worker_log(4000)),
+            // `lines` and `fatal`, left out of the schema: a longer log, some errors FATAL.
+            "read_log" => text_result(worker_log_with(
+                args.get("lines")
+                    .and_then(Value::as_u64)
+                    .map_or(4000, |n| n.min(1_000_000) as usize),
+                args.get("fatal").and_then(Value::as_bool) == Some(true),
+            )),
             other => {
                 return Err(McpError::invalid_params(format!("no tool {other}"), None));
             }

@@ -11,6 +11,7 @@
 
 pub mod boundaries;
 pub mod lines;
+pub mod search;
 
 use std::io::{self, BufRead};
 
@@ -228,8 +229,8 @@ fn chars_for_tokens(tokens: u64) -> u64 {
     b * 4 + 3
 }
 
-/// Which lines start a unit, for each kind of text.
-struct Classifier {
+/// Which lines start a unit, for each kind of text: fed every line in order.
+pub struct Classifier {
     kind: Kind,
     first: bool,
     prev_blank: bool,
@@ -239,7 +240,7 @@ struct Classifier {
 }
 
 impl Classifier {
-    fn new(kind: Kind) -> Self {
+    pub fn new(kind: Kind) -> Self {
         Classifier {
             kind,
             first: true,
@@ -250,7 +251,8 @@ impl Classifier {
         }
     }
 
-    fn starts_unit(&mut self, line: &[u8]) -> bool {
+    /// True when `line` (the next line, with its `\n`) starts a new unit.
+    pub fn starts_unit(&mut self, line: &[u8]) -> bool {
         let first = std::mem::replace(&mut self.first, false);
         let blank = boundaries::blank(line);
         let starts = match self.kind {

@@ -1,7 +1,7 @@
 //! `mcpguard artifacts`: the full results the proxy (and `summarize`) kept, listed, shown and
 //! cleared out by age and size.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -16,12 +16,19 @@ The store is the config's artifactDir (.mcpguard/artifacts) unless --artifact-di
 An artifact is the full result a shrunk response points at (ax://DOMAIN/ID); the proxy keeps them
 for --artifact-ttl (1h) and under --artifact-cap (100 MB), and `gc` applies the same rules by hand.
 
-Exit codes: 0 done; 1 `show` found no such artifact (or it expired); 2 a bad reference or an
-unreadable store.
+`show --match` writes the matching entries whole (each under `--- lines A-B`); `--where` and
+`--order-by` write the records that pass, one JSON object per line; `--aggregate` writes figures.
+The filter language is paginate's --where; the same questions a model asks with mcpguard_more.
+
+Exit codes: 0 done; 1 `show` found no such artifact (or it expired), or nothing matched; 2 a bad
+reference, pattern or filter, or an unreadable store.
 
 Examples:
   mcpguard artifacts list
   mcpguard artifacts show ax://read_log/05881f79083eb8b3 | mcpguard chunk -
+  mcpguard artifacts show ax://read_log/05881f79083eb8b3 --match 'ERROR|FATAL' --context 2
+  mcpguard artifacts show ax://list_bookings/9c1e0d2a44b1f0e7 --where status=cancelled
+  mcpguard artifacts show ax://list_bookings/9c1e0d2a44b1f0e7 --aggregate 'count, sum(total)' --group-by status
   mcpguard artifacts gc --ttl 10m --cap 50000000";
 
 #[derive(Debug, clap::Args)]
@@ -46,10 +53,13 @@ pub enum Action {
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
     },
-    /// Write one artifact's bytes to stdout, exactly as stored.
+    /// Write one artifact's bytes to stdout, exactly as stored; or find in it (--match,
+    /// --where, --aggregate).
     Show {
         /// The reference, ax://DOMAIN/ID.
         reference: String,
+        #[command(flatten)]
+        find: FindArgs,
     },
     /// Remove what expired, then the oldest until the store is under --cap.
     Gc {
@@ -57,6 +67,48 @@ pub enum Action {
         #[arg(long, value_name = "BYTES", default_value_t = store::DEFAULT_CAP_BYTES)]
         cap: u64,
     },
+}
+
+/// What `artifacts show` finds instead of writing the whole artifact: the same questions the
+/// proxy's `mcpguard_more` answers for a model.
+#[derive(Debug, Default, clap::Args)]
+pub struct FindArgs {
+    /// The entries of its text that match this regular expression, whole (log entries with
+    /// their stack traces, Markdown blocks, JSONL records, else lines); on a list of records,
+    /// the records whose JSON matches.
+    #[arg(long = "match", value_name = "REGEX")]
+    pub pattern: Option<String>,
+
+    /// With --match on text: N lines of context around each match (at most 50).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub context: usize,
+
+    /// Only the records that pass (as paginate --where): status=cancelled, total>100,
+    /// title~refund, status in (a, b); repeatable, all must hold.
+    #[arg(long = "where", value_name = "CONDITION")]
+    pub filters: Vec<String>,
+
+    /// Records sorted by FIELD (FIELD:desc for largest first).
+    #[arg(long, value_name = "FIELD[:asc|desc]")]
+    pub order_by: Option<String>,
+
+    /// Figures instead of records: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD).
+    #[arg(long, value_name = "MEASURES")]
+    pub aggregate: Option<String>,
+
+    /// With --aggregate: the figures per value of this field.
+    #[arg(long, value_name = "FIELD")]
+    pub group_by: Option<String>,
+}
+
+impl FindArgs {
+    fn asks(&self) -> bool {
+        self.pattern.is_some()
+            || !self.filters.is_empty()
+            || self.order_by.is_some()
+            || self.aggregate.is_some()
+            || self.group_by.is_some()
+    }
 }
 
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
@@ -99,7 +151,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             }
             Ok(Code::Ok)
         }
-        Action::Show { reference } => {
+        Action::Show { reference, find } if find.asks() => {
+            let r = Ref::parse(&reference)?;
+            let tokenizer = super::load_config(config)?.config.tokenizer;
+            self::find(&r, &find, tokenizer, &mut store, &mut out)
+        }
+        Action::Show { reference, .. } => {
             let r = Ref::parse(&reference)?;
             match store.get(&r).map_err(anyhow::Error::msg)? {
                 Some(text) => {
@@ -132,4 +189,119 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             Ok(Code::Ok)
         }
     }
+}
+
+/// `artifacts show --match/--where/...`: the matching entries of its text, or its records that
+/// pass (one JSON object per line), or the figures.
+fn find(
+    r: &Ref,
+    find: &FindArgs,
+    tokenizer: mcpguard::tokens::Tokenizer,
+    store: &mut DirStore,
+    out: &mut impl Write,
+) -> anyhow::Result<Code> {
+    use mcpguard::chunk::search;
+    use mcpguard::paginate::{Order, Where, aggregate::Aggregate, select};
+    use mcpguard::proxy::find::{self, Searched};
+
+    let pattern = find
+        .pattern
+        .as_deref()
+        .map(|p| search::compile(p).map_err(|e| anyhow::anyhow!("--match {p}: {e}")))
+        .transpose()?;
+    if find.context > search::MAX_CONTEXT {
+        anyhow::bail!(
+            "--context {}: at most {}",
+            find.context,
+            search::MAX_CONTEXT
+        );
+    }
+    let asks_records = !find.filters.is_empty()
+        || find.order_by.is_some()
+        || find.aggregate.is_some()
+        || find.group_by.is_some();
+    let value = match (&pattern, asks_records) {
+        (Some(regex), false) => {
+            let query = search::Query {
+                pattern: regex.clone(),
+                context: find.context,
+                kind: None,
+            };
+            match find::search_stored(
+                r,
+                query,
+                super::render::whole_window(tokenizer),
+                None,
+                store,
+            )
+            .map_err(anyhow::Error::msg)?
+            {
+                Searched::Text(found) => {
+                    let p = find.pattern.as_deref().unwrap_or_default();
+                    super::render::write_matches(out, &found, p, false)?;
+                    return Ok(if found.entries > 0 {
+                        Code::Ok
+                    } else {
+                        Code::Findings
+                    });
+                }
+                Searched::Records(value) => value,
+            }
+        }
+        _ => find::load(r, store).map_err(anyhow::Error::msg)?,
+    };
+    let Some(located) = find::records(&value) else {
+        anyhow::bail!(
+            "{r} holds text, not a list of records: --where, --order-by and --aggregate work on records; find lines with --match"
+        );
+    };
+    let filter = (!find.filters.is_empty())
+        .then(|| Where::parse(&find.filters))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--where {e}"))?;
+    let order = find.order_by.as_deref().map(Order::parse).transpose()?;
+    let question = select::Question {
+        filter: filter.as_ref(),
+        pattern: pattern.as_ref(),
+        order: order.as_ref(),
+        fields: None,
+    };
+    if find.aggregate.is_some() || find.group_by.is_some() {
+        let aggregate = Aggregate::parse(
+            find.aggregate.as_deref().unwrap_or("count"),
+            find.group_by.as_deref(),
+        )
+        .map_err(|e| anyhow::anyhow!("--aggregate {e}"))?;
+        let kept: Vec<_> = (0..located.len())
+            .map(|i| located.item(i))
+            .filter(|item| question.keeps(item))
+            .collect();
+        let figures = aggregate.over(kept.iter().map(|c| &**c));
+        super::render::write_json(out, &figures)?;
+        return Ok(Code::Ok);
+    }
+    let picked = select::select(&located, &question);
+    let items: Vec<&serde_json::Value> = match &picked.doc {
+        serde_json::Value::Object(m) if m.contains_key("items") && m.len() == 1 => m["items"]
+            .as_array()
+            .map(|a| a.iter().collect())
+            .unwrap_or_default(),
+        serde_json::Value::Object(m) => m.values().collect(),
+        _ => Vec::new(),
+    };
+    for item in items {
+        serde_json::to_writer(&mut *out, item)?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    super::render::warning(&format!(
+        "{} of {} records match",
+        super::render::thousands(picked.matched as u64),
+        super::render::thousands(picked.total as u64)
+    ));
+    Ok(if picked.matched > 0 {
+        Code::Ok
+    } else {
+        Code::Findings
+    })
 }

@@ -25,14 +25,19 @@ read in one streaming pass; concatenating every chunk gives it back byte for byt
 
 A JSON file holding an MCP tool result is chunked by the text of its first text block.
 
-Exit codes: 0 a chunk was written; 1 the cursor was refused; 2 it could not run (unreadable,
-empty, binary or non-UTF-8 input, a bad range, no cursor secret).
+With --match, the matching entries are written whole (each under `--- lines A-B`; --format jsonl:
+one JSON object per line) and how many matched goes to stderr.
+
+Exit codes: 0 a chunk was written (with --match: something matched); 1 the cursor was refused
+(with --match: nothing matched); 2 it could not run (unreadable, empty, binary or non-UTF-8
+input, a bad range or pattern, no cursor secret).
 
 Examples:
   mcpguard chunk app.log                              # the first chunk, with a nextCursor
   mcpguard chunk app.log --cursor \"$NEXT\"             # the next one
   mcpguard chunk app.log --lines 100:200 --format text
   mcpguard chunk README.md --kind markdown --all --format jsonl
+  mcpguard chunk app.log --match 'FATAL|panic' --context 2   # the matching entries, whole
   some-tool | mcpguard chunk - --format text | less";
 
 #[derive(Debug, clap::Args)]
@@ -66,6 +71,16 @@ pub struct Args {
     /// Every chunk from here to the end (--format jsonl: one per line; text: the bare content).
     #[arg(long)]
     pub all: bool,
+
+    /// Find instead of chunk: every entry (log entry with its stack trace, Markdown block,
+    /// JSONL record; in plain text, the line) that matches this regular expression (the regex
+    /// crate's syntax; (?i) for any case), whole, under `--- lines A-B`.
+    #[arg(long = "match", value_name = "REGEX", conflicts_with_all = ["cursor", "lines", "all"])]
+    pub pattern: Option<String>,
+
+    /// With --match: N lines of context before and after each match (at most 50).
+    #[arg(long, value_name = "N", requires = "pattern", default_value_t = 0)]
+    pub context: usize,
 
     /// json: one chunk; jsonl: one chunk per line; text: the bare content, for a pager.
     #[arg(long, value_enum, default_value_t = ChunkFormat::Json)]
@@ -126,6 +141,13 @@ impl Source {
             )),
             Source::Memory { bytes, .. } => Box::new(bytes.as_slice()),
         })
+    }
+
+    /// The first 64 KB, to tell the kind of text.
+    fn head(&self) -> anyhow::Result<Vec<u8>> {
+        let mut head = Vec::with_capacity(64 << 10);
+        self.reader()?.take(64 << 10).read_to_end(&mut head)?;
+        Ok(head)
     }
 
     fn range(&self, start: u64, end: u64) -> anyhow::Result<String> {
@@ -207,6 +229,50 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let c = &effective.config;
     let source = open(&args.input, c)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+
+    if let Some(pattern) = &args.pattern {
+        let regex = mcpguard::chunk::search::compile(pattern)
+            .map_err(|e| anyhow::anyhow!("--match {pattern}: {e}"))?;
+        if args.context > mcpguard::chunk::search::MAX_CONTEXT {
+            anyhow::bail!(
+                "--context {}: at most {} lines",
+                args.context,
+                mcpguard::chunk::search::MAX_CONTEXT
+            );
+        }
+        let kind = match args.kind {
+            Some(k) => Kind::from(k),
+            None => Kind::detect(Some(source.name()), &source.head()?),
+        };
+        let query = mcpguard::chunk::search::Query {
+            pattern: regex,
+            context: args.context,
+            kind: Some(kind),
+        };
+        let tokenizer = args.tokenizer.map_or(c.tokenizer, Tokenizer::from);
+        let mut searcher =
+            mcpguard::chunk::search::Searcher::new(query, render::whole_window(tokenizer));
+        let mut reader = source.reader()?;
+        loop {
+            let buf = reader
+                .fill_buf()
+                .with_context(|| format!("{}: cannot read", source.name()))?;
+            if buf.is_empty() {
+                break;
+            }
+            searcher.feed(buf);
+            let n = buf.len();
+            reader.consume(n);
+        }
+        let found = searcher.finish();
+        // Text for people unless JSON Lines is asked for (json is chunk's default, not a choice).
+        render::write_matches(&mut out, &found, pattern, args.format == ChunkFormat::Jsonl)?;
+        return Ok(if found.entries > 0 {
+            Code::Ok
+        } else {
+            Code::Findings
+        });
+    }
 
     if let Some(spec) = &args.lines {
         let range = Range::parse(spec).map_err(anyhow::Error::msg)?;

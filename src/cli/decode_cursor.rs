@@ -155,7 +155,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
                 let fp = paginate::fingerprint(
                     located.items(),
                     order.as_ref(),
-                    &p.filters.clone().unwrap_or_default(),
+                    &paginate::issued_filters(p)?,
                 );
                 let matches = p.fingerprint.as_ref().map(|issued| *issued == fp);
                 if matches == Some(false) && verdict.usable() {

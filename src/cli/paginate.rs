@@ -33,7 +33,9 @@ Examples:
   export MCPGUARD_CURSOR_SECRET=$(openssl rand -hex 32)
   mcpguard paginate bookings.json --limit 50
   mcpguard paginate bookings.json --cursor \"$(jq -r .nextCursor page1.json)\"
-  mcpguard paginate bookings.json --filter status=confirmed --order-by checkInDate:asc
+  mcpguard paginate bookings.json --where status=confirmed --order-by checkInDate:asc
+  mcpguard paginate bookings.json --where 'total>=500 and checkInDate<2026-12-01'
+  mcpguard paginate bookings.json --where 'status in (cancelled, refunded)' --aggregate 'count, sum(total)' --group-by status
   some-tool | mcpguard paginate - --budget 2000
   mcpguard paginate bookings.json --all --format jsonl";
 
@@ -60,8 +62,10 @@ pub struct Args {
     #[arg(long, value_name = "FIELD[:asc|desc]")]
     pub order_by: Option<String>,
 
-    /// Keep only items whose KEY equals VALUE (repeatable; all must match).
-    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    /// Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers
+    /// and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted
+    /// (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same.
+    #[arg(long = "where", visible_alias = "filter", value_name = "CONDITION")]
     pub filters: Vec<String>,
 
     /// Shrink the page until its output fits this many tokens; meta.heldBack says how many
@@ -105,8 +109,9 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         limit: args.limit,
         order: args.order_by.as_deref().map(Order::parse).transpose()?,
         filters: (!args.filters.is_empty())
-            .then(|| paginate::parse_filters(&args.filters))
-            .transpose()?,
+            .then(|| paginate::Where::parse(&args.filters))
+            .transpose()
+            .map_err(PaginateError::from)?,
         input_order: false,
     };
     let now = args.signing.now();
@@ -176,7 +181,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             && next.len() > c.read_limits.cursor_bytes()
         {
             anyhow::bail!(
-                "the order and filters make a {}-byte cursor, over the {} that paginate reads back (readLimits.maxCursorBytes); shorten --order-by and --filter",
+                "the order and filters make a {}-byte cursor, over the {} that paginate reads back (readLimits.maxCursorBytes); shorten --order-by and --where",
                 next.len(),
                 c.read_limits.max_cursor_bytes
             );

@@ -42,3 +42,56 @@ pub fn warning(message: &str) {
         "mcpguard: {style}warning{style:#}: {message}"
     );
 }
+
+/// Matches of `--match` as people read them: each block under a `--- lines A-B` line on stdout
+/// (JSON Lines with --format json), and how many matched on stderr.
+pub fn write_matches(
+    out: &mut impl Write,
+    found: &mcpguard::chunk::search::Found,
+    pattern: &str,
+    json: bool,
+) -> anyhow::Result<()> {
+    for b in &found.shown {
+        if json {
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "text": b.text}),
+            )?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "--- lines {}-{}", b.start_line, b.end_line)?;
+            out.write_all(b.text.as_bytes())?;
+            if !b.text.ends_with('\n') {
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()?;
+    let mut e = anstream::stderr();
+    let (one, many) = match found.kind {
+        mcpguard::chunk::Kind::Text => ("line", "lines"),
+        mcpguard::chunk::Kind::Log => ("log entry", "log entries"),
+        mcpguard::chunk::Kind::Markdown => ("block", "blocks"),
+        mcpguard::chunk::Kind::Jsonl => ("record", "records"),
+    };
+    let _ = writeln!(
+        e,
+        "{} {} match{} `{pattern}` in {} lines ({})",
+        mcpguard::human::thousands(found.entries),
+        if found.entries == 1 { one } else { many },
+        if found.entries == 1 { "es" } else { "" },
+        mcpguard::human::thousands(found.total_lines),
+        found.kind.name()
+    );
+    Ok(())
+}
+
+/// Everything a search finds, for a person: no budget, no page.
+pub fn whole_window(tokenizer: mcpguard::tokens::Tokenizer) -> mcpguard::chunk::search::Window {
+    mcpguard::chunk::search::Window {
+        skip: 0,
+        max_blocks: usize::MAX,
+        max_tokens: u64::MAX,
+        tokenizer,
+    }
+}

@@ -11,21 +11,23 @@
 //! against other options or changed data is refused rather than silently skipping or repeating
 //! items. [`Pager`] holds the ordered list, so walking every page is linear in the list's size.
 
+pub mod aggregate;
+pub mod filter;
 mod lean;
 mod locate;
 mod order;
 mod scan;
-
-use std::borrow::Cow;
-use std::cmp::Ordering;
-use std::collections::BTreeMap;
+pub mod select;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::cmp::Ordering;
 
+pub use filter::{BadFilter, Where};
 pub use lean::locate_lean;
 pub use locate::{Located, locate};
-pub use order::{CREATION_FIELDS, Order, default_order, parse_filters};
+pub use order::{CREATION_FIELDS, Order, default_order};
 pub use scan::fingerprint;
 
 use crate::cursor::{self, Decoded, Payload, Secrets, Verdict};
@@ -58,8 +60,8 @@ pub enum PaginateError {
     LimitTooLarge { max: usize },
     #[error("--order-by {0}: expected FIELD, FIELD:asc or FIELD:desc")]
     BadOrder(String),
-    #[error("--filter {0}: expected KEY=VALUE")]
-    BadFilter(String),
+    #[error("--where {0}")]
+    BadFilter(#[from] BadFilter),
     #[error("{0}")]
     Cursor(cursor::Malformed),
     /// A cursor that decoded but did not pass its checks, with the time it was issued.
@@ -104,7 +106,7 @@ impl PaginateError {
 pub struct Request {
     pub limit: Option<usize>,
     pub order: Option<Order>,
-    pub filters: Option<BTreeMap<String, String>>,
+    pub filters: Option<Where>,
     /// Keep the list's own order when none is asked for, instead of newest first (the proxy:
     /// a page must read as the server wrote it).
     pub input_order: bool,
@@ -129,13 +131,27 @@ pub struct Pager<'l, 'd> {
     /// The view is already in order (common: APIs return sorted lists).
     presorted: bool,
     pub order: Option<Order>,
-    pub filters: BTreeMap<String, String>,
+    pub filters: Where,
     pub limit: usize,
     pub fingerprint: String,
     /// The request set no order and no filters: the list is as it came.
     untouched: bool,
     /// Extra members every cursor of this pager carries (the proxy's artifact reference).
     pub tags: serde_json::Map<String, Value>,
+}
+
+/// The filters a cursor was issued with: the seed's `filters` map and mcpguard's `where`.
+pub fn issued_filters(p: &Payload) -> Result<Where, PaginateError> {
+    let mut filters = p
+        .filters
+        .as_ref()
+        .map(Where::from_equalities)
+        .unwrap_or_default();
+    if let Some(Value::Array(conditions)) = p.unknown.get("where") {
+        let texts: Vec<&str> = conditions.iter().filter_map(Value::as_str).collect();
+        filters.conditions.extend(Where::parse(&texts)?.conditions);
+    }
+    Ok(filters)
 }
 
 impl<'l, 'd> Pager<'l, 'd> {
@@ -160,8 +176,8 @@ impl<'l, 'd> Pager<'l, 'd> {
         };
         let filters = match (&request.filters, issued) {
             (Some(f), _) => f.clone(),
-            (None, Some(p)) => p.filters.clone().unwrap_or_default(),
-            (None, None) => BTreeMap::new(),
+            (None, Some(p)) => issued_filters(p)?,
+            (None, None) => Where::default(),
         };
         if let Some(p) = issued {
             let issued_order = p.order.clone().unwrap_or_else(|| "input order".to_owned());
@@ -176,21 +192,18 @@ impl<'l, 'd> Pager<'l, 'd> {
                     requested: requested_order,
                 });
             }
-            let issued_filters = p.filters.clone().unwrap_or_default();
-            if issued_filters != filters {
-                let show = |f: &BTreeMap<String, String>| {
+            let issued_filters = issued_filters(p)?;
+            if issued_filters.canonical() != filters.canonical() {
+                let show = |f: &Where| {
                     if f.is_empty() {
                         "no filters".to_owned()
                     } else {
-                        f.iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        f.canonical().join(", ")
                     }
                 };
                 return Err(PaginateError::Mismatch {
                     what: "filters",
-                    flag: "--filter",
+                    flag: "--where",
                     issued: show(&issued_filters),
                     requested: show(&filters),
                 });
@@ -220,9 +233,10 @@ impl<'l, 'd> Pager<'l, 'd> {
                 return Err(PaginateError::Mismatch {
                     what: "paging by",
                     flag: "--order-by or --filter",
-                    issued: order
-                        .as_ref()
-                        .map_or_else(|| format!("{} filters", filters.len()), Order::to_string),
+                    issued: order.as_ref().map_or_else(
+                        || format!("{} filters", filters.conditions.len()),
+                        Order::to_string,
+                    ),
                     requested: "the list's own order, unfiltered".to_owned(),
                 });
             }
@@ -336,7 +350,17 @@ impl<'l, 'd> Pager<'l, 'd> {
         let next = (end < self.total()).then(|| {
             let mut payload = Payload::new(end as u64, issued_at);
             payload.order = self.order.as_ref().map(Order::to_string);
-            payload.filters = (!self.filters.is_empty()).then(|| self.filters.clone());
+            if !self.filters.is_empty() {
+                // Equalities as the seed's `filters` map; anything else in mcpguard's `where`.
+                match self.filters.as_equalities() {
+                    Some(map) => payload.filters = Some(map),
+                    None => {
+                        payload
+                            .unknown
+                            .insert("where".into(), self.filters.canonical().into());
+                    }
+                }
+            }
             payload.kind = Some("page".to_owned());
             payload.limit = Some(self.limit as u64);
             payload.fingerprint = Some(self.fingerprint.clone());
@@ -603,10 +627,8 @@ mod tests {
 
     fn fp(items: &Value, order: Option<&str>, filters: &[(&str, &str)]) -> String {
         let order = order.map(|o| Order::parse(o).unwrap());
-        let filters = filters
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let texts: Vec<String> = filters.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let filters = Where::parse(&texts).unwrap();
         fingerprint(items.as_array().unwrap(), order.as_ref(), &filters)
     }
 

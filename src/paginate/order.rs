@@ -1,9 +1,7 @@
 //! Ordering and filtering items: `--order-by FIELD[:asc|desc]` (dotted for nested fields), the
-//! default order (newest first by creation time, FR-006), sort keys that compare cheaply, and
-//! `--filter KEY=VALUE`.
+//! default order (newest first by creation time, FR-006), and sort keys that compare cheaply.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::Value;
@@ -49,17 +47,6 @@ impl fmt::Display for Order {
             if self.descending { "desc" } else { "asc" }
         )
     }
-}
-
-/// `KEY=VALUE` pairs into a filter map.
-pub fn parse_filters(pairs: &[String]) -> Result<BTreeMap<String, String>, PaginateError> {
-    pairs
-        .iter()
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
-            _ => Err(PaginateError::BadFilter(p.clone())),
-        })
-        .collect()
 }
 
 /// The value at a dotted path (`price.total`) of an item.
@@ -143,15 +130,4 @@ impl<'a> SortKey<'a> {
         };
         if descending { ord.reverse() } else { ord }
     }
-}
-
-pub(super) fn matches(item: &Value, filters: &BTreeMap<String, String>) -> bool {
-    filters.iter().all(|(key, want)| match field(item, key) {
-        Some(Value::String(s)) => s == want,
-        Some(Value::Number(n)) => want.parse::<f64>().ok() == n.as_f64(),
-        Some(Value::Bool(b)) => want == if *b { "true" } else { "false" },
-        Some(Value::Null) => want == "null",
-        Some(other) => serde_json::to_string(other).is_ok_and(|text| text == *want),
-        None => false,
-    })
 }

@@ -1,14 +1,14 @@
 //! One pass over the list before paging: which items pass the filters, every item's sort key,
 //! and the fingerprint of what decides offsets, which a cursor carries to detect changed data.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::order::{Order, SortKey, field, matches, member};
+use super::filter::Where;
+use super::order::{Order, SortKey, field, member};
 
 /// Fields that identify an item, looked for in this order.
 const IDENTITY_FIELDS: [&str; 4] = ["id", "uuid", "_id", "key"];
@@ -18,11 +18,7 @@ const IDENTITY_FIELDS: [&str; 4] = ["id", "uuid", "_id", "key"];
 /// its sort key and the values its filters look at. Adding, removing or reordering items, or
 /// changing what they are sorted or filtered by, changes it; editing another field does not,
 /// since it moves nothing. 64-bit xxh3, hex.
-pub fn fingerprint(
-    items: &[Value],
-    order: Option<&Order>,
-    filters: &BTreeMap<String, String>,
-) -> String {
+pub fn fingerprint(items: &[Value], order: Option<&Order>, filters: &Where) -> String {
     let mut buf = Vec::with_capacity(items.len() * 24);
     for item in items {
         let key = order.and_then(|o| field(item, &o.field));
@@ -42,11 +38,11 @@ pub(super) fn fingerprint_item(
     buf: &mut Vec<u8>,
     item: &Value,
     sort_key: Option<&Value>,
-    filters: &BTreeMap<String, String>,
+    filters: &Where,
 ) {
     let identity = IDENTITY_FIELDS.iter().find_map(|f| member(item, f));
     fingerprint_head(buf, identity.unwrap_or(item), sort_key);
-    for key in filters.keys() {
+    for key in filters.fields() {
         buf.push(0xFC);
         encode_value(buf, field(item, key).unwrap_or(&Value::Null));
     }
@@ -235,7 +231,7 @@ const PARALLEL_SCAN_MIN: usize = 20_000;
 pub(super) fn scan<'a>(
     items: &'a [Value],
     order: Option<&Order>,
-    filters: &BTreeMap<String, String>,
+    filters: &Where,
 ) -> (Vec<u32>, Vec<SortKey<'a>>, String) {
     let part = |base: usize, items: &'a [Value]| {
         let mut view = Vec::with_capacity(items.len());
@@ -247,7 +243,7 @@ pub(super) fn scan<'a>(
             if order.is_some() {
                 keys.push(SortKey::of(key));
             }
-            if filters.is_empty() || matches(item, filters) {
+            if filters.is_empty() || filters.matches(item) {
                 view.push((base + i) as u32);
             }
         }

@@ -8,6 +8,7 @@
 pub mod bridge;
 pub mod catalog;
 pub mod clients;
+pub mod find;
 pub mod http;
 pub mod install;
 pub mod metrics;

@@ -9,18 +9,22 @@
 //! per chunk). Following `nextCursor` from `ref` to the end returns every item of the list, or
 //! every byte of the text, once and in order.
 //!
+//! Or it finds: `match` (a regular expression) gives the matching entries of a text whole, or
+//! the records whose JSON matches; `where`, `order_by` and `aggregate`/`group_by` ask records
+//! (`find.rs` answers those).
+//!
 //! Every refusal is an `isError` result that says what to do: usually, call the original tool
 //! again.
 
 use serde_json::{Map, Value, json};
 
+use super::find;
 use super::result::{self, Sizes};
 use super::shrink::{self, Context};
 use super::store::Artifacts;
 use crate::artifact::Ref;
 use crate::chunk::lines::{self, Range};
 use crate::cursor;
-use crate::document::{self, PartContent};
 use crate::paginate;
 use crate::summarize::cut;
 
@@ -28,7 +32,19 @@ use crate::summarize::cut;
 pub const NAME: &str = "mcpguard_more";
 
 /// The arguments it takes.
-const ARGUMENTS: [&str; 5] = ["ref", "cursor", "fields", "lines", "limit"];
+const ARGUMENTS: [&str; 11] = [
+    "ref",
+    "cursor",
+    "match",
+    "context",
+    "where",
+    "order_by",
+    "aggregate",
+    "group_by",
+    "fields",
+    "lines",
+    "limit",
+];
 
 /// The tool as `tools/list` lists it (its description is kept under 150 tokens: it costs
 /// every conversation that lists it).
@@ -36,15 +52,21 @@ pub fn definition(name: &str) -> Value {
     json!({
         "name": name,
         "title": "Read the rest of a shortened result",
-        "description": "Reads the rest of a tool result that mcpguard shortened to fit the context. Start with `ref` (the result's artifactRef, ax://...) or continue with `cursor` (the nextCursor of the previous answer). Optional: `fields` (comma-separated) returns only those fields of each record, or those sections of an object, in full; `lines` (e.g. \"200-400\") returns a line range of text; `limit` sets items per page.",
+        "description": "Reads or searches a result mcpguard shortened: `ref` (its artifactRef) starts, `cursor` (nextCursor) goes on. To find, not read it all: `match` (regex) returns matching log entries, sections or lines whole (`context`: lines around); on records, `where` (status=cancelled and total>100; also != < >= ~ in (a,b)), `order_by` (field:desc), `aggregate` (count, sum(f), avg(f), min(f), max(f)) with `group_by`. Also `fields`, `lines` (200-400), `limit`.",
         "inputSchema": {
             "type": "object",
             "properties": {
-                "ref": {"type": "string", "description": "artifactRef of a shortened result (ax://...)"},
-                "cursor": {"type": "string", "description": "nextCursor of the previous answer"},
-                "fields": {"type": "string", "description": "comma-separated fields or sections"},
-                "lines": {"type": "string", "description": "a line range, START-END"},
-                "limit": {"type": "integer", "minimum": 1, "description": "items per page"}
+                "ref": {"type": "string"},
+                "cursor": {"type": "string"},
+                "match": {"type": "string"},
+                "context": {"type": "integer", "minimum": 0, "maximum": 50},
+                "where": {"type": "string"},
+                "order_by": {"type": "string"},
+                "aggregate": {"type": "string"},
+                "group_by": {"type": "string"},
+                "fields": {"type": "string"},
+                "lines": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1}
             }
         },
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
@@ -56,9 +78,22 @@ pub fn definition(name: &str) -> Value {
 struct Ask {
     reference: Option<String>,
     cursor: Option<String>,
-    fields: Option<String>,
     lines: Option<String>,
-    limit: Option<usize>,
+    /// `match`, `where` and the rest, with `fields` and `limit`.
+    find: find::Ask,
+}
+
+impl Ask {
+    /// True when it asks a question (rather than to read on).
+    fn finds(&self) -> bool {
+        let f = &self.find;
+        f.pattern.is_some()
+            || f.context.is_some()
+            || f.filter.is_some()
+            || f.order_by.is_some()
+            || f.aggregate.is_some()
+            || f.group_by.is_some()
+    }
 }
 
 /// An answer and what it weighed.
@@ -111,28 +146,40 @@ fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) if key == "lines" => Ok(Some(n.to_string())),
-            Some(Value::Array(a)) if key == "fields" => Ok(Some(
+            Some(Value::Array(a)) if matches!(key, "fields" | "where") => Ok(Some(
                 a.iter()
                     .filter_map(Value::as_str)
                     .collect::<Vec<_>>()
-                    .join(","),
+                    .join(if key == "where" { " and " } else { "," }),
             )),
             Some(_) => Err(format!("`{key}` must be a string")),
         }
     };
-    let limit = match args.get("limit") {
-        None | Some(Value::Null) => None,
-        Some(v) => match v.as_u64() {
-            Some(n) if n >= 1 => Some(n.min(100_000) as usize),
-            _ => return Err("`limit` must be a whole number of at least 1".into()),
-        },
+    let whole = |key: &str, least: u64| -> Result<Option<usize>, String> {
+        match args.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => match v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()) {
+                Some(n) if n >= least => Ok(Some(n.min(100_000) as usize)),
+                _ => Err(format!(
+                    "`{key}` must be a whole number of at least {least}"
+                )),
+            },
+        }
     };
     Ok(Ask {
         reference: text("ref")?,
         cursor: text("cursor")?,
-        fields: text("fields")?.filter(|f| !f.trim().is_empty()),
         lines: text("lines")?,
-        limit,
+        find: find::Ask {
+            pattern: text("match")?,
+            context: whole("context", 0)?,
+            filter: text("where")?.filter(|w| !w.trim().is_empty()),
+            order_by: text("order_by")?.filter(|o| !o.trim().is_empty()),
+            aggregate: text("aggregate")?.filter(|a| !a.trim().is_empty()),
+            group_by: text("group_by")?.filter(|g| !g.trim().is_empty()),
+            fields: text("fields")?.filter(|f| !f.trim().is_empty()),
+            limit: whole("limit", 1)?,
+        },
     })
 }
 
@@ -142,7 +189,7 @@ fn respond(
     cx: &Context<'_>,
     store: &mut dyn Artifacts,
 ) -> Result<(Value, u64), String> {
-    let ask = parse_ask(arguments)?;
+    let mut ask = parse_ask(arguments)?;
     let again = "call the original tool again for a fresh result";
     let decoded = match &ask.cursor {
         Some(text) => {
@@ -183,28 +230,75 @@ fn respond(
             );
         }
     };
+    if decoded.is_some() && ask.finds() {
+        return Err(
+            "a cursor carries its question: give `cursor` alone, or `ref` with a new `match` or `where`"
+                .into(),
+        );
+    }
     let fields = match &decoded {
         Some(_) => from_cursor("fields"),
-        None => ask.fields.clone(),
+        None => ask.find.fields.clone(),
     };
     let r = Ref::parse(&reference).map_err(|e| e.to_string())?;
-    let text = match store.get(&r) {
-        Ok(Some(t)) => t,
-        Ok(None) => {
-            return Err(format!(
-                "{r} has expired or is not in this proxy's store; {again}"
-            ));
-        }
-        Err(e) => return Err(format!("{r} cannot be read ({e}); {again}")),
-    };
-    let value = crate::leanjson::parse_result(&text)
-        .map_err(|e| format!("{r} is not a JSON result ({e}); {again}"))?;
-    drop(text);
     let budget = cx.config.budget_for(r.domain());
     let inner = shrink::inner_budget(budget);
 
-    let mut out = if let Some(spec) = &ask.lines {
-        let text = text_view(&value, fields.as_deref())?;
+    // A question, asked now or carried by the cursor.
+    let kind = decoded.as_ref().and_then(|d| d.payload.kind.clone());
+    let mut question = find::Ask {
+        fields: fields.clone(),
+        ..std::mem::take(&mut ask.find)
+    };
+    if decoded.is_some() {
+        question.pattern = from_cursor("match");
+        question.filter = from_cursor("where");
+        question.order_by = from_cursor("orderBy");
+        question.context = decoded
+            .as_ref()
+            .and_then(|d| d.payload.unknown.get("context"))
+            .and_then(Value::as_u64)
+            .map(|c| c as usize);
+    }
+    let place = find::Place {
+        reference: &reference,
+        stored: &r,
+        budget: inner,
+    };
+    let asks_records = question.filter.is_some()
+        || question.order_by.is_some()
+        || question.aggregate.is_some()
+        || question.group_by.is_some();
+    let found = if ask.lines.is_some() && (asks_records || question.pattern.is_some()) {
+        return Err("`lines` reads a range; give it without `match` or `where`".into());
+    } else if kind.as_deref() == Some("match")
+        || (!asks_records && question.pattern.is_some() && decoded.is_none())
+    {
+        Some(find::find_text(
+            &question,
+            &place,
+            decoded.as_ref(),
+            cx,
+            store,
+        )?)
+    } else if asks_records || (kind.as_deref() == Some("page") && question.pattern.is_some()) {
+        Some(find::query_records(
+            &question,
+            &place,
+            decoded.as_ref(),
+            cx,
+            store,
+        )?)
+    } else {
+        None
+    };
+    if let Some((out, _reach)) = found {
+        return Ok(framed(out, budget, &reference, cx));
+    }
+    let value = find::load(&r, store)?;
+
+    let out = if let Some(spec) = &ask.lines {
+        let text = find::text_view(&value, fields.as_deref())?;
         line_range(&text, spec, &reference, cx, inner)?
     } else {
         let kind = decoded.as_ref().and_then(|d| d.payload.kind.clone());
@@ -223,7 +317,7 @@ fn respond(
         };
         match (list, kind.as_deref()) {
             (Some(located), Some("page") | None) => {
-                let page_size = ask
+                let page_size = question
                     .limit
                     .unwrap_or(cx.config.default_page_size as usize)
                     .min(cx.config.max_page_size as usize);
@@ -233,7 +327,7 @@ fn respond(
                     fields.as_deref(),
                     page_size,
                     cx,
-                    inner,
+                    (inner, Map::new()),
                     decoded.as_ref(),
                 )
                 .map_err(|e| format!("{e}; {again}"))?
@@ -249,12 +343,12 @@ fn respond(
                 ));
             }
             _ => {
-                let text = text_view(&value, fields.as_deref())?;
+                let text = find::text_view(&value, fields.as_deref())?;
                 let at = decoded
                     .as_ref()
                     .map_or(0, |d| d.payload.offset.max(0) as usize);
                 let issued = decoded.as_ref().map(|d| &d.payload);
-                let max_lines = ask.limit.map(|l| l as u64);
+                let max_lines = question.limit.map(|l| l as u64);
                 shrink::chunk_of(
                     &text,
                     &reference,
@@ -268,6 +362,11 @@ fn respond(
             }
         }
     };
+    Ok(framed(out, budget, &reference, cx))
+}
+
+/// An answer with its cost counted and said in `_meta`, and the tokens it costs.
+fn framed(mut out: Value, budget: u64, reference: &str, cx: &Context<'_>) -> (Value, u64) {
     let tokens = result::tokens(&out, cx.config, budget);
     let sizes = Sizes {
         tokens_after: tokens,
@@ -276,7 +375,7 @@ fn respond(
     let mut extra = Map::new();
     extra.insert("artifactRef".into(), reference.into());
     result::set_budget_meta(&mut out, budget, &sizes, extra);
-    Ok((out, tokens))
+    (out, tokens)
 }
 
 /// How `ref` alone reads a stored result under `budget`: `pages` of its list, or `chunks` of
@@ -293,84 +392,9 @@ pub fn reads_as(result: &Value, budget: u64, tokenizer: crate::tokens::Tokenizer
 fn narrow(list: &paginate::Located<'_>, fields: &str) -> Value {
     let names: Vec<&str> = fields.split(',').map(str::trim).collect();
     let items: Vec<Value> = (0..list.len())
-        .map(|i| select(&list.item(i), &names))
+        .map(|i| crate::paginate::select::project(&list.item(i), &names))
         .collect();
     json!({ "items": items })
-}
-
-/// The members of `value` named (dotted paths reach inside), in the order named.
-fn select(value: &Value, names: &[&str]) -> Value {
-    let Value::Object(_) = value else {
-        return value.clone();
-    };
-    let mut out = Map::new();
-    for name in names {
-        let mut at = value;
-        let mut found = true;
-        for step in name.split('.') {
-            match at.get(step) {
-                Some(v) => at = v,
-                None => {
-                    found = false;
-                    break;
-                }
-            }
-        }
-        if found {
-            out.insert((*name).to_owned(), at.clone());
-        }
-    }
-    Value::Object(out)
-}
-
-/// The text the model reads of the result: its text blocks (joined by a newline), or the
-/// members `fields` names of its data as indented JSON, or the result itself as JSON when it
-/// has no text.
-fn text_view(value: &Value, fields: Option<&str>) -> Result<String, String> {
-    let anatomy = document::anatomy(value, "");
-    if let Some(fields) = fields {
-        let names: Vec<&str> = fields.split(',').map(str::trim).collect();
-        let data = anatomy
-            .parts
-            .iter()
-            .find_map(|p| match &p.content {
-                PartContent::Json(v) if p.pointer.ends_with("/structuredContent") => Some(*v),
-                _ => None,
-            })
-            .cloned()
-            .or_else(|| {
-                anatomy.parts.iter().find_map(|p| match &p.content {
-                    PartContent::Text { json: Some(v), .. } => Some(v.clone()),
-                    _ => None,
-                })
-            })
-            .ok_or("`fields` needs a result that holds JSON; this one is text (use `lines`)")?;
-        let selected = select(&data, &names);
-        if selected.as_object().is_some_and(Map::is_empty) {
-            let known: Vec<&str> = data
-                .as_object()
-                .map(|m| m.keys().map(String::as_str).take(30).collect())
-                .unwrap_or_default();
-            return Err(format!(
-                "none of `{}` is in this result; it has {}",
-                cut(fields, 200),
-                known.join(", ")
-            ));
-        }
-        return serde_json::to_string_pretty(&selected).map_err(|e| e.to_string());
-    }
-    let texts: Vec<&str> = anatomy
-        .parts
-        .iter()
-        .filter_map(|p| match &p.content {
-            PartContent::Text { text, .. } => Some(*text),
-            _ => None,
-        })
-        .collect();
-    if texts.is_empty() {
-        return serde_json::to_string_pretty(value).map_err(|e| e.to_string());
-    }
-    Ok(texts.join("\n"))
 }
 
 /// Lines `spec` of `text`, as many of them as fit `budget`.

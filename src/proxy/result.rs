@@ -41,6 +41,19 @@ pub fn push_text(result: &mut Value, line: String) {
     }
 }
 
+/// Adds `text` to the end of the result's last text block (the line that says how to go on).
+pub fn append_to_last_text(result: &mut Value, text: &str) {
+    if let Some(Value::Array(blocks)) = result.get_mut("content")
+        && let Some(Value::String(last)) = blocks
+            .iter_mut()
+            .rev()
+            .find(|b| b["type"] == "text")
+            .and_then(|b| b.get_mut("text"))
+    {
+        last.push_str(text);
+    }
+}
+
 /// The call that reads on, as the model would write it.
 pub fn call(tool: &str, arguments: &Value) -> String {
     format!("call `{tool}` with {arguments}")

@@ -419,10 +419,53 @@ fn first_page(
     if located.len() <= page_size {
         return None;
     }
-    let page = page_of(located, reference, None, page_size, cx, budget, None)
-        .ok()
-        .flatten()?;
+    let mut page = page_of(
+        located,
+        reference,
+        None,
+        page_size,
+        cx,
+        (budget, Map::new()),
+        None,
+    )
+    .ok()
+    .flatten()?;
+    // Records to find rather than page through: say how, with a field they have.
+    let example = example_condition(&located.item(0));
+    result::append_to_last_text(
+        &mut page,
+        &format!(
+            " To find records: {}; figures without them: {}.",
+            result::call(cx.more_tool, &json!({"ref": reference, "where": example})),
+            result::call(
+                cx.more_tool,
+                &json!({"ref": reference, "aggregate": "count", "group_by": example.split('=').next().unwrap_or("status")})
+            )
+        ),
+    );
     Some((Outcome::Paginated, page))
+}
+
+/// A condition records could be asked with: a field that names a state or a kind (`status`,
+/// `type`, ...) if the record has one, else its first short text field, with its value.
+fn example_condition(record: &Value) -> String {
+    let Value::Object(m) = record else {
+        return "FIELD=VALUE".into();
+    };
+    let short = |v: &Value| {
+        v.as_str()
+            .filter(|s| s.len() <= 40 && !s.contains(' '))
+            .map(str::to_owned)
+    };
+    ["status", "state", "type", "kind", "level", "category"]
+        .iter()
+        .find_map(|k| m.get(*k).and_then(short).map(|v| format!("{k}={v}")))
+        .or_else(|| {
+            m.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "id" | "uuid" | "_id" | "key"))
+                .find_map(|(k, v)| short(v).map(|v| format!("{k}={v}")))
+        })
+        .unwrap_or_else(|| "FIELD=VALUE".into())
 }
 
 /// The list a result is made of, when it has one to page: found as `paginate` finds it, but
@@ -475,7 +518,7 @@ pub(super) fn page_of(
     fields: Option<&str>,
     page_size: usize,
     cx: &Context<'_>,
-    budget: u64,
+    (budget, tags): (u64, Map<String, Value>),
     issued: Option<&cursor::Decoded>,
 ) -> Result<Option<Value>, String> {
     let c = cx.config;
@@ -490,6 +533,7 @@ pub(super) fn page_of(
     if let Some(f) = fields {
         pager.tags.insert("fields".into(), f.into());
     }
+    pager.tags.extend(tags);
     let offset = match issued {
         Some(d) => pager.resume(d).map_err(|e| e.to_string())?,
         None => 0,
@@ -556,6 +600,23 @@ fn first_chunk(
         && let Some(e) = value.get("isError")
     {
         out["isError"] = e.clone();
+    }
+    // Entries to find rather than read in order: say how.
+    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    let entries = match chunk::Kind::detect(None, head) {
+        chunk::Kind::Log => Some(("log entries", "ERROR|FATAL")),
+        chunk::Kind::Jsonl => Some(("records", "\"error\"")),
+        chunk::Kind::Markdown => Some(("sections", "^#+ .*Install")),
+        chunk::Kind::Text => None,
+    };
+    if let Some((what, example)) = entries {
+        result::append_to_last_text(
+            &mut out,
+            &format!(
+                " To find {what} instead of reading them all: {}.",
+                result::call(cx.more_tool, &json!({"ref": reference, "match": example}))
+            ),
+        );
     }
     Some((Outcome::Chunked, out))
 }

@@ -7,6 +7,7 @@
 //! [`RedisScope`] per credential. A failure is a `String` for the log: the policy's answer to
 //! it is always a preview without a reference, never the oversize result.
 
+use std::io::{self, BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -20,6 +21,13 @@ pub trait Artifacts {
     fn put(&mut self, reference: &Ref, bytes: &[u8]) -> Result<(), String>;
     /// The artifact, or `None` when it expired, was removed, or never was.
     fn get(&mut self, reference: &Ref) -> Result<Option<String>, String>;
+    /// The artifact's bytes as a stream, for a reader that need not hold them (a search). A
+    /// stream whose bytes turn out not to match the reference ends in an error.
+    fn open(&mut self, reference: &Ref) -> Result<Option<Box<dyn BufRead + Send>>, String> {
+        Ok(self
+            .get(reference)?
+            .map(|text| Box::new(io::Cursor::new(text.into_bytes())) as Box<dyn BufRead + Send>))
+    }
 }
 
 /// Defaults of `--artifact-ttl` and `--artifact-cap`.
@@ -147,21 +155,9 @@ impl Artifacts for DirStore {
     }
 
     fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
-        let path = self.store.path(reference);
-        let meta = match std::fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
-        let age = meta
-            .modified()
-            .ok()
-            .and_then(|m| SystemTime::now().duration_since(m).ok())
-            .unwrap_or_default();
-        if age > self.ttl {
-            let _ = std::fs::remove_file(&path);
+        let Some(path) = self.live_path(reference)? else {
             return Ok(None);
-        }
+        };
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         // Content-addressed: bytes that no longer hash to their name were edited or damaged.
         if Ref::for_content(reference.domain(), &bytes) != *reference {
@@ -173,6 +169,80 @@ impl Artifacts for DirStore {
         String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| format!("{}: not UTF-8", path.display()))
+    }
+
+    fn open(&mut self, reference: &Ref) -> Result<Option<Box<dyn BufRead + Send>>, String> {
+        let Some(path) = self.live_path(reference)? else {
+            return Ok(None);
+        };
+        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let verified = Verified {
+            inner: file,
+            hasher: <sha2::Sha256 as sha2::Digest>::new(),
+            reference: reference.clone(),
+            path,
+            checked: false,
+        };
+        Ok(Some(Box::new(io::BufReader::with_capacity(
+            256 << 10,
+            verified,
+        ))))
+    }
+}
+
+impl DirStore {
+    /// The artifact's file, unless it is missing or expired (then it is removed).
+    fn live_path(&self, reference: &Ref) -> Result<Option<PathBuf>, String> {
+        let path = self.store.path(reference);
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .unwrap_or_default();
+        if age > self.ttl {
+            let _ = std::fs::remove_file(&path);
+            return Ok(None);
+        }
+        Ok(Some(path))
+    }
+}
+
+/// A file read through, hashed as it goes: at its end, bytes that no longer hash to their
+/// reference are an error, as [`DirStore::get`] makes them.
+struct Verified {
+    inner: std::fs::File,
+    hasher: sha2::Sha256,
+    reference: Ref,
+    path: PathBuf,
+    /// The end was reached and the hash checked.
+    checked: bool,
+}
+
+impl Read for Verified {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest as _;
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() && !self.checked {
+            self.checked = true;
+            let digest = std::mem::take(&mut self.hasher).finalize();
+            if Ref::for_digest(self.reference.domain(), &digest) != self.reference {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: its bytes no longer match {}",
+                        self.path.display(),
+                        self.reference
+                    ),
+                ));
+            }
+        }
+        self.hasher.update(&buf[..n]);
+        Ok(n)
     }
 }
 
@@ -421,6 +491,34 @@ impl Artifacts for NoStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opens_a_stream_that_checks_the_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = DirStore::new(dir.path(), Duration::from_secs(3600), 1 << 20);
+        let body = "x".repeat(600_000);
+        let a = Ref::for_content("text", body.as_bytes());
+        store.put(&a, body.as_bytes()).unwrap();
+        let mut read = String::new();
+        store
+            .open(&a)
+            .unwrap()
+            .unwrap()
+            .read_to_string(&mut read)
+            .unwrap();
+        assert_eq!(read, body);
+        // Damaged on disk: the stream ends in an error, not in other bytes.
+        let path = store.store.path(&a);
+        std::fs::write(&path, "y".repeat(600_000)).unwrap();
+        let err = store
+            .open(&a)
+            .unwrap()
+            .unwrap()
+            .read_to_string(&mut String::new());
+        assert!(err.unwrap_err().to_string().contains("no longer match"));
+        let missing = Ref::for_content("text", b"never stored");
+        assert!(store.open(&missing).unwrap().is_none());
+    }
 
     #[test]
     fn stores_reads_expires_and_caps() {
