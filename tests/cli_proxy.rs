@@ -1200,7 +1200,8 @@ fn the_fatal_entries_of_a_10000_line_log_come_back_whole_in_a_few_calls() {
         .collect();
     assert!(want.len() > 20, "{} FATAL entries", want.len());
 
-    let mut s = Session::proxy(dir.path(), &[], &[]);
+    let metrics = dir.path().join("calls.jsonl");
+    let mut s = Session::proxy(dir.path(), &["--metrics", metrics.to_str().unwrap()], &[]);
     s.initialize();
     let first = s.call("read_log", args);
     assert_eq!(budget_meta(&first)["outcome"], "chunked");
@@ -1275,6 +1276,46 @@ fn the_fatal_entries_of_a_10000_line_log_come_back_whole_in_a_few_calls() {
     let none = s.more(json!({"ref": reference, "match": "(?i)segfault"}));
     assert!(none.get("isError").is_none(), "{none}");
     assert!(text_of(&none)[0].contains("No log entry matches"), "{none}");
+
+    // The records say how the model read, and how many calls each reading took.
+    let (code, _) = s.finish();
+    assert_eq!(code, Some(0));
+    let records: Vec<Value> = std::fs::read_to_string(&metrics)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ended = |way: &str| -> Vec<&Value> {
+        records
+            .iter()
+            .filter(|r| r["moreWay"] == way && r["moreReachedEnd"] == true)
+            .collect()
+    };
+    let read = ended("read");
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0]["moreCalls"], paged_calls - 1, "{}", read[0]);
+    assert_eq!(read[0]["moreArguments"], json!(["cursor"]));
+    let searches = ended("match");
+    assert_eq!(searches[0]["moreCalls"], calls);
+    assert_eq!(searches[0]["moreArguments"], json!(["ref", "match"]));
+    assert_eq!(searches[0]["artifactRef"], json!(reference));
+    // The report draws it.
+    let page = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .args(["audit", "--from-metrics"])
+        .arg(&metrics)
+        .args(["--format", "html"])
+        .output()
+        .unwrap();
+    assert!(
+        page.status.success(),
+        "{}",
+        String::from_utf8_lossy(&page.stderr)
+    );
+    let html = String::from_utf8(page.stdout).unwrap();
+    assert!(
+        html.contains("How the model read the stored results") && html.contains("match (a search)"),
+        "no readings section"
+    );
 }
 
 #[test]

@@ -102,10 +102,77 @@ pub struct Answer {
     pub result: Value,
     pub sizes: Sizes,
     pub is_error: bool,
+    /// How the model read: for telemetry (none for the tier tools).
+    pub reading: Option<Reading>,
+}
+
+/// How one call read a stored result, for the proxy's records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// The reference read (from `ref`, or the cursor's).
+    pub reference: Option<String>,
+    /// The arguments the model gave, in the tool's order.
+    pub arguments: Vec<&'static str>,
+    /// `match`, `where`, `aggregate`, `lines` or `read` (pages and chunks in order).
+    pub way: &'static str,
+    /// A call with `ref` starts a reading; one with `cursor` goes on with it.
+    pub starts: bool,
+    /// The answer is the last of its reading: no `nextCursor` (the end, or the answer).
+    pub reached_end: bool,
+}
+
+impl Reading {
+    fn of(arguments: Option<&Value>, result: &Value, is_error: bool, cx: &Context<'_>) -> Reading {
+        let args = arguments.and_then(Value::as_object);
+        let has = |k: &str| args.is_some_and(|a| a.get(k).is_some_and(|v| !v.is_null()));
+        let cursor = args
+            .and_then(|a| a.get("cursor"))
+            .and_then(Value::as_str)
+            .and_then(|c| cursor::decode_up_to(c, cx.config.read_limits.cursor_bytes()).ok());
+        let tag = |k: &str| {
+            cursor
+                .as_ref()
+                .is_some_and(|d| d.payload.unknown.get(k).is_some())
+        };
+        let way = if has("aggregate") || has("group_by") {
+            "aggregate"
+        } else if has("match") || tag("match") {
+            "match"
+        } else if has("where") || has("order_by") || tag("where") || tag("orderBy") {
+            "where"
+        } else if has("lines") {
+            "lines"
+        } else {
+            "read"
+        };
+        let reference = result
+            .pointer("/_meta/mcpguard~1budget/artifactRef")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| args.and_then(|a| a.get("ref")?.as_str().map(str::to_owned)))
+            .or_else(|| {
+                cursor
+                    .as_ref()
+                    .and_then(|d| d.payload.unknown.get("ref")?.as_str().map(str::to_owned))
+            });
+        Reading {
+            reference,
+            arguments: ARGUMENTS.iter().copied().filter(|k| has(k)).collect(),
+            way,
+            starts: !has("cursor"),
+            reached_end: !is_error && result.get("nextCursor").is_none(),
+        }
+    }
 }
 
 /// Answers one call of the tool.
 pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
+    let mut answer = answer_only(arguments, cx, store);
+    answer.reading = Some(Reading::of(arguments, &answer.result, answer.is_error, cx));
+    answer
+}
+
+fn answer_only(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
     match respond(arguments, cx, store) {
         Ok((result, tokens)) => {
             let bytes = serde_json::to_string(&result).map_or(0, |s| s.len() as u64);
@@ -117,12 +184,14 @@ pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artif
                     ..Sizes::default()
                 },
                 is_error: false,
+                reading: None,
             }
         }
         Err(message) => Answer {
             result: result::error(format!("{NAME}: {message}")),
             sizes: Sizes::default(),
             is_error: true,
+            reading: None,
         },
     }
 }

@@ -122,6 +122,53 @@ pub struct Record {
     /// The artifact store failed: the shrunk result went out without a reference.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub store_failed: bool,
+    /// A call of the injected tool: how the model read the stored result.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<ReadingRecord>,
+}
+
+/// What a record says of a call of `mcpguard_more`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadingRecord {
+    /// The arguments the model gave.
+    pub more_arguments: Vec<&'static str>,
+    /// match, where, aggregate, lines or read.
+    pub more_way: &'static str,
+    /// Calls of this reading so far, this one included (a `ref` call starts at 1).
+    pub more_calls: u64,
+    /// This answer ended the reading: the end of the text or list, or the answer.
+    pub more_reached_end: bool,
+}
+
+/// Calls per reading (a reference read one way), to tell how many a reading took.
+#[derive(Debug, Default)]
+struct Readings {
+    calls: HashMap<(String, &'static str), u64>,
+}
+
+/// Readings followed at most; past it the oldest are forgotten all at once.
+const MAX_READINGS: usize = 10_000;
+
+impl Readings {
+    fn count(&mut self, reading: more::Reading) -> ReadingRecord {
+        if self.calls.len() >= MAX_READINGS {
+            self.calls.clear();
+        }
+        let key = (reading.reference.unwrap_or_default(), reading.way);
+        let n = self.calls.entry(key.clone()).or_insert(0);
+        *n = if reading.starts { 1 } else { *n + 1 };
+        let calls = *n;
+        if reading.reached_end {
+            self.calls.remove(&key);
+        }
+        ReadingRecord {
+            more_arguments: reading.arguments,
+            more_way: reading.way,
+            more_calls: calls,
+            more_reached_end: reading.reached_end,
+        }
+    }
 }
 
 impl Record {
@@ -147,6 +194,7 @@ impl Record {
             shadow: false,
             exact_tokens_before: None,
             store_failed: false,
+            reading: None,
         }
     }
 
@@ -243,6 +291,8 @@ pub struct Policy {
     watch: Watch,
     /// The tiered catalog's state: call records, every tool seen, the ones described.
     tiers: Tiers,
+    /// Calls of `mcpguard_more` per reading, for the records.
+    readings: Readings,
 }
 
 /// What `catalog: tiered` needs across messages.
@@ -295,6 +345,7 @@ impl Policy {
             schemas: HashMap::new(),
             header_schemas: HashMap::new(),
             server_tools: Default::default(),
+            readings: Readings::default(),
             tiers: Tiers {
                 search_tool: "mcpguard_search_tools".to_owned(),
                 describe_tool: "mcpguard_describe_tool".to_owned(),
@@ -425,6 +476,7 @@ impl Policy {
                             is_error: result.get("isError") == Some(&json!(true)),
                             sizes: Default::default(),
                             result,
+                            reading: None,
                         }
                     };
                     let mut result = answer.result;
@@ -455,6 +507,10 @@ impl Policy {
                         Record::new(canonical, method, Some(self.more_tool.as_str()), wall);
                     record.outcome = if answer.is_error { "error" } else { "answered" };
                     record.sizes = answer.sizes;
+                    if let Some(reading) = answer.reading {
+                        record.artifact_ref = reading.reference.clone();
+                        record.reading = Some(self.readings.count(reading));
+                    }
                     record.overhead_ms = ms(started.elapsed());
                     fx.records.push(record.finish());
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));

@@ -1,7 +1,8 @@
 //! `audit --from-metrics FILE --format html`: a proxy's `--metrics` records (or an audit's) as
 //! pictures on one self-contained page: tokens before and after per tool, what became of the
 //! results, the tokens kept out of the context over time, how often the model read on with
-//! `mcpguard_more`, and the upstream latency and proxy overhead percentiles. Records are read
+//! `mcpguard_more` (and how: searches, filters, figures, reading in order, with the calls each
+//! reading took), and the upstream latency and proxy overhead percentiles. Records are read
 //! as JSON objects, so an audit's records (no before and after, no latencies) draw what they
 //! have.
 
@@ -26,6 +27,11 @@ struct Row<'a> {
     upstream_ms: Option<f64>,
     overhead_ms: Option<f64>,
     readable: bool,
+    /// A call of `mcpguard_more`: how it read (match, where, ...), its place in its reading,
+    /// and whether it ended it.
+    way: Option<&'a str>,
+    calls: u64,
+    reached_end: bool,
 }
 
 fn row(record: &Value) -> Row<'_> {
@@ -57,7 +63,59 @@ fn row(record: &Value) -> Row<'_> {
         upstream_ms: record.get("upstreamMs").and_then(Value::as_f64),
         overhead_ms: record.get("overheadMs").and_then(Value::as_f64),
         readable: record.get("artifactRef").is_some_and(Value::is_string),
+        way: text("moreWay"),
+        calls: number("moreCalls").unwrap_or(0),
+        reached_end: record.get("moreReachedEnd").and_then(Value::as_bool) == Some(true),
     }
+}
+
+/// How the model read stored results: per way (match, where, aggregate, lines, reading in
+/// order), the calls, the tokens they cost, and how many calls a reading took to its end or
+/// its answer.
+fn readings_section(rows: &[Row<'_>]) -> String {
+    let mut by_way: BTreeMap<&str, (u64, u64, Vec<u64>)> = BTreeMap::new();
+    for r in rows {
+        let Some(way) = r.way else { continue };
+        let e = by_way.entry(way).or_default();
+        e.0 += 1;
+        e.1 += r.after;
+        if r.reached_end {
+            e.2.push(r.calls);
+        }
+    }
+    if by_way.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<section id=\"readings\"><h2>How the model read the stored results</h2><table id=\"readings-table\"><thead><tr><th>way</th><th class=\"n\">calls</th><th class=\"n\">tokens to the model</th><th class=\"n\">readings ended</th><th class=\"n\">calls to the end (median)</th><th class=\"n\">tokens per reading</th></tr></thead><tbody>",
+    );
+    let meaning = |w: &str| match w {
+        "match" => "match (a search)",
+        "where" => "where / order_by (records)",
+        "aggregate" => "aggregate (figures)",
+        "lines" => "lines (a range)",
+        _ => "read in order (pages, chunks)",
+    };
+    for (way, (calls, tokens, mut ended)) in by_way {
+        ended.sort_unstable();
+        let median = ended.get(ended.len().saturating_sub(1) / 2).copied();
+        let per = if ended.is_empty() {
+            "".to_owned()
+        } else {
+            num(tokens / ended.len() as u64)
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{per}</td></tr>",
+            esc(meaning(way)),
+            num(calls),
+            num(tokens),
+            num(ended.len() as u64),
+            median.map_or_else(String::new, num),
+        );
+    }
+    out.push_str("</tbody></table><p class=\"note\">A reading starts with a call given <code>ref</code> and goes on with its <code>nextCursor</code>; it ends at the end of what it reads, or with its answer. A search that finds what it needs in one or two calls costs a fraction of reading everything in order.</p></section>");
+    out
 }
 
 /// The page for `records`, read from `source` (named in the header).
@@ -209,6 +267,8 @@ pub fn page(records: &[Value], source: &str) -> String {
             (t1 - t0) / per
         );
     }
+
+    body.push_str(&readings_section(&rows));
 
     // Latency percentiles (a proxy's records only).
     let percentiles = |mut v: Vec<f64>| -> Option<[f64; 4]> {
