@@ -1392,7 +1392,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__paginate)
-            opts="-h -V --path --limit --cursor --order-by --filter --where --budget --tokenizer --all --format --secret-file --at --config --color --help --version"
+            opts="-h -V --path --limit --cursor --order-by --filter --where --aggregate --group-by --budget --tokenizer --all --format --secret-file --at --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1419,6 +1419,14 @@ _mcpguard() {
                     return 0
                     ;;
                 --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --aggregate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group-by)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

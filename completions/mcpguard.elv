@@ -102,6 +102,8 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --order-by 'Sort by FIELD (dotted for nested: price.total), ascending unless :desc. The sort is stable'
             cand --where 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same'
             cand --filter 'Keep only the items that pass: FIELD=VALUE, FIELD!=VALUE, FIELD>N (>=, <, <=; numbers and ISO dates), FIELD~TEXT (contains, any case), FIELD in (A, B); nested fields dotted (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same'
+            cand --aggregate 'Figures instead of a page: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD) over the items that pass --where (no cursor, no secret needed)'
+            cand --group-by 'With --aggregate: the figures per value of this field, largest groups first'
             cand --budget 'Shrink the page until its output fits this many tokens; meta.heldBack says how many items were left for the next page'
             cand --tokenizer 'Token counter for --budget. Default: the config''s `tokenizer` (auto)'
             cand --format 'json: one page; jsonl: one page per line (the format of --all)'

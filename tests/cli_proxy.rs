@@ -1362,6 +1362,17 @@ fn the_cancelled_bookings_among_500_and_their_total_in_one_or_two_calls() {
     let g: Value = serde_json::from_str(&text_of(&grouped)[0]).unwrap();
     assert_eq!(g["groups"][0], json!({"status": "confirmed", "count": 400}));
 
+    // Whole records: a page within budget, every record on it cancelled.
+    let whole = s.more(json!({"ref": reference, "where": "status=cancelled"}));
+    assert_within_budget(&whole);
+    let body: Value = serde_json::from_str(&text_of(&whole)[1]).unwrap();
+    let items = body["items"].as_array().unwrap();
+    assert!(
+        items.len() >= 10 && items.iter().all(|b| b["status"] == "cancelled"),
+        "{body}"
+    );
+    assert!(whole["nextCursor"].is_string());
+
     // The records themselves, narrowed, largest first: every cancelled one, once.
     let mut page = s.more(json!({"ref": reference, "where": "status=cancelled",
                                  "order_by": "totalPrice.amount:desc",

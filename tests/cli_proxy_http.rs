@@ -915,6 +915,42 @@ fn redis_shared_by_two_instances_and_redis_down_means_previews_without_reference
     );
     let reads = read_all(&[&b.url, &a.url], first.response(), &[], 500);
     assert!(reads >= 8, "{reads} reads");
+    // Found, not paged, through the other instance: a question of the result in Redis.
+    let reference = first.response()["result"]["_meta"]["mcpguard/budget"]["artifactRef"].clone();
+    let asked = post(
+        &b.url,
+        &[],
+        &call(
+            "mcpguard_more",
+            json!({"ref": reference, "where": "id in (bk_00007, bk_00420)", "aggregate": "count, sum(nights)"}),
+            50,
+        ),
+    );
+    let figures: Value = serde_json::from_str(
+        asked.response()["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(figures["count"], 2, "{figures}");
+    assert_eq!(figures["sum(nights)"], 8 + 7, "{figures}");
+    let found = post(
+        &a.url,
+        &[],
+        &call(
+            "mcpguard_more",
+            json!({"ref": reference, "match": "Guest 42[0-9]\\b"}),
+            51,
+        ),
+    );
+    let text = found.response()["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text.contains("10 of 500 records match /Guest 42[0-9]\\b/"),
+        "{text}"
+    );
     let (_, text) = get(&format!("{}/metrics", a.metrics.as_ref().unwrap()));
     let adoption = text
         .lines()

@@ -35,7 +35,7 @@ Examples:
   mcpguard paginate bookings.json --cursor \"$(jq -r .nextCursor page1.json)\"
   mcpguard paginate bookings.json --where status=confirmed --order-by checkInDate:asc
   mcpguard paginate bookings.json --where 'total>=500 and checkInDate<2026-12-01'
-  mcpguard paginate bookings.json --where 'status in (cancelled, refunded)' --aggregate 'count, sum(total)' --group-by status
+  mcpguard paginate bookings.json --where 'status in (cancelled, refunded)' --aggregate 'count, sum(totalPrice.amount)' --group-by status
   some-tool | mcpguard paginate - --budget 2000
   mcpguard paginate bookings.json --all --format jsonl";
 
@@ -67,6 +67,15 @@ pub struct Args {
     /// (customer.city). Repeatable, or joined by `and`: all must hold. --filter is the same.
     #[arg(long = "where", visible_alias = "filter", value_name = "CONDITION")]
     pub filters: Vec<String>,
+
+    /// Figures instead of a page: count, sum(FIELD), avg(FIELD), min(FIELD), max(FIELD) over
+    /// the items that pass --where (no cursor, no secret needed).
+    #[arg(long, value_name = "MEASURES", conflicts_with_all = ["cursor", "all", "order_by"])]
+    pub aggregate: Option<String>,
+
+    /// With --aggregate: the figures per value of this field, largest groups first.
+    #[arg(long, value_name = "FIELD", conflicts_with_all = ["cursor", "all", "order_by"])]
+    pub group_by: Option<String>,
 
     /// Shrink the page until its output fits this many tokens; meta.heldBack says how many
     /// items were left for the next page.
@@ -101,6 +110,9 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     // One page is one line of compact JSON either way; --all needs the line-per-page form.
     if args.all && args.format == Some(PageFormat::Json) {
         anyhow::bail!("--all writes one page per line: use --format jsonl (or leave --format out)");
+    }
+    if args.aggregate.is_some() || args.group_by.is_some() {
+        return aggregate(&args, c);
     }
     let Some(secrets) = args.signing.secrets()? else {
         anyhow::bail!(super::NO_SECRET_HELP);
@@ -198,5 +210,30 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     drop(pager);
     drop(located);
     std::mem::forget(doc);
+    Ok(Code::Ok)
+}
+
+/// `--aggregate`: the figures over the items that pass `--where`, as one JSON object.
+fn aggregate(args: &Args, c: &mcpguard::config::Config) -> anyhow::Result<Code> {
+    let filter = paginate::Where::parse(&args.filters).map_err(PaginateError::from)?;
+    let measures = paginate::aggregate::Aggregate::parse(
+        args.aggregate.as_deref().unwrap_or("count"),
+        args.group_by.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("--aggregate {e}"))?;
+    let doc = super::read_one(&args.input, c)?;
+    let located = paginate::locate(&doc.value, args.path.as_deref())?;
+    let items: Vec<_> = (0..located.len())
+        .map(|i| located.item(i))
+        .filter(|item| filter.matches(item))
+        .collect();
+    let mut figures = serde_json::Map::new();
+    figures.insert("matched".into(), items.len().into());
+    figures.insert("of".into(), located.len().into());
+    if let serde_json::Value::Object(m) = measures.over(items.iter().map(|i| &**i)) {
+        figures.extend(m);
+    }
+    let mut out = std::io::stdout().lock();
+    render::write_json(&mut out, &serde_json::Value::Object(figures))?;
     Ok(Code::Ok)
 }

@@ -350,6 +350,7 @@ impl<'l, 'd> Pager<'l, 'd> {
         let next = (end < self.total()).then(|| {
             let mut payload = Payload::new(end as u64, issued_at);
             payload.order = self.order.as_ref().map(Order::to_string);
+            payload.unknown = self.tags.clone();
             if !self.filters.is_empty() {
                 // Equalities as the seed's `filters` map; anything else in mcpguard's `where`.
                 match self.filters.as_equalities() {
@@ -364,7 +365,6 @@ impl<'l, 'd> Pager<'l, 'd> {
             payload.kind = Some("page".to_owned());
             payload.limit = Some(self.limit as u64);
             payload.fingerprint = Some(self.fingerprint.clone());
-            payload.unknown = self.tags.clone();
             cursor::encode(&payload, secrets)
         });
         let list = self.located.items();

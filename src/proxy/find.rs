@@ -426,7 +426,9 @@ fn find_records(
         .limit
         .unwrap_or(cx.config.default_page_size as usize)
         .min(cx.config.max_page_size as usize);
-    let selection = paginate::locate(&picked.doc, None)
+    // As a tool result, so that a page is measured (and shown) as the model reads it.
+    let picked = json!({"content": [{"type": "text", "text": picked.doc.to_string()}]});
+    let selection = paginate::locate(&picked, None)
         .map_err(|e| format!("the records picked cannot be paged ({e})"))?;
     let mut tags = Map::new();
     for (key, value) in [

@@ -59,5 +59,41 @@ for (;;) {
   calls += 1;
 }
 assert.deepEqual(seen, original.bookings, "the pages add up to the original list");
+
+// Finding rather than paging: the cancelled bookings among 500 and their total, asked of the
+// stored result with mcpguard_more's `where` and `aggregate` (`count` and `mixed` are the
+// fixture's arguments left out of its schema).
+const mixedArgs = { count: 500, mixed: true };
+const directAgain = await connect(server[0], server.slice(1));
+const all = JSON.parse(texts(await directAgain.callTool({ name: "list_bookings", arguments: mixedArgs }))[0]).bookings;
+await directAgain.close();
+const cancelled = all.filter((b) => b.status === "cancelled");
+const total = cancelled.reduce((sum, b) => sum + b.totalPrice.amount, 0);
+const listed = await proxied.callTool({ name: "list_bookings", arguments: mixedArgs });
+const ref = meta(listed).artifactRef;
+assert.ok(ref, JSON.stringify(meta(listed)));
+const figures = await proxied.callTool({
+  name: "mcpguard_more",
+  arguments: { ref, where: "status=cancelled", aggregate: "count, sum(totalPrice.amount)" },
+});
+assert.ok(!figures.isError, texts(figures).join(" "));
+const f = JSON.parse(texts(figures)[0]);
+assert.equal(f.count, cancelled.length);
+assert.equal(f["sum(totalPrice.amount)"], total);
+let found = await proxied.callTool({ name: "mcpguard_more", arguments: { ref, where: "status=cancelled" } });
+const ids = [];
+let finds = 1;
+for (;;) {
+  assert.ok(!found.isError, texts(found).join(" "));
+  assert.ok(meta(found).estimatedTokens <= BUDGET, JSON.stringify(meta(found)));
+  ids.push(...JSON.parse(texts(found)[1]).items.map((b) => b.id));
+  const next = meta(found).nextCursor;
+  if (!next) break;
+  found = await proxied.callTool({ name: "mcpguard_more", arguments: { cursor: next } });
+  finds += 1;
+}
+assert.deepEqual(ids, cancelled.map((b) => b.id), "every cancelled booking, once, in order");
+assert.ok(finds <= 3, `${finds} calls`);
 await proxied.close();
-console.log(`typescript sdk${overHttp ? " over HTTP" : ""}: list_bookings ${seen.length} bookings in ${calls} calls, all of them, in order`);
+console.log(`typescript sdk${overHttp ? " over HTTP" : ""}: list_bookings ${seen.length} bookings in ${calls} calls, all of them, in order;` +
+  ` ${cancelled.length} cancelled of ${all.length} (total ${total}) in 1 call, their records in ${finds}`);

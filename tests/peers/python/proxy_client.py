@@ -12,6 +12,7 @@ scripts/check-proxy-clients.sh.
 
 import asyncio
 import json
+import re
 import sys
 import tempfile
 
@@ -71,6 +72,7 @@ async def through_proxy(mode, mcpguard, server, store):
             calls += 1
         else:
             assert m.get("outcome") == "chunked", f"{mode}: {m}"
+        found = await search(c, m["artifactRef"], mode)
         pieces = [texts(piece)[0]]
         while meta(piece).get("nextCursor"):
             piece = await c.call_tool("mcpguard_more", {"cursor": meta(piece)["nextCursor"]})
@@ -78,7 +80,38 @@ async def through_proxy(mode, mcpguard, server, store):
             assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
             pieces.append(texts(piece)[0])
             calls += 1
-        return "".join(pieces), calls
+        return "".join(pieces), calls, found
+
+
+PATTERN = "Traceback|ERROR"
+
+
+def entries(log):
+    """The log's entries as a chunker cuts them: a timestamped line and its continuation lines."""
+    out = []
+    for line in log.splitlines(keepends=True):
+        if line[:4].isdigit() or not out:
+            out.append(line)
+        else:
+            out[-1] += line
+    return out
+
+
+async def search(c, ref, mode):
+    """mcpguard_more's `match`, followed to its end: the matching entries, each with its lines."""
+    answer = await c.call_tool("mcpguard_more", {"ref": ref, "match": PATTERN})
+    found, calls = [], 1
+    while True:
+        assert not answer.is_error, f"{mode}: {texts(answer)}"
+        assert meta(answer)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(answer)}"
+        body = texts(answer)[1]
+        for block in body.split("--- lines ")[1:]:
+            found.append(block.split("\n", 1)[1])
+        nxt = meta(answer).get("nextCursor")
+        if not nxt:
+            return found, calls, texts(answer)[0] if calls == 1 else None
+        answer = await c.call_tool("mcpguard_more", {"cursor": nxt})
+        calls += 1
 
 
 async def main():
@@ -90,11 +123,15 @@ async def main():
     original = await direct_text(server, "read_log")
     with tempfile.TemporaryDirectory() as store:
         for mode in ["auto", "legacy"]:
-            joined, calls = await through_proxy(mode, mcpguard, server, store)
+            joined, calls, (found, searches, _) = await through_proxy(mode, mcpguard, server, store)
             assert joined == original, f"{mode}: the pieces differ from the original"
+            want = [e for e in entries(original) if re.search(PATTERN, e)]
+            assert found == want, f"{mode}: match found {len(found)} entries, the log has {len(want)}"
+            assert searches <= 3, f"{mode}: {searches} calls to find {len(want)} entries"
             era = "2026-07-28" if mode == "auto" else "2025-11-25"
             how = f"{mode}: {era}{', over HTTP' if over_http else ''}"
-            print(f"python sdk ({how}): read_log {len(original)} bytes in {calls} calls, byte for byte")
+            print(f"python sdk ({how}): read_log {len(original)} bytes in {calls} calls, byte for byte;"
+                  f" match {PATTERN!r}: its {len(want)} entries, whole, in {searches} calls")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Search inside a stored result (the mcpguard_more `match` issue): a 100 MB artifact answers its
+# first page within budget in under a second, streamed from the store (memory flat in its size),
+# against reading it in order and against grep over the same text.
+#
+#   bash scripts/bench-search.sh [MEGABYTES] [PATTERN]   # default 100, 'ERROR'; needs GNU time
+#
+# Prints: the first page of `match` through a running proxy (wall time of the call, the proxy's
+# peak memory), the same for the first chunk of reading in order, `artifacts show --match` (every
+# match, for a person), and `grep -c` over the bare text for scale.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mb=${1:-100}
+pattern=${2:-ERROR}
+cargo build --release --quiet --bins --examples
+bin=$PWD/target/release/mcpguard
+fixture=$PWD/target/release/examples/fixture_server
+bench=$PWD/target/bench/search
+store=$bench/store
+mkdir -p "$bench"
+log=$bench/app-$mb.log
+if [ ! -f "$log" ]; then
+  # The 2 MB application log of the examples (timestamps, levels, stack traces), repeated.
+  python3 -c "import json,sys; sys.stdout.write(json.load(open('contracts/examples/fail-inv003-log-2mb-text.json'))['result']['content'][0]['text'])" > "$bench/seed.log"
+  : > "$log"
+  while [ "$(stat -c %s "$log")" -lt $((mb * 1024 * 1024)) ]; do cat "$bench/seed.log" >> "$log"; done
+fi
+# The artifact as the proxy stores it: the tool result's JSON, named by its SHA-256.
+ref=$(python3 - "$log" "$store" <<'PY'
+import hashlib, json, os, sys
+log, store = sys.argv[1], sys.argv[2]
+body = json.dumps({"content": [{"type": "text", "text": open(log).read()}]}).encode()
+ident = hashlib.sha256(body).hexdigest()[:16]
+os.makedirs(os.path.join(store, "read_log"), exist_ok=True)
+path = os.path.join(store, "read_log", ident + ".json")
+if not os.path.exists(path):
+    open(path, "wb").write(body)
+print("ax://read_log/" + ident)
+PY
+)
+echo "artifact: $ref, $(( $(stat -c %s "$store/read_log/${ref##*/}.json") / 1048576 )) MB, $(wc -l < "$log") lines; pattern: $pattern"
+
+# One fresh proxy per measurement: its peak memory is the call's alone.
+through_proxy() {
+  python3 - "$bin" "$fixture" "$store" "$1" <<'PY'
+import json, subprocess, sys, time
+bin, fixture, store, arguments = sys.argv[1:5]
+p = subprocess.Popen([bin, "proxy", "--artifact-dir", store, "--", fixture],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def ask(i, method, params):
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+ask(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+p.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'); p.stdin.flush()
+start = time.perf_counter()
+answer = ask(2, "tools/call", {"name": "mcpguard_more", "arguments": json.loads(arguments)})
+took = time.perf_counter() - start
+hwm = next(l.split()[1] for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM"))
+result = answer["result"]
+meta = result["_meta"]["mcpguard/budget"]
+head = result["content"][0]["text"][:110]
+p.stdin.close(); p.wait()
+print(f"{took:6.3f} s, {meta['estimatedTokens']:>5} of {meta['tokenBudget']} tokens, proxy peak {int(hwm) // 1024} MB | {head}")
+PY
+}
+echo "match, first page (proxy):         $(through_proxy "{\"ref\": \"$ref\", \"match\": \"$pattern\"}")"
+echo "match + context 2 (proxy):         $(through_proxy "{\"ref\": \"$ref\", \"match\": \"$pattern\", \"context\": 2}")"
+echo "read in order, first chunk (proxy): $(through_proxy "{\"ref\": \"$ref\"}")"
+run() { /usr/bin/time -f '%e s, peak %M KB' "$@" 2>&1 >/dev/null | tail -1; }
+echo "artifacts show --match (all):      $(run "$bin" artifacts show "$ref" --artifact-dir "$store" --match "$pattern")"
+echo "grep -c over the bare log:         $(run grep -c "$pattern" "$log")"
