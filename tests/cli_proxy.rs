@@ -1271,6 +1271,14 @@ fn the_fatal_entries_of_a_10000_line_log_come_back_whole_in_a_few_calls() {
         "{text}"
     );
     assert_eq!(texts[1].matches("--- lines ").count(), 2, "limit: 2 blocks");
+    let next = s.more(json!({"cursor": around["nextCursor"]}));
+    let texts = text_of(&next);
+    assert!(texts[0].contains("showing 3-4."), "{}", texts[0]);
+    assert_eq!(
+        texts[1].matches("--- lines ").count(),
+        2,
+        "the cursor keeps the limit"
+    );
 
     // Nothing matches: an answer, not an error.
     let none = s.more(json!({"ref": reference, "match": "(?i)segfault"}));

@@ -333,7 +333,7 @@ fn split_and(text: &str) -> Vec<String> {
                 let word = rest.trim_start();
                 let skipped = rest.len() - word.len();
                 if word.len() > 4
-                    && word[..3].eq_ignore_ascii_case("and")
+                    && word.get(..3).is_some_and(|w| w.eq_ignore_ascii_case("and"))
                     && word[3..].starts_with(char::is_whitespace)
                 {
                     parts.push(text[start..i].to_owned());

@@ -40,15 +40,6 @@ const FRAME_TOKENS: u64 = 120;
 /// Blocks of matches in one answer at most.
 const MAX_BLOCKS: usize = 100;
 
-/// What a finding answer reached: the end of what matched, or an answer in one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reach {
-    /// More to read (`nextCursor`).
-    More,
-    /// The last matches, or all of them.
-    End,
-}
-
 /// Where the stored result lives and how the model reads on.
 pub struct Place<'a> {
     pub reference: &'a str,
@@ -63,7 +54,7 @@ pub fn find_text(
     issued: Option<&Decoded>,
     cx: &Context<'_>,
     store: &mut dyn Artifacts,
-) -> Result<(Value, Reach), String> {
+) -> Result<Value, String> {
     let pattern_text = ask.pattern.as_deref().unwrap_or_default();
     let pattern = search::compile(pattern_text).map_err(|e| format!("`match`: {e}"))?;
     let context = ask.context.unwrap_or(0);
@@ -76,7 +67,11 @@ pub fn find_text(
     let p = issued.map(|d| &d.payload);
     let window = Window {
         skip: p.map_or(0, |p| p.offset.max(0) as usize),
-        max_blocks: ask.limit.unwrap_or(MAX_BLOCKS).min(MAX_BLOCKS),
+        max_blocks: ask
+            .limit
+            .or(p.and_then(|p| p.limit).map(|l| l as usize))
+            .unwrap_or(MAX_BLOCKS)
+            .min(MAX_BLOCKS),
         max_tokens: place
             .budget
             .saturating_sub(FRAME_TOKENS)
@@ -179,7 +174,7 @@ fn text_answer(
     window: Window,
     place: &Place<'_>,
     cx: &Context<'_>,
-) -> (Value, Reach) {
+) -> Value {
     let unit = match found.kind {
         crate::chunk::Kind::Text => "line",
         crate::chunk::Kind::Log => "log entry",
@@ -276,7 +271,7 @@ fn text_answer(
         );
         out["nextCursor"] = next.into();
     }
-    (out, if more { Reach::More } else { Reach::End })
+    out
 }
 
 /// `where`, `order_by`, `match` over records, or `aggregate`: the records of the stored result
@@ -287,7 +282,7 @@ pub fn query_records(
     issued: Option<&Decoded>,
     cx: &Context<'_>,
     store: &mut dyn Artifacts,
-) -> Result<(Value, Reach), String> {
+) -> Result<Value, String> {
     let value = load(place.stored, store)?;
     let Some(located) = records(&value) else {
         let what = if ask.aggregate.is_some() || ask.group_by.is_some() {
@@ -311,7 +306,7 @@ fn find_records(
     place: &Place<'_>,
     issued: Option<&Decoded>,
     cx: &Context<'_>,
-) -> Result<(Value, Reach), String> {
+) -> Result<Value, String> {
     let filter = ask
         .filter
         .as_deref()
@@ -406,7 +401,7 @@ fn find_records(
             figures.extend(m);
         }
         let text = serde_json::to_string_pretty(&Value::Object(figures)).unwrap_or_default();
-        return Ok((result::text(text), Reach::End));
+        return Ok(result::text(text));
     }
     let picked = select::select(located, &question);
     let head = if described.is_empty() {
@@ -420,7 +415,7 @@ fn find_records(
         )
     };
     if picked.matched == 0 {
-        return Ok((result::text(format!("{head}.")), Reach::End));
+        return Ok(result::text(format!("{head}.")));
     }
     let page_size = ask
         .limit
@@ -460,12 +455,7 @@ fn find_records(
     if let Some(Value::Array(blocks)) = out.get_mut("content") {
         blocks.insert(0, json!({"type": "text", "text": format!("{head}.")}));
     }
-    let reach = if out.get("nextCursor").is_some() {
-        Reach::More
-    } else {
-        Reach::End
-    };
-    Ok((out, reach))
+    Ok(out)
 }
 
 /// The question in words: `status=cancelled and total>100`, the pattern, the order.

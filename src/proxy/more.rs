@@ -361,7 +361,7 @@ fn respond(
     } else {
         None
     };
-    if let Some((out, _reach)) = found {
+    if let Some(out) = found {
         return Ok(framed(out, budget, &reference, cx));
     }
     let value = find::load(&r, store)?;
