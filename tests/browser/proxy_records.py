@@ -52,6 +52,14 @@ def main() -> None:
                 result = request("tools/call", {"name": "mcpguard_more",
                                                 "arguments": {"cursor": result["nextCursor"]}}).get("result", {})
                 reads -= 1
+            # And finds in some: the errors of the log, the figures of the bookings.
+            ref = answer.get("result", {}).get("_meta", {}).get("mcpguard/budget", {}).get("artifactRef")
+            if ref and round_ == i % 3:
+                question = {"match": "ERROR"} if tool == "read_log" else {"aggregate": "count", "group_by": "status"}
+                found = request("tools/call", {"name": "mcpguard_more", "arguments": {"ref": ref, **question}})
+                while found.get("result", {}).get("nextCursor"):
+                    found = request("tools/call", {"name": "mcpguard_more",
+                                                   "arguments": {"cursor": found["result"]["nextCursor"]}})
     proc.stdin.close()
     proc.wait(timeout=30)
 

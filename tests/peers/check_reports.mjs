@@ -105,6 +105,12 @@ async function open(file, colorScheme = 'light') {
   check(all === calls.length, `metrics report: the outcomes cover every result (${all} of ${calls.length})`);
   const lines = await page.$$eval('#over-time polyline', (p) => p.length);
   check(lines === 2, `metrics report: tokens kept out and sent, over time (${lines} lines)`);
+  // How the model read: every mcpguard_more record counted once, under its way.
+  const reads = records.filter((r) => r.tool === 'mcpguard_more' && r.moreWay);
+  const ways = await page.$$eval('#readings-table tbody tr', (rows) => rows.map((r) => +r.cells[1].textContent.replace(/,/g, '')));
+  const searches = reads.filter((r) => r.moreWay === 'match').length;
+  check(ways.reduce((n, c) => n + c, 0) === reads.length && searches > 0 && ways.length >= 2,
+    `metrics report: reads by way add up (${ways.join(' + ')} = ${reads.length}, ${searches} searches)`);
   const latency = await page.$$eval('#latency-table tbody tr', (r) => r.length);
   check(latency === 2, `metrics report: upstream and overhead percentiles (${latency} rows)`);
   await page.screenshot({ path: `${outDir}/metrics-report.png`, fullPage: true });
