@@ -302,10 +302,18 @@ fn shrink_parsed(
                 return failed("the preview is not JSON".into(), sizes, budget);
             };
             if let Some(r) = &reference {
+                let hint = document::anatomy_shallow(original, "")
+                    .parts
+                    .iter()
+                    .find_map(|p| match &p.content {
+                        PartContent::Text { text, .. } => search_hint(text, r, cx),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
                 result::push_text(
                     &mut preview,
                     format!(
-                        "[mcpguard] This is a preview of a {}-byte result. The rest: {}.",
+                        "[mcpguard] This is a preview of a {}-byte result. The rest: {}.{hint}",
                         sizes.bytes_before,
                         result::call(cx.more_tool, &json!({"ref": r}))
                     ),
@@ -601,24 +609,26 @@ fn first_chunk(
     {
         out["isError"] = e.clone();
     }
-    // Entries to find rather than read in order: say how.
-    let head = &text.as_bytes()[..text.len().min(64 << 10)];
-    let entries = match chunk::Kind::detect(None, head) {
-        chunk::Kind::Log => Some(("log entries", "ERROR|FATAL")),
-        chunk::Kind::Jsonl => Some(("records", "\"error\"")),
-        chunk::Kind::Markdown => Some(("sections", "^#+ .*Install")),
-        chunk::Kind::Text => None,
-    };
-    if let Some((what, example)) = entries {
-        result::append_to_last_text(
-            &mut out,
-            &format!(
-                " To find {what} instead of reading them all: {}.",
-                result::call(cx.more_tool, &json!({"ref": reference, "match": example}))
-            ),
-        );
+    if let Some(hint) = search_hint(text, reference, cx) {
+        result::append_to_last_text(&mut out, &hint);
     }
     Some((Outcome::Chunked, out))
+}
+
+/// How to find entries in `text` (a log, JSONL, Markdown) rather than read them in order; none
+/// for plain text.
+fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Option<String> {
+    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    let (what, example) = match chunk::Kind::detect(None, head) {
+        chunk::Kind::Log => ("log entries", "ERROR|FATAL"),
+        chunk::Kind::Jsonl => ("records", "\"error\""),
+        chunk::Kind::Markdown => ("sections", "^#+ .*Install"),
+        chunk::Kind::Text => return None,
+    };
+    Some(format!(
+        " To find {what} instead of reading them all: {}.",
+        result::call(cx.more_tool, &json!({"ref": reference, "match": example}))
+    ))
 }
 
 /// The chunking the proxy uses for `budget`.

@@ -67,6 +67,8 @@ async def through_proxy(mode, mcpguard, server, store):
             # A tool with an outputSchema (the Python SDK gives a str result one): the result is
             # summarized so that structuredContent stays valid; the text is read from its ref.
             assert m.get("outcome") == "summarized", f"{mode}: {m}"
+            # A log: the preview's last line suggests a search as well as reading on.
+            assert '"match"' in texts(first)[-1], f"{mode}: {texts(first)[-1]}"
             piece = await c.call_tool("mcpguard_more", {"ref": m["artifactRef"]})
             assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
             calls += 1
