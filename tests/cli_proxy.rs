@@ -1360,6 +1360,7 @@ fn the_cancelled_bookings_among_500_and_their_total_in_one_or_two_calls() {
     let figures = s.more(json!({"ref": reference, "where": "status=cancelled",
                                 "aggregate": "count, sum(totalPrice.amount)"}));
     let f: Value = serde_json::from_str(&text_of(&figures)[0]).unwrap();
+    assert_eq!(f["where"], "status=cancelled");
     assert_eq!(f["matched"], 50);
     assert_eq!(f["of"], 500);
     assert_eq!(f["count"], 50);

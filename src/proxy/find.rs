@@ -384,7 +384,6 @@ fn find_records(
         order: order.as_ref(),
         fields: (!names.is_empty()).then_some(names.as_slice()),
     };
-    let described = describe(ask);
     if let Some(aggregate) = aggregate {
         let total = located.len();
         let kept: Vec<_> = (0..total)
@@ -392,8 +391,11 @@ fn find_records(
             .filter(|item| question.keeps(item))
             .collect();
         let mut figures = Map::new();
-        if !described.is_empty() {
-            figures.insert("where".into(), described.clone().into());
+        if let Some(w) = &ask.filter {
+            figures.insert("where".into(), w.clone().into());
+        }
+        if let Some(p) = &ask.pattern {
+            figures.insert("match".into(), p.clone().into());
         }
         figures.insert("matched".into(), kept.len().into());
         figures.insert("of".into(), total.into());
@@ -404,6 +406,7 @@ fn find_records(
         return Ok(result::text(text));
     }
     let picked = select::select(located, &question);
+    let described = describe(ask);
     let head = if described.is_empty() {
         format!("[mcpguard] {} records", thousands(picked.total as u64))
     } else {
