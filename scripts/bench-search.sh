@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Search inside a stored result (the mcpguard_more `match` issue): a 100 MB artifact answers its
 # first page within budget in under a second, streamed from the store (memory flat in its size),
-# against reading it in order and against grep over the same text.
+# against reading it in order and against grep over the same text; then questions of 100 MB of
+# records (430,000 bookings): `where`, `aggregate`, `order_by`.
 #
 #   bash scripts/bench-search.sh [MEGABYTES] [PATTERN]   # default 100, 'ERROR'; needs GNU time
 #
@@ -40,6 +41,22 @@ PY
 )
 echo "artifact: $ref, $(( $(stat -c %s "$store/read_log/${ref##*/}.json") / 1048576 )) MB, $(wc -l < "$log") lines; pattern: $pattern"
 
+# 430,000 bookings (about 100 MB), stored the same way.
+records=$bench/bookings-430000.json
+[ -f "$records" ] || python3 scripts/make-bookings.py 430000 > "$records"
+list_ref=$(python3 - "$records" "$store" <<'PY'
+import hashlib, json, os, sys
+records, store = sys.argv[1], sys.argv[2]
+body = json.dumps({"content": [{"type": "text", "text": open(records).read()}]}).encode()
+ident = hashlib.sha256(body).hexdigest()[:16]
+os.makedirs(os.path.join(store, "list_bookings"), exist_ok=True)
+path = os.path.join(store, "list_bookings", ident + ".json")
+if not os.path.exists(path):
+    open(path, "wb").write(body)
+print("ax://list_bookings/" + ident)
+PY
+)
+
 # One fresh proxy per measurement: its peak memory is the call's alone.
 through_proxy() {
   python3 - "$bin" "$fixture" "$store" "$1" <<'PY'
@@ -62,7 +79,7 @@ took = time.perf_counter() - start
 hwm = next(l.split()[1] for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM"))
 result = answer["result"]
 meta = result["_meta"]["mcpguard/budget"]
-head = result["content"][0]["text"][:110]
+head = " ".join(result["content"][0]["text"].split())[:110]
 p.stdin.close(); p.wait()
 print(f"{took:6.3f} s, {meta['estimatedTokens']:>5} of {meta['tokenBudget']} tokens, proxy peak {int(hwm) // 1024} MB | {head}")
 PY
@@ -70,6 +87,10 @@ PY
 echo "match, first page (proxy):         $(through_proxy "{\"ref\": \"$ref\", \"match\": \"$pattern\"}")"
 echo "match + context 2 (proxy):         $(through_proxy "{\"ref\": \"$ref\", \"match\": \"$pattern\", \"context\": 2}")"
 echo "read in order, first chunk (proxy): $(through_proxy "{\"ref\": \"$ref\"}")"
+echo "records: $list_ref, $(( $(stat -c %s "$store/list_bookings/${list_ref##*/}.json") / 1048576 )) MB, 430,000 bookings"
+echo "where + aggregate (proxy):         $(through_proxy "{\"ref\": \"$list_ref\", \"where\": \"status=cancelled\", \"aggregate\": \"count, sum(totalPrice.amount)\"}")"
+echo "where, first page (proxy):         $(through_proxy "{\"ref\": \"$list_ref\", \"where\": \"status=cancelled\"}")"
+echo "where + order_by + fields (proxy): $(through_proxy "{\"ref\": \"$list_ref\", \"where\": \"status=cancelled\", \"order_by\": \"totalPrice.amount:desc\", \"fields\": \"id,totalPrice.amount\"}")"
 run() { /usr/bin/time -f '%e s, peak %M KB' "$@" 2>&1 >/dev/null | tail -1; }
 echo "artifacts show --match (all):      $(run "$bin" artifacts show "$ref" --artifact-dir "$store" --match "$pattern")"
 echo "grep -c over the bare log:         $(run grep -c "$pattern" "$log")"

@@ -272,25 +272,14 @@ fn find(
             find.group_by.as_deref(),
         )
         .map_err(|e| anyhow::anyhow!("--aggregate {e}"))?;
-        let kept: Vec<_> = (0..located.len())
-            .map(|i| located.item(i))
-            .filter(|item| question.keeps(item))
-            .collect();
-        let figures = aggregate.over(kept.iter().map(|c| &**c));
+        let figures = aggregate.over(question.kept(&located).map(|(_, item)| item));
         super::render::write_json(out, &figures)?;
         return Ok(Code::Ok);
     }
     let picked = select::select(&located, &question);
-    let items: Vec<&serde_json::Value> = match &picked.doc {
-        serde_json::Value::Object(m) if m.contains_key("items") && m.len() == 1 => m["items"]
-            .as_array()
-            .map(|a| a.iter().collect())
-            .unwrap_or_default(),
-        serde_json::Value::Object(m) => m.values().collect(),
-        _ => Vec::new(),
-    };
-    for item in items {
-        serde_json::to_writer(&mut *out, item)?;
+    // One record per line, compact whatever the document's layout.
+    for &i in &picked.kept {
+        serde_json::to_writer(&mut *out, &*located.item(i))?;
         writeln!(out)?;
     }
     out.flush()?;

@@ -223,14 +223,19 @@ fn aggregate(args: &Args, c: &mcpguard::config::Config) -> anyhow::Result<Code> 
     .map_err(|e| anyhow::anyhow!("--aggregate {e}"))?;
     let doc = super::read_one(&args.input, c)?;
     let located = paginate::locate(&doc.value, args.path.as_deref())?;
-    let items: Vec<_> = (0..located.len())
-        .map(|i| located.item(i))
-        .filter(|item| filter.matches(item))
-        .collect();
+    let question = paginate::select::Question {
+        filter: Some(&filter),
+        ..Default::default()
+    };
+    let mut matched = 0usize;
+    let over = measures.over(question.kept(&located).map(|(_, item)| {
+        matched += 1;
+        item
+    }));
     let mut figures = serde_json::Map::new();
-    figures.insert("matched".into(), items.len().into());
+    figures.insert("matched".into(), matched.into());
     figures.insert("of".into(), located.len().into());
-    if let serde_json::Value::Object(m) = measures.over(items.iter().map(|i| &**i)) {
+    if let serde_json::Value::Object(m) = over {
         figures.extend(m);
     }
     let mut out = std::io::stdout().lock();

@@ -96,10 +96,11 @@ impl Aggregate {
     }
 
     /// The figures over `items`: `{count, sum(f), ...}`, or `{groups: [...]}` largest first.
-    pub fn over<'v>(&self, items: impl Iterator<Item = &'v Value>) -> Value {
+    pub fn over<V: std::borrow::Borrow<Value>>(&self, items: impl Iterator<Item = V>) -> Value {
         let mut groups: Vec<(Value, Tally)> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = Default::default();
         for item in items {
+            let item = item.borrow();
             let slot = match &self.group_by {
                 None => 0,
                 Some(g) => {

@@ -4,7 +4,9 @@
 //! its own (`{"items": [...]}`, or a map of records keyed as before) that pages like any list.
 
 use regex::bytes::Regex;
-use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
 
 use super::filter::Where;
 use super::locate::Located;
@@ -12,7 +14,11 @@ use super::order::{Order, SortKey, field};
 
 /// The records a question picked, and how many there were to pick from.
 pub struct Selection {
-    pub doc: Value,
+    /// The picked records as a document's JSON text: `{"items": [...]}`, or a map of records
+    /// keyed as before.
+    pub text: String,
+    /// Their indices in the list, in the order picked.
+    pub kept: Vec<usize>,
     pub matched: usize,
     pub total: usize,
 }
@@ -29,48 +35,93 @@ pub struct Question<'a> {
 }
 
 impl Question<'_> {
-    /// True when `item` passes the filter and the pattern.
-    pub fn keeps(&self, item: &Value) -> bool {
+    /// True when `item` passes the filter and the pattern (matched against `text`, the item's
+    /// JSON as the document has it, when known).
+    pub fn keeps(&self, item: &Value, text: Option<&str>) -> bool {
         self.filter.is_none_or(|f| f.matches(item))
-            && self
-                .pattern
-                .is_none_or(|p| serde_json::to_vec(item).is_ok_and(|text| p.is_match(&text)))
+            && self.pattern.is_none_or(|p| match text {
+                Some(t) => p.is_match(t.as_bytes()),
+                None => serde_json::to_vec(item).is_ok_and(|t| p.is_match(&t)),
+            })
+    }
+
+    /// The items of `located` this question keeps, each parsed once and handed on (a list
+    /// read lazily is never held as a tree).
+    pub fn kept<'l>(
+        &'l self,
+        located: &'l Located<'_>,
+    ) -> impl Iterator<Item = (usize, std::borrow::Cow<'l, Value>)> + 'l {
+        (0..located.len()).filter_map(move |i| {
+            let item = located.item(i);
+            self.keeps(&item, located.item_text(i)).then_some((i, item))
+        })
     }
 }
 
 /// The records of `located` that `question` keeps, ordered (stably) and narrowed.
 pub fn select(located: &Located<'_>, question: &Question<'_>) -> Selection {
     let total = located.len();
-    let mut kept: Vec<usize> = (0..total)
-        .filter(|&i| question.keeps(&located.item(i)))
+    // Each item parsed once: its index kept, and its sort key when there is an order.
+    let mut order_keys: Vec<Value> = Vec::new();
+    let mut kept: Vec<usize> = question
+        .kept(located)
+        .map(|(i, item)| {
+            if let Some(order) = question.order {
+                order_keys.push(field(&item, &order.field).cloned().unwrap_or(Value::Null));
+            }
+            i
+        })
         .collect();
     if let Some(order) = question.order {
-        let items: Vec<_> = (0..total).map(|i| located.item(i)).collect();
-        let keys: Vec<SortKey<'_>> = items
-            .iter()
-            .map(|item| SortKey::of(field(item, &order.field)))
-            .collect();
-        kept.sort_by(|a, b| keys[*a].compare(&keys[*b], order.descending));
+        let keys: Vec<SortKey<'_>> = order_keys.iter().map(|v| SortKey::of(Some(v))).collect();
+        let mut at: Vec<usize> = (0..kept.len()).collect();
+        at.sort_by(|a, b| keys[*a].compare(&keys[*b], order.descending));
+        kept = at.into_iter().map(|j| kept[j]).collect();
     }
-    let shown = |i: usize| {
-        let item = located.item(i);
-        match question.fields {
-            Some(names) => project(&item, names),
-            None => item.into_owned(),
+    let mut text = String::with_capacity(kept.len() * 64 + 16);
+    match &located.map {
+        Some(map) => {
+            text.push('{');
+            for (n, &i) in kept.iter().enumerate() {
+                if n > 0 {
+                    text.push(',');
+                }
+                text.push_str(&Value::from(map.keys[i].as_str()).to_string());
+                text.push(':');
+                text.push_str(&record_text(located, i, question.fields));
+            }
+            text.push('}');
         }
-    };
-    let doc = match &located.map {
-        Some(map) => Value::Object(
-            kept.iter()
-                .map(|&i| (map.keys[i].clone(), shown(i)))
-                .collect::<Map<String, Value>>(),
-        ),
-        None => json!({ "items": kept.iter().map(|&i| shown(i)).collect::<Vec<_>>() }),
-    };
+        None => {
+            text.push_str("{\"items\":[");
+            for (n, &i) in kept.iter().enumerate() {
+                if n > 0 {
+                    text.push(',');
+                }
+                text.push_str(&record_text(located, i, question.fields));
+            }
+            text.push_str("]}");
+        }
+    }
     Selection {
         matched: kept.len(),
-        doc,
+        kept,
+        text,
         total,
+    }
+}
+
+/// Record `i` as JSON: its text as the document has it when the list is read lazily (never
+/// parsed and printed again), else printed; narrowed to `fields` when given.
+pub fn record_text<'l>(
+    located: &'l Located<'_>,
+    i: usize,
+    fields: Option<&[&str]>,
+) -> Cow<'l, str> {
+    match (fields, located.item_text(i)) {
+        (None, Some(raw)) => Cow::Borrowed(raw),
+        (None, None) => Cow::Owned(located.item(i).to_string()),
+        (Some(names), _) => Cow::Owned(project(&located.item(i), names).to_string()),
     }
 }
 
@@ -115,6 +166,7 @@ pub fn unknown_fields(located: &Located<'_>, names: &[&str]) -> (Vec<String>, Ve
 mod tests {
     use super::*;
     use crate::paginate::locate;
+    use serde_json::json;
 
     #[test]
     fn filters_orders_and_narrows() {
@@ -138,7 +190,7 @@ mod tests {
         );
         assert_eq!((picked.matched, picked.total), (2, 3));
         assert_eq!(
-            picked.doc,
+            serde_json::from_str::<Value>(&picked.text).unwrap(),
             json!({"items": [{"id": 3, "guest.name": "Cy"}, {"id": 1, "guest.name": "Ana"}]})
         );
         let pattern = Regex::new("(?i)\"bo\"").unwrap();
@@ -149,7 +201,9 @@ mod tests {
                 ..Question::default()
             },
         );
-        assert_eq!(picked.doc["items"][0]["id"], 2);
+        assert_eq!(picked.kept, [1]);
+        let doc: Value = serde_json::from_str(&picked.text).unwrap();
+        assert_eq!(doc["items"][0]["id"], 2);
         let (missing, known) = unknown_fields(&located, &["statsu", "guest.name"]);
         assert_eq!(missing, ["statsu"]);
         assert_eq!(known, ["id", "status", "total", "guest"]);

@@ -385,11 +385,11 @@ fn find_records(
         fields: (!names.is_empty()).then_some(names.as_slice()),
     };
     if let Some(aggregate) = aggregate {
-        let total = located.len();
-        let kept: Vec<_> = (0..total)
-            .map(|i| located.item(i))
-            .filter(|item| question.keeps(item))
-            .collect();
+        let mut matched = 0usize;
+        let figures_of = aggregate.over(question.kept(located).map(|(_, item)| {
+            matched += 1;
+            item
+        }));
         let mut figures = Map::new();
         if let Some(w) = &ask.filter {
             figures.insert("where".into(), w.clone().into());
@@ -397,9 +397,9 @@ fn find_records(
         if let Some(p) = &ask.pattern {
             figures.insert("match".into(), p.clone().into());
         }
-        figures.insert("matched".into(), kept.len().into());
-        figures.insert("of".into(), total.into());
-        if let Value::Object(m) = aggregate.over(kept.iter().map(|c| &**c)) {
+        figures.insert("matched".into(), matched.into());
+        figures.insert("of".into(), located.len().into());
+        if let Value::Object(m) = figures_of {
             figures.extend(m);
         }
         let text = serde_json::to_string_pretty(&Value::Object(figures)).unwrap_or_default();
@@ -425,9 +425,8 @@ fn find_records(
         .unwrap_or(cx.config.default_page_size as usize)
         .min(cx.config.max_page_size as usize);
     // As a tool result, so that a page is measured (and shown) as the model reads it.
-    let picked = json!({"content": [{"type": "text", "text": picked.doc.to_string()}]});
-    let selection = paginate::locate(&picked, None)
-        .map_err(|e| format!("the records picked cannot be paged ({e})"))?;
+    let picked = json!({"content": [{"type": "text", "text": picked.text}]});
+    let selection = records(&picked).ok_or("the records picked cannot be paged")?;
     let mut tags = Map::new();
     for (key, value) in [
         ("match", &ask.pattern),
@@ -480,8 +479,10 @@ fn describe(ask: &Ask) -> String {
 /// The list of records a stored result holds (as `paginate` finds it; never its own content
 /// blocks).
 pub fn records(value: &Value) -> Option<paginate::Located<'_>> {
-    paginate::locate(value, None)
-        .ok()
+    // A list in a JSON text is read lazily: its items are parsed one at a time, never held
+    // as a tree (what that does not read, a map of records say, is located the usual way).
+    paginate::locate_lean(value)
+        .or_else(|| paginate::locate(value, None).ok())
         .filter(|l| l.pointer != "/content" && !l.is_empty())
 }
 
