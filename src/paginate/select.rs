@@ -205,6 +205,44 @@ mod tests {
         let doc: Value = serde_json::from_str(&picked.text).unwrap();
         assert_eq!(doc["items"][0]["id"], 2);
         let (missing, known) = unknown_fields(&located, &["statsu", "guest.name"]);
+        // A map of records stays a map, keyed as before.
+        let users: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/fixtures/users-by-id-250.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let map = locate(&users, None).unwrap();
+        let team = Where::parse(&["plan=team and city in (Oslo, Turin)"]).unwrap();
+        let picked = select(
+            &map,
+            &Question {
+                filter: Some(&team),
+                ..Question::default()
+            },
+        );
+        let doc: Value = serde_json::from_str(&picked.text).unwrap();
+        let want: Vec<&String> = users["users"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, u)| u["plan"] == "team" && (u["city"] == "Oslo" || u["city"] == "Turin"))
+            .map(|(k, _)| k)
+            .collect();
+        assert!(!want.is_empty());
+        let mut got: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        got.sort();
+        let mut want = want;
+        want.sort();
+        assert_eq!(got, want);
+        assert!(
+            doc.as_object()
+                .unwrap()
+                .values()
+                .all(|u| u["plan"] == "team")
+        );
         assert_eq!(missing, ["statsu"]);
         assert_eq!(known, ["id", "status", "total", "guest"]);
     }

@@ -35,6 +35,9 @@ pub struct Ask {
     pub limit: Option<usize>,
 }
 
+/// What every refusal ends with: the way back to a result that can be read.
+pub(super) const AGAIN: &str = "call the original tool again for a fresh result";
+
 /// Tokens an answer keeps for its first and last lines (the count, the way on).
 const FRAME_TOKENS: u64 = 120;
 /// Blocks of matches in one answer at most.
@@ -91,7 +94,7 @@ pub fn find_text(
         Searched::Records(value) => {
             let Some(located) = records(&value).filter(|_| issued.is_none()) else {
                 return Err(format!(
-                    "this cursor is for text, and {} holds records now; call the original tool again for a fresh result",
+                    "this cursor is for text, and {} holds records now; {AGAIN}",
                     place.stored
                 ));
             };
@@ -99,12 +102,11 @@ pub fn find_text(
         }
     };
     let r = place.stored;
-    let again = "call the original tool again for a fresh result";
     if let Some(p) = p
         && p.fingerprint.as_deref() != Some(found.fingerprint.as_str())
     {
         return Err(format!(
-            "this cursor is for other content than {r} holds; {again}"
+            "this cursor is for other content than {r} holds; {AGAIN}"
         ));
     }
     Ok(text_answer(&found, ask, pattern_text, window, place, cx))
@@ -128,12 +130,11 @@ pub fn search_stored(
     fields: Option<&str>,
     store: &mut dyn Artifacts,
 ) -> Result<Searched, String> {
-    let again = "call the original tool again for a fresh result";
     if fields.is_none() {
         let reader = match store.open(r) {
             Ok(Some(reader)) => reader,
             Ok(None) => return Err(gone(r)),
-            Err(e) => return Err(format!("{r} cannot be read ({e}); {again}")),
+            Err(e) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
         };
         let mut searcher = Searcher::new(query.clone(), window);
         let mut looked = false;
@@ -151,7 +152,7 @@ pub fn search_stored(
         match streamed {
             Ok(()) => return Ok(Searched::Text(searcher.finish())),
             Err(Stop::NotPlain) => {}
-            Err(Stop::Io(e)) => return Err(format!("{r} cannot be read ({e}); {again}")),
+            Err(Stop::Io(e)) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
         }
     }
     let value = load(r, store)?;
@@ -447,7 +448,7 @@ fn find_records(
         (inner.saturating_sub(FRAME_TOKENS / 2), tags),
         issued,
     )
-    .map_err(|e| format!("{e}; call the original tool again for a fresh result"))?
+    .map_err(|e| format!("{e}; {AGAIN}"))?
     .ok_or_else(|| {
         format!(
             "one record is over the {}-token budget; ask for fewer `fields`",
@@ -488,20 +489,17 @@ pub fn records(value: &Value) -> Option<paginate::Located<'_>> {
 
 /// The stored result, parsed.
 pub fn load(r: &Ref, store: &mut dyn Artifacts) -> Result<Value, String> {
-    let again = "call the original tool again for a fresh result";
     let text = match store.get(r) {
         Ok(Some(t)) => t,
         Ok(None) => return Err(gone(r)),
-        Err(e) => return Err(format!("{r} cannot be read ({e}); {again}")),
+        Err(e) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
     };
     crate::leanjson::parse_result(&text)
-        .map_err(|e| format!("{r} is not a JSON result ({e}); {again}"))
+        .map_err(|e| format!("{r} is not a JSON result ({e}); {AGAIN}"))
 }
 
 fn gone(r: &Ref) -> String {
-    format!(
-        "{r} has expired or is not in this proxy's store; call the original tool again for a fresh result"
-    )
+    format!("{r} has expired or is not in this proxy's store; {AGAIN}")
 }
 
 /// The text the model reads of the result: its text blocks (joined by a newline), or the

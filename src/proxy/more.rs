@@ -259,7 +259,7 @@ fn respond(
     store: &mut dyn Artifacts,
 ) -> Result<(Value, u64), String> {
     let mut ask = parse_ask(arguments)?;
-    let again = "call the original tool again for a fresh result";
+    let again = find::AGAIN;
     let decoded = match &ask.cursor {
         Some(text) => {
             let decoded = cursor::decode_up_to(text, cx.config.read_limits.cursor_bytes())
