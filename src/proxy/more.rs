@@ -46,12 +46,12 @@ const ARGUMENTS: [&str; 11] = [
     "limit",
 ];
 
-/// The tool as `tools/list` lists it (its description is kept under 150 tokens: it costs
-/// every conversation that lists it).
+/// The tool as `tools/list` lists it. Every conversation that lists it pays for it: the
+/// description is kept under 190 tokens and the whole entry under 430 (a test counts them).
 pub fn definition(name: &str) -> Value {
     json!({
         "name": name,
-        "title": "Read the rest of a shortened result",
+        "title": "Read or search a shortened result",
         "description": "Reads or searches a result mcpguard shortened: `ref` (its artifactRef) starts, `cursor` (nextCursor) goes on. To find, not read it all: `match` (regex) returns matching log entries, sections or lines whole (`context`: lines around); on records, `where` (status=cancelled and total>100; also != < >= ~ in (a,b)), `order_by` (field:desc), `aggregate` (count, sum(f), avg(f), min(f), max(f)) with `group_by`. Also `fields`, `lines` (200-400), `limit`.",
         "inputSchema": {
             "type": "object",
