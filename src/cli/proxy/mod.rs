@@ -35,7 +35,10 @@ token budget (tokenBudgetThreshold, per tool under endpoints:) or the contract's
 one comes back as the first page of its list, the first chunk of its text, or a summary, with
 the full result stored (ax://DOMAIN/ID) and a line saying how to read on: the proxy adds one
 tool, mcpguard_more, that returns the next page or chunk (cursor), fields or sections in full
-(ref + fields), or a line range (ref + lines), each within the budget. The server never sees it.
+(ref + fields), a line range (ref + lines), or what it is asked to find: the entries of the text
+that match a regular expression, whole (ref + match, context), the records that pass a filter
+(ref + where, order_by: paginate --where's language) or figures of them (ref + aggregate,
+group_by), each within the budget. The server never sees it.
 
 The config file is watched: a saved change applies to the next request, and a bad file keeps
 the last good config (the log says why). Every decision is logged to stderr; --metrics writes a
