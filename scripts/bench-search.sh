@@ -26,36 +26,28 @@ if [ ! -f "$log" ]; then
   : > "$log"
   while [ "$(stat -c %s "$log")" -lt $((mb * 1024 * 1024)) ]; do cat "$bench/seed.log" >> "$log"; done
 fi
-# The artifact as the proxy stores it: the tool result's JSON, named by its SHA-256.
-ref=$(python3 - "$log" "$store" <<'PY'
+# An artifact as the proxy stores it: a tool result whose text is FILE, under DOMAIN, named by
+# its SHA-256; prints its reference.
+store_artifact() { # domain file
+  python3 - "$1" "$2" "$store" <<'PY'
 import hashlib, json, os, sys
-log, store = sys.argv[1], sys.argv[2]
-body = json.dumps({"content": [{"type": "text", "text": open(log).read()}]}).encode()
+domain, source, store = sys.argv[1:4]
+body = json.dumps({"content": [{"type": "text", "text": open(source).read()}]}).encode()
 ident = hashlib.sha256(body).hexdigest()[:16]
-os.makedirs(os.path.join(store, "read_log"), exist_ok=True)
-path = os.path.join(store, "read_log", ident + ".json")
+os.makedirs(os.path.join(store, domain), exist_ok=True)
+path = os.path.join(store, domain, ident + ".json")
 if not os.path.exists(path):
     open(path, "wb").write(body)
-print("ax://read_log/" + ident)
+print(f"ax://{domain}/{ident}")
 PY
-)
+}
+ref=$(store_artifact read_log "$log")
 echo "artifact: $ref, $(( $(stat -c %s "$store/read_log/${ref##*/}.json") / 1048576 )) MB, $(wc -l < "$log") lines; pattern: $pattern"
 
 # 430,000 bookings (about 100 MB), stored the same way.
 records=$bench/bookings-430000.json
 [ -f "$records" ] || python3 scripts/make-bookings.py 430000 > "$records"
-list_ref=$(python3 - "$records" "$store" <<'PY'
-import hashlib, json, os, sys
-records, store = sys.argv[1], sys.argv[2]
-body = json.dumps({"content": [{"type": "text", "text": open(records).read()}]}).encode()
-ident = hashlib.sha256(body).hexdigest()[:16]
-os.makedirs(os.path.join(store, "list_bookings"), exist_ok=True)
-path = os.path.join(store, "list_bookings", ident + ".json")
-if not os.path.exists(path):
-    open(path, "wb").write(body)
-print("ax://list_bookings/" + ident)
-PY
-)
+list_ref=$(store_artifact list_bookings "$records")
 
 # One fresh proxy per measurement: its peak memory is the call's alone.
 through_proxy() {

@@ -38,6 +38,37 @@ pub struct Ask {
 /// What every refusal ends with: the way back to a result that can be read.
 pub(super) const AGAIN: &str = "call the original tool again for a fresh result";
 
+impl Ask {
+    /// True when it asks about records (rather than for lines of text).
+    pub fn asks_records(&self) -> bool {
+        self.filter.is_some()
+            || self.order_by.is_some()
+            || self.aggregate.is_some()
+            || self.group_by.is_some()
+    }
+
+    /// True when it asks a question at all (rather than to read on).
+    pub fn asks(&self) -> bool {
+        self.asks_records() || self.pattern.is_some() || self.context.is_some()
+    }
+
+    /// How it reads, for the records: `aggregate`, `match`, `where`, `lines` (a range was
+    /// asked) or `read` (in order).
+    pub fn way(&self, lines: bool) -> &'static str {
+        if self.aggregate.is_some() || self.group_by.is_some() {
+            "aggregate"
+        } else if self.pattern.is_some() {
+            "match"
+        } else if self.filter.is_some() || self.order_by.is_some() {
+            "where"
+        } else if lines {
+            "lines"
+        } else {
+            "read"
+        }
+    }
+}
+
 /// Tokens an answer keeps for its first and last lines (the count, the way on).
 const FRAME_TOKENS: u64 = 120;
 /// Blocks of matches in one answer at most.

@@ -83,19 +83,6 @@ struct Ask {
     find: find::Ask,
 }
 
-impl Ask {
-    /// True when it asks a question (rather than to read on).
-    fn finds(&self) -> bool {
-        let f = &self.find;
-        f.pattern.is_some()
-            || f.context.is_some()
-            || f.filter.is_some()
-            || f.order_by.is_some()
-            || f.aggregate.is_some()
-            || f.group_by.is_some()
-    }
-}
-
 /// An answer and what it weighed.
 #[derive(Debug)]
 pub struct Answer {
@@ -121,78 +108,48 @@ pub struct Reading {
     pub reached_end: bool,
 }
 
-impl Reading {
-    fn of(arguments: Option<&Value>, result: &Value, is_error: bool, cx: &Context<'_>) -> Reading {
-        let args = arguments.and_then(Value::as_object);
-        let has = |k: &str| args.is_some_and(|a| a.get(k).is_some_and(|v| !v.is_null()));
-        let cursor = args
-            .and_then(|a| a.get("cursor"))
-            .and_then(Value::as_str)
-            .and_then(|c| cursor::decode_up_to(c, cx.config.read_limits.cursor_bytes()).ok());
-        let tag = |k: &str| {
-            cursor
-                .as_ref()
-                .is_some_and(|d| d.payload.unknown.get(k).is_some())
-        };
-        let way = if has("aggregate") || has("group_by") {
-            "aggregate"
-        } else if has("match") || tag("match") {
-            "match"
-        } else if has("where") || has("order_by") || tag("where") || tag("orderBy") {
-            "where"
-        } else if has("lines") {
-            "lines"
-        } else {
-            "read"
-        };
-        let reference = result
-            .pointer("/_meta/mcpguard~1budget/artifactRef")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| args.and_then(|a| a.get("ref")?.as_str().map(str::to_owned)))
-            .or_else(|| {
-                cursor
-                    .as_ref()
-                    .and_then(|d| d.payload.unknown.get("ref")?.as_str().map(str::to_owned))
-            });
-        Reading {
-            reference,
-            arguments: ARGUMENTS.iter().copied().filter(|k| has(k)).collect(),
-            way,
-            starts: !has("cursor"),
-            reached_end: !is_error && result.get("nextCursor").is_none(),
-        }
-    }
+/// What a call turned out to read, learnt as its answer is made (kept when it fails).
+struct Trace {
+    way: &'static str,
+    reference: Option<String>,
 }
 
 /// Answers one call of the tool.
 pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
-    let mut answer = answer_only(arguments, cx, store);
-    answer.reading = Some(Reading::of(arguments, &answer.result, answer.is_error, cx));
-    answer
-}
-
-fn answer_only(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artifacts) -> Answer {
-    match respond(arguments, cx, store) {
+    let mut trace = Trace {
+        way: "read",
+        reference: None,
+    };
+    let (result, sizes, is_error) = match respond(arguments, cx, store, &mut trace) {
         Ok((result, tokens)) => {
             let bytes = serde_json::to_string(&result).map_or(0, |s| s.len() as u64);
-            Answer {
-                result,
-                sizes: Sizes {
-                    bytes_after: bytes,
-                    tokens_after: tokens,
-                    ..Sizes::default()
-                },
-                is_error: false,
-                reading: None,
-            }
+            let sizes = Sizes {
+                bytes_after: bytes,
+                tokens_after: tokens,
+                ..Sizes::default()
+            };
+            (result, sizes, false)
         }
-        Err(message) => Answer {
-            result: result::error(format!("{NAME}: {message}")),
-            sizes: Sizes::default(),
-            is_error: true,
-            reading: None,
-        },
+        Err(message) => (
+            result::error(format!("{NAME}: {message}")),
+            Sizes::default(),
+            true,
+        ),
+    };
+    let args = arguments.and_then(Value::as_object);
+    let has = |k: &str| args.is_some_and(|a| a.get(k).is_some_and(|v| !v.is_null()));
+    let reading = Reading {
+        reference: trace.reference,
+        arguments: ARGUMENTS.iter().copied().filter(|k| has(k)).collect(),
+        way: trace.way,
+        starts: !has("cursor"),
+        reached_end: !is_error && result.get("nextCursor").is_none(),
+    };
+    Answer {
+        result,
+        sizes,
+        is_error,
+        reading: Some(reading),
     }
 }
 
@@ -257,8 +214,11 @@ fn respond(
     arguments: Option<&Value>,
     cx: &Context<'_>,
     store: &mut dyn Artifacts,
+    trace: &mut Trace,
 ) -> Result<(Value, u64), String> {
     let mut ask = parse_ask(arguments)?;
+    trace.way = ask.find.way(ask.lines.is_some());
+    trace.reference.clone_from(&ask.reference);
     let again = find::AGAIN;
     let decoded = match &ask.cursor {
         Some(text) => {
@@ -299,7 +259,8 @@ fn respond(
             );
         }
     };
-    if decoded.is_some() && ask.finds() {
+    trace.reference = Some(reference.clone());
+    if decoded.is_some() && ask.find.asks() {
         return Err(
             "a cursor carries its question: give `cursor` alone, or `ref` with a new `match` or `where`"
                 .into(),
@@ -334,34 +295,19 @@ fn respond(
         stored: &r,
         budget: inner,
     };
-    let asks_records = question.filter.is_some()
-        || question.order_by.is_some()
-        || question.aggregate.is_some()
-        || question.group_by.is_some();
-    let found = if ask.lines.is_some() && (asks_records || question.pattern.is_some()) {
+    trace.way = question.way(ask.lines.is_some());
+    let asks_records = question.asks_records();
+    if ask.lines.is_some() && (asks_records || question.pattern.is_some()) {
         return Err("`lines` reads a range; give it without `match` or `where`".into());
-    } else if kind.as_deref() == Some("match")
+    }
+    if kind.as_deref() == Some("match")
         || (!asks_records && question.pattern.is_some() && decoded.is_none())
     {
-        Some(find::find_text(
-            &question,
-            &place,
-            decoded.as_ref(),
-            cx,
-            store,
-        )?)
-    } else if asks_records || (kind.as_deref() == Some("page") && question.pattern.is_some()) {
-        Some(find::query_records(
-            &question,
-            &place,
-            decoded.as_ref(),
-            cx,
-            store,
-        )?)
-    } else {
-        None
-    };
-    if let Some(out) = found {
+        let out = find::find_text(&question, &place, decoded.as_ref(), cx, store)?;
+        return Ok(framed(out, budget, &reference, cx));
+    }
+    if asks_records || (kind.as_deref() == Some("page") && question.pattern.is_some()) {
+        let out = find::query_records(&question, &place, decoded.as_ref(), cx, store)?;
         return Ok(framed(out, budget, &reference, cx));
     }
     let value = find::load(&r, store)?;
