@@ -504,8 +504,9 @@ impl ClientProfile {
     }
 
     /// The most severe thing this client does with a response of this size. `exact` counts
-    /// what the client shows the model with Claude's tokenizer; it is called only where the
-    /// client itself would count.
+    /// what the client shows the model as Claude's tokenizer would, at least exactly enough to
+    /// fall on the right side of `maxTokens`; it is called only where the client itself would
+    /// count.
     pub fn verdict(&self, size: ResponseSize, exact: impl FnOnce() -> u64) -> ClientVerdict {
         let over = |limit: Option<u64>, value: u64| limit.is_some_and(|l| value > l);
         let over_max = match (self.max_tokens, &self.estimate) {

@@ -275,8 +275,13 @@ pub fn estimate_anatomy(
                 && view.media == seen.media
                 && view.texts == seen.texts)
                 .then_some(tokens);
+            // The client counts with Claude's tokenizer, and only its `maxTokens` hangs on
+            // that count: `auto` decides it exactly near the limit and by claude-fast further
+            // away, where both land on the same side (the verdict is the same, the cost is
+            // not: a 200 KB result in the client's counting band is 10 ms exactly).
+            let limit: Vec<u64> = profile.max_tokens.into_iter().collect();
             let exact =
-                || known.unwrap_or_else(|| count(view, Tokenizer::Claude, image_tokens, &[]).0);
+                || known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).0);
             (name.clone(), profile.verdict(size, exact))
         })
         .collect();

@@ -556,3 +556,68 @@ fn compare_on_a_tool_result_shows_ctoks_counts() {
         );
     }
 }
+
+/// The default counter gives every client the verdict the exact count gives: Claude Code's own
+/// count (made where its chars/4 estimate falls between half and four times `maxTokens`) is
+/// made exactly only near 25,000 tokens, and further away claude-fast lands on the same side.
+/// Checked on every captured response and on prose and logs sized around the limit.
+#[test]
+fn client_verdicts_by_default_are_the_exact_counts_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let text_of = |name: &str| {
+        let doc: Value =
+            serde_json::from_slice(&fs::read(repo("tests/fixtures/corpus").join(name)).unwrap())
+                .unwrap();
+        let result = &doc["result"];
+        let text = result["content"][0]["text"]
+            .as_str()
+            .or_else(|| result["contents"][0]["text"].as_str())
+            .unwrap();
+        text.to_owned()
+    };
+    // Markdown prose (about 2.8 characters a token) and a git log (about 2): from inside the
+    // client's counting band, both sides of 25,000 tokens.
+    for (name, sizes) in [
+        (
+            "everything__resources_read__features_md.json",
+            [52_000, 64_000, 68_000, 72_000, 76_000, 120_000],
+        ),
+        (
+            "git__tools_call__git_log__200.json",
+            [51_000, 56_000, 70_000, 100_000, 200_000, 390_000],
+        ),
+    ] {
+        let text = text_of(name);
+        for chars in sizes {
+            let body: String = text.chars().cycle().take(chars).collect();
+            let result = serde_json::json!({"jsonrpc": "2.0", "id": 1,
+                "result": {"content": [{"type": "text", "text": body}]}});
+            fs::write(
+                dir.path().join(format!("{chars}-{name}")),
+                result.to_string(),
+            )
+            .unwrap();
+        }
+    }
+    let verdicts = |tokenizer: &str, path: &std::path::Path| -> Vec<(String, Value)> {
+        json_report(&[path.to_str().unwrap(), "--tokenizer", tokenizer])["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["name"].as_str().unwrap().to_owned(), d["clients"].clone()))
+            .collect()
+    };
+    for path in [repo("tests/fixtures/corpus"), dir.path().to_owned()] {
+        let (auto, exact) = (verdicts("auto", &path), verdicts("claude", &path));
+        assert_eq!(auto, exact, "{}", path.display());
+        if path == dir.path() {
+            let kinds: std::collections::BTreeSet<_> = exact
+                .iter()
+                .map(|(_, v)| v["claude-code"].as_str().unwrap().to_owned())
+                .collect();
+            let want: std::collections::BTreeSet<_> =
+                ["file-only", "preview"].map(String::from).into();
+            assert_eq!(kinds, want, "{exact:#?}");
+        }
+    }
+}
