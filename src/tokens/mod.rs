@@ -13,8 +13,9 @@
 //!   (it undercounts today's models); `heuristic` is the seed's R001 rule, for budgeting exactly
 //!   as the seed's servers do; `o200k` and `cl100k` are OpenAI's encodings.
 //!
-//! Tables are built once per process, on first use, so a run that never counts exactly never
-//! pays for them.
+//! Claude's tables are laid out when mcpguard is compiled and read in place (microseconds);
+//! the BPE tables (legacy, o200k, cl100k) are built once per process, on first use, so a run
+//! that never counts with them never pays for them.
 
 mod bpe;
 pub mod claude;
@@ -138,8 +139,8 @@ impl Tokenizer {
     }
 
     /// Builds this counter now, and for `auto` its exact stage too, so that the first count
-    /// does not pay for the tables (about 10 ms for Claude's): a server warms them before it
-    /// takes requests, not under its first client's.
+    /// does not pay for the tables (a BPE's take tens of milliseconds; Claude's are read in
+    /// place): a server warms them before it takes requests, not under its first client's.
     pub fn prepare(self) {
         self.counter();
         if self == Tokenizer::Auto {

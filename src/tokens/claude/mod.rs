@@ -6,7 +6,8 @@
 //! 1. [`normalize`]: NFC, stripped controls and private use, folded spaces and (v3) quotes;
 //! 2. [`stream`]: the text rewritten as a marked stream (word, case and boundary markers);
 //! 3. [`tiling`]: the minimum-cost tiling of that stream over the vocabulary, with a UTF-8 byte
-//!    floor for what no piece covers.
+//!    floor for what no piece covers. The vocabulary's trie is [`table`]'s: build.rs lays it out
+//!    when mcpguard is compiled, and a process reads it in place.
 //!
 //! The count is the content's tokens: ctok's `token_count(text) - token_count("")`. The message
 //! frame belongs to a message, not to a tool result inside one. This reproduces a
@@ -15,13 +16,15 @@
 
 mod normalize;
 mod stream;
+#[cfg_attr(not(test), allow(dead_code))] // the builder half is build.rs's (and the tests')
+mod table;
 mod tiling;
 
-use serde::Deserialize;
-
 use self::stream::{Seam, Sink, StreamRules};
+use self::table::Tables;
 use self::tiling::{Tiler, Vocabulary};
 use super::TokenCounter;
+use zerocopy::FromBytes;
 
 /// A reconstructed tokenizer generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,68 +35,50 @@ pub enum Family {
     V4_7,
 }
 
+/// Bytes aligned for reading as `u32` words.
+#[repr(C, align(4))]
+struct Aligned<B: ?Sized>(B);
+
+/// The families' tables, as build.rs laid them out from data/claude/ctok-*.json.
+static V3_TABLES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/claude-v3.tables"
+)));
+static V4_7_TABLES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/claude-v4_7.tables"
+)));
+
 impl Family {
-    fn data(self) -> &'static str {
+    fn tables(self) -> &'static [u8] {
         match self {
-            Family::V3 => include_str!("../../../data/claude/ctok-v3.json"),
-            Family::V4_7 => include_str!("../../../data/claude/ctok-v4_7.json"),
+            Family::V3 => &V3_TABLES.0,
+            Family::V4_7 => &V4_7_TABLES.0,
         }
     }
 }
 
-/// One family's vocabulary and switches, loaded once per process.
+/// One family's vocabulary and switches, read in place from the binary.
 pub struct Claude {
-    vocab: Vocabulary,
+    vocab: Vocabulary<'static>,
     fold_quotes: bool,
     rules: StreamRules,
 }
 
-/// The embedded vocabulary file, as scripts/ctok-vocab.py writes it.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct VocabularyFile {
-    fold_quotes: bool,
-    allcaps_min: Option<usize>,
-    contractions: Vec<String>,
-    byte_prefixes: Vec<String>,
-    pieces: Vec<String>,
-}
-
 impl Claude {
-    /// Loads a family from the embedded data.
+    /// Reads a family's embedded tables: no parsing and no building, so it costs microseconds.
     pub fn load(family: Family) -> Result<Self, String> {
-        let file: VocabularyFile =
-            serde_json::from_str(family.data()).map_err(|e| e.to_string())?;
-        let mut pieces: Vec<Vec<char>> = file.pieces.iter().map(|p| p.chars().collect()).collect();
-        // The file stores `'s`; the stream writes the suffix glued to its word end, `'s⟨eow⟩`.
-        pieces.extend(
-            file.contractions
-                .iter()
-                .map(|c| c.chars().chain([stream::EOW]).collect()),
-        );
-        let prefixes = file
-            .byte_prefixes
-            .iter()
-            .map(|hex| decode_hex(hex).ok_or_else(|| format!("byte prefix `{hex}` is not hex")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let words = <[u32]>::ref_from_bytes(family.tables())
+            .map_err(|_| "the embedded tables are not whole words".to_owned())?;
+        let tables = Tables::from_words(words)?;
         Ok(Claude {
-            vocab: Vocabulary::new(pieces, &prefixes)?,
-            fold_quotes: file.fold_quotes,
+            fold_quotes: tables.fold_quotes,
             rules: StreamRules {
-                allcaps_min: file.allcaps_min,
+                allcaps_min: tables.allcaps_min.map(|n| n as usize),
             },
+            vocab: Vocabulary::new(tables),
         })
     }
-}
-
-fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 impl TokenCounter for Claude {
@@ -123,6 +108,32 @@ impl TokenCounter for Claude {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables in the binary are the vocabulary files' (build.rs made them from the same
+    /// files with the same code): built again here from the JSON, word for word.
+    #[test]
+    fn embedded_tables_are_the_vocabulary_files() {
+        for (family, path) in [
+            (Family::V3, "data/claude/ctok-v3.json"),
+            (Family::V4_7, "data/claude/ctok-v4_7.json"),
+        ] {
+            let text =
+                std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let strings =
+                |key: &str| -> Vec<String> { serde_json::from_value(file[key].clone()).unwrap() };
+            let built = table::Built::from_file(
+                file["foldQuotes"].as_bool().unwrap(),
+                file["allcapsMin"].as_u64().map(|n| n as u32),
+                &strings("pieces"),
+                &strings("contractions"),
+                &strings("bytePrefixes"),
+            )
+            .unwrap();
+            let embedded = <[u32]>::ref_from_bytes(family.tables()).unwrap();
+            assert!(built.tables().to_words() == embedded, "{path}");
+        }
+    }
 
     #[test]
     fn both_families_load_and_count_like_ctok() {

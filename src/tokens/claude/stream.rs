@@ -15,12 +15,9 @@
 use unicode_general_category::{GeneralCategory as Gc, get_general_category};
 use unicode_normalization::char::canonical_combining_class;
 
-/// Word start, word end, and the two case markers. Noncharacters: absent from real text, and a
-/// literal one in the input is escaped (see [`escape_literal_marker`]).
-pub(super) const BOW: char = '\u{FDD0}';
-pub(super) const EOW: char = '\u{FDD1}';
-pub(super) const SHIFT: char = '\u{FDD3}';
-pub(super) const CAPS: char = '\u{FDD4}';
+/// Word start, word end, and the two case markers (a literal one in the input is escaped, see
+/// [`escape_literal_marker`]). The vocabulary's pieces spell them the same way.
+pub(super) use super::table::{BOW, CAPS, EOW, SHIFT};
 
 /// A literal U+FDD0..U+FDD4 in the input becomes U+E000..U+E004 (free: normalization strips
 /// the input's own private use). The byte floor prices it as the original codepoint.

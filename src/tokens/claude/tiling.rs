@@ -1,8 +1,9 @@
 //! The minimum-cost tiling of the marked stream: every vocabulary piece costs one token, and a
 //! codepoint no piece covers falls to its UTF-8 bytes, tiled over the measured byte prefixes.
 //!
-//! The pieces sit in a trie read backwards, so when a codepoint arrives the tiler walks back
-//! from it through exactly the pieces that can end there. The tiler only counts, so it keeps
+//! The pieces sit in a trie read backwards (its tables are [`super::table`]'s, built when
+//! mcpguard is compiled), so when a codepoint arrives the tiler walks back from it through
+//! exactly the pieces that can end there. The tiler only counts, so it keeps
 //! a ring of the last [`WINDOW`] codepoints and their best costs: constant memory whatever the
 //! length of the text, and no allocation per call.
 //!
@@ -12,192 +13,63 @@
 //! longest such piece `K` (K copies of a shorter piece can be swapped for fewer copies of K), so
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
-use rustc_hash::FxHashMap;
-
 use super::stream::{Sink, unescape_literal_marker};
+use super::table::{LINEAR_CHILDREN, NONE, TERMINAL, Tables, WINDOW, pack};
 
-/// The ring the tiler keeps: longer than the longest piece (checked when the vocabulary loads).
-const WINDOW: usize = 256;
-
-const NONE: u32 = u32::MAX;
-
-/// An edge's target with the target's terminal flag in the top bit, so a walk step reads one
-/// array: "is there a piece ending here" comes with the edge.
-const TERMINAL: u32 = 1 << 31;
-
-/// A node's children are `edges[first..first + len]`, sorted by label. A node with many
-/// children (a word end has thousands of last letters) also has a direct table of its ASCII
-/// children at `ascii_tables[ascii * 128..]`: one load instead of a mispredicted binary search.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    first: u32,
-    len: u32,
-    ascii: u32,
-}
-
-impl Default for Node {
-    fn default() -> Self {
-        Node {
-            first: 0,
-            len: 0,
-            ascii: NONE,
-        }
-    }
-}
-
-/// Children above which a node gets a direct ASCII table.
-const LINEAR_CHILDREN: usize = 8;
-
-/// A run of one character, and the period its cost settles into.
-#[derive(Clone, Copy, Debug)]
-struct RunShortcut {
-    after: usize,
-    period: usize,
-}
-
-/// The vocabulary as the tiler reads it.
-pub(super) struct Vocabulary {
-    nodes: Vec<Node>,
-    /// (label, target | TERMINAL): every node's children, contiguous.
-    edges: Vec<(char, u32)>,
-    ascii_tables: Vec<u32>,
-    /// The root's edge target for every BMP codepoint (NONE where there is none): the one
-    /// lookup every position makes.
-    root_bmp: Box<[u32]>,
-    /// Byte prefixes of the UTF-8 floor, packed as `len << 24 | bytes`, sorted.
-    byte_prefixes: Vec<u32>,
-    shortcuts: FxHashMap<char, RunShortcut>,
-    /// The shortest run any shortcut needs, so most positions skip the map.
+/// The vocabulary as the tiler reads it: the tables, and the shortest run any shortcut needs
+/// (so most positions skip the shortcuts).
+pub(super) struct Vocabulary<'a> {
+    tables: Tables<'a>,
     shortest_shortcut: usize,
 }
 
-impl Vocabulary {
-    /// Builds the trie over `pieces` (each a codepoint sequence) and the byte floor.
-    pub(super) fn new(
-        mut pieces: Vec<Vec<char>>,
-        byte_prefixes: &[Vec<u8>],
-    ) -> Result<Self, String> {
-        if let Some(long) = pieces.iter().find(|p| p.len() >= WINDOW) {
-            return Err(format!(
-                "a piece of {} codepoints (the tiler keeps {WINDOW})",
-                long.len()
-            ));
-        }
-        if pieces.iter().any(Vec::is_empty) {
-            return Err("an empty piece".into());
-        }
-        let shortcuts = run_shortcuts(&pieces);
-        pieces.iter_mut().for_each(|p| p.reverse());
-        pieces.sort_unstable();
-        pieces.dedup();
-
-        let mut vocab = Vocabulary {
-            nodes: vec![Node::default()],
-            edges: Vec::new(),
-            ascii_tables: Vec::new(),
-            root_bmp: vec![NONE; 0x10000].into_boxed_slice(),
-            byte_prefixes: Vec::new(),
-            shortest_shortcut: shortcuts
-                .values()
-                .map(|s| s.after)
+impl<'a> Vocabulary<'a> {
+    pub(super) fn new(tables: Tables<'a>) -> Self {
+        Vocabulary {
+            shortest_shortcut: tables
+                .shortcuts
+                .iter()
+                .map(|s| s[1] as usize)
                 .min()
                 .unwrap_or(usize::MAX),
-            shortcuts,
-        };
-        vocab.fill(0, &pieces, 0);
-        let root = vocab.nodes[0];
-        for &(label, target) in &vocab.edges[root.first as usize..(root.first + root.len) as usize]
-        {
-            if let Ok(bmp) = u16::try_from(label as u32) {
-                vocab.root_bmp[usize::from(bmp)] = target;
-            }
-        }
-        for prefix in byte_prefixes {
-            if !(2..=3).contains(&prefix.len()) {
-                return Err(format!("a byte prefix of {} bytes", prefix.len()));
-            }
-            vocab.byte_prefixes.push(pack(prefix));
-        }
-        vocab.byte_prefixes.sort_unstable();
-        Ok(vocab)
-    }
-
-    /// Gives `node` the children found at `depth` of `group` (sorted, sharing `depth` labels,
-    /// none of them ending at `depth`).
-    fn fill(&mut self, node: usize, group: &[Vec<char>], depth: usize) {
-        // Each child's range of `group`, by the label at `depth`.
-        let mut ranges = Vec::new();
-        let mut start = 0;
-        for i in 1..=group.len() {
-            if i == group.len() || group[i][depth] != group[start][depth] {
-                ranges.push((group[start][depth], start, i));
-                start = i;
-            }
-        }
-        let first = self.edges.len();
-        for &(label, lo, _) in &ranges {
-            // Sorted, so a piece that ends at the child comes first in its range.
-            let terminal = if group[lo].len() == depth + 1 {
-                TERMINAL
-            } else {
-                0
-            };
-            self.edges.push((label, self.nodes.len() as u32 | terminal));
-            self.nodes.push(Node::default());
-        }
-        let mut ascii = NONE;
-        if ranges.len() > LINEAR_CHILDREN {
-            ascii = (self.ascii_tables.len() / 128) as u32;
-            self.ascii_tables.extend([NONE; 128]);
-            let table = &mut self.ascii_tables[ascii as usize * 128..];
-            for &(label, target) in &self.edges[first..] {
-                if label.is_ascii() {
-                    table[label as usize] = target;
-                }
-            }
-        }
-        self.nodes[node] = Node {
-            first: first as u32,
-            len: ranges.len() as u32,
-            ascii,
-        };
-        for (k, &(_, lo, hi)) in ranges.iter().enumerate() {
-            let child = (self.edges[first + k].1 & !TERMINAL) as usize;
-            let lo = if group[lo].len() == depth + 1 {
-                lo + 1
-            } else {
-                lo
-            };
-            self.fill(child, &group[lo..hi], depth + 1);
+            tables,
         }
     }
 
     /// The root's edge for `c`: target | TERMINAL, or NONE.
     #[inline]
     fn root_edge(&self, c: char) -> u32 {
-        match u16::try_from(c as u32) {
-            Ok(bmp) => self.root_bmp[usize::from(bmp)],
-            Err(_) => self.edge(0, c),
+        match self.tables.root_bmp.get(c as usize) {
+            Some(&edge) => edge,
+            None => self.edge(0, c),
         }
     }
 
     /// `node`'s edge for `c`: target | TERMINAL, or NONE.
     #[inline]
     fn edge(&self, node: usize, c: char) -> u32 {
-        let Node { first, len, ascii } = self.nodes[node];
+        let [first, len, ascii] = self.tables.nodes[node];
         if ascii != NONE && c.is_ascii() {
-            return self.ascii_tables[ascii as usize * 128 + c as usize];
+            return self.tables.ascii_tables[ascii as usize * 128 + c as usize];
         }
-        let edges = &self.edges[first as usize..(first + len) as usize];
+        let edges = &self.tables.edges[first as usize..(first + len) as usize];
+        let c = c as u32;
         let found = if edges.len() <= LINEAR_CHILDREN {
-            edges.iter().find(|e| e.0 == c)
+            edges.iter().find(|e| e[0] == c)
         } else {
             edges
-                .binary_search_by(|e| e.0.cmp(&c))
+                .binary_search_by(|e| e[0].cmp(&c))
                 .ok()
                 .map(|i| &edges[i])
         };
-        found.map_or(NONE, |e| e.1)
+        found.map_or(NONE, |e| e[1])
+    }
+
+    /// The period a run of `c` settles into once it is `after` long, if it does.
+    fn shortcut(&self, c: char) -> Option<(usize, usize)> {
+        let shortcuts = self.tables.shortcuts;
+        let i = shortcuts.binary_search_by(|s| s[0].cmp(&(c as u32))).ok()?;
+        Some((shortcuts[i][1] as usize, shortcuts[i][2] as usize))
     }
 
     /// What a codepoint no piece covers costs: its UTF-8 bytes, each a token, except where a
@@ -211,6 +83,7 @@ impl Vocabulary {
             best[end] = best[end - 1] + 1;
             for start in end.saturating_sub(3)..end.saturating_sub(1) {
                 if self
+                    .tables
                     .byte_prefixes
                     .binary_search(&pack(&bytes[start..end]))
                     .is_ok()
@@ -223,42 +96,9 @@ impl Vocabulary {
     }
 }
 
-/// A byte prefix (at most three bytes) as one sortable number: its length, then its bytes.
-fn pack(bytes: &[u8]) -> u32 {
-    (bytes.len() as u32) << 24 | bytes.iter().fold(0, |acc, &b| acc << 8 | u32::from(b))
-}
-
-/// The runs of one character whose cost settles, by character (see the module doc).
-fn run_shortcuts(pieces: &[Vec<char>]) -> FxHashMap<char, RunShortcut> {
-    let max_len = pieces.iter().map(Vec::len).max().unwrap_or(0);
-    let mut lengths: FxHashMap<char, Vec<usize>> = FxHashMap::default();
-    for p in pieces {
-        if p.iter().all(|&c| c == p[0]) {
-            lengths.entry(p[0]).or_default().push(p.len());
-        }
-    }
-    lengths
-        .into_iter()
-        .filter_map(|(c, ls)| {
-            let longest = *ls.iter().max()?;
-            // The swap argument needs the one-character piece (cost 1) among the coins.
-            (longest >= 2 && ls.contains(&1)).then(|| {
-                let sum: usize = ls.iter().sum();
-                (
-                    c,
-                    RunShortcut {
-                        after: max_len + longest * sum,
-                        period: longest,
-                    },
-                )
-            })
-        })
-        .collect()
-}
-
 /// Counts the tokens of a stream pushed into it.
 pub(super) struct Tiler<'v> {
-    vocab: &'v Vocabulary,
+    vocab: &'v Vocabulary<'v>,
     chars: [char; WINDOW],
     best: [u32; WINDOW],
     /// Codepoints pushed so far.
@@ -268,7 +108,7 @@ pub(super) struct Tiler<'v> {
 }
 
 impl<'v> Tiler<'v> {
-    pub(super) fn new(vocab: &'v Vocabulary) -> Self {
+    pub(super) fn new(vocab: &'v Vocabulary<'v>) -> Self {
         Tiler {
             vocab,
             chars: ['\0'; WINDOW],
@@ -299,10 +139,10 @@ impl Sink for Tiler<'_> {
             self.run_len = 1;
         }
         if self.run_len >= vocab.shortest_shortcut
-            && let Some(s) = vocab.shortcuts.get(&c)
-            && self.run_len >= s.after
+            && let Some((after, period)) = vocab.shortcut(c)
+            && self.run_len >= after
         {
-            self.best[end % WINDOW] = self.best[(end - s.period) % WINDOW] + 1;
+            self.best[end % WINDOW] = self.best[(end - period) % WINDOW] + 1;
             return;
         }
 
@@ -337,12 +177,17 @@ impl Sink for Tiler<'_> {
 mod tests {
     use super::*;
 
-    fn vocab(pieces: &[&str], prefixes: &[&[u8]]) -> Vocabulary {
-        Vocabulary::new(
+    use super::super::table::Built;
+
+    fn built(pieces: &[&str], prefixes: &[&[u8]]) -> Result<Built, String> {
+        Built::new(
             pieces.iter().map(|p| p.chars().collect()).collect(),
             &prefixes.iter().map(|p| p.to_vec()).collect::<Vec<_>>(),
         )
-        .unwrap()
+    }
+
+    fn vocab(pieces: &[&str], prefixes: &[&[u8]]) -> Vocabulary<'static> {
+        Vocabulary::new(Box::leak(Box::new(built(pieces, prefixes).unwrap())).tables())
     }
 
     fn tile(v: &Vocabulary, text: &str) -> u32 {
@@ -369,16 +214,10 @@ mod tests {
     #[test]
     fn long_runs_take_the_shortcut_and_agree_with_the_walk() {
         let v = vocab(&["\n", "\n\n", "\n\n\n\n\n", "x"], &[]);
-        let shortcut = v.shortcuts[&'\n'];
-        assert_eq!(shortcut.period, 5);
-        for n in [
-            1,
-            7,
-            shortcut.after - 1,
-            shortcut.after,
-            shortcut.after + 13,
-            5000,
-        ] {
+        let (after, period) = v.shortcut('\n').unwrap();
+        assert_eq!(period, 5);
+        assert_eq!(v.shortcut('x'), None);
+        for n in [1, 7, after - 1, after, after + 13, 5000] {
             let text: String = std::iter::once('x')
                 .chain(std::iter::repeat_n('\n', n))
                 .collect();
@@ -391,6 +230,24 @@ mod tests {
     #[test]
     fn refuses_pieces_longer_than_the_window() {
         let long = vec!['-'; WINDOW];
-        assert!(Vocabulary::new(vec![long], &[]).is_err());
+        assert!(Built::new(vec![long], &[]).is_err());
+    }
+
+    #[test]
+    fn tables_read_in_place_count_as_built() {
+        let built = built(
+            &["a", "b", "ab", "abc", "bcd", "\n", "\n\n"],
+            &[b"\xe4\xb8"],
+        )
+        .unwrap();
+        let words = built.tables().to_words();
+        let read = Vocabulary::new(Tables::from_words(&words).unwrap());
+        let v = Vocabulary::new(built.tables());
+        for text in ["abcd", "abd\n\n\n", "中é", &"\n".repeat(300)] {
+            assert_eq!(tile(&read, text), tile(&v, text), "{text:?}");
+        }
+        // A truncated or foreign table is refused, not misread.
+        assert!(Tables::from_words(&words[..words.len() - 1]).is_err());
+        assert!(Tables::from_words(&[0; 9]).is_err());
     }
 }
