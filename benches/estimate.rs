@@ -14,7 +14,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcpguard::estimate::{self, Options};
 use mcpguard::input;
 use mcpguard::tokens::Tokenizer;
-use mcpguard::tokens::claude::{Claude, Family};
+use mcpguard::tokens::claude::{Claude, Family, forget_remembered_segments};
 
 /// A real 106 KB capture (mcp-server-git, git_log of 200 commits).
 fn doc_100k() -> String {
@@ -55,6 +55,18 @@ fn json_tool_text() -> String {
         .expect("run from the repository root")
 }
 
+/// Counting `text` seen for the first time: the thread's remembered segments are forgotten
+/// before each count, outside the timing.
+fn first_sight(t: Tokenizer, text: &str) -> impl FnMut(&mut criterion::Bencher) + '_ {
+    move |b| {
+        b.iter_batched(
+            forget_remembered_segments,
+            |()| t.counter().count(black_box(text)),
+            criterion::BatchSize::SmallInput,
+        )
+    }
+}
+
 fn counters(c: &mut Criterion) {
     let text = doc_100k();
     let json = json_tool_text();
@@ -79,6 +91,12 @@ fn counters(c: &mut Criterion) {
             b.iter(|| t.counter().count(black_box(&text)))
         });
     }
+    // Claude's counters remember segment costs per thread: the figures above are a text whose
+    // segments were seen before (a corpus of one server's results), these a text seen for the
+    // first time.
+    for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
+        g.bench_function(format!("{t}/100KB/first-sight"), first_sight(t, &text));
+    }
     g.throughput(Throughput::Bytes(json.len() as u64));
     for t in [
         Tokenizer::Claude,
@@ -89,11 +107,21 @@ fn counters(c: &mut Criterion) {
             b.iter(|| t.counter().count(black_box(&json)))
         });
     }
+    for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
+        g.bench_function(
+            format!("{t}/json-tool-text-{}KB/first-sight", json.len() / 1000),
+            first_sight(t, &json),
+        );
+    }
     g.throughput(Throughput::Bytes(big.len() as u64));
     g.sample_size(10);
     g.bench_function("claude/1MB", |b| {
         b.iter(|| Tokenizer::Claude.counter().count(black_box(&big)))
     });
+    g.bench_function(
+        "claude/1MB/first-sight",
+        first_sight(Tokenizer::Claude, &big),
+    );
     g.finish();
 
     let mut g = c.benchmark_group("load");

@@ -22,7 +22,7 @@ mod tiling;
 
 use self::stream::{Seam, Sink, StreamRules};
 use self::table::Tables;
-use self::tiling::{Tiler, Vocabulary};
+use self::tiling::{Memo, Tiler, Vocabulary};
 use super::TokenCounter;
 use zerocopy::FromBytes;
 
@@ -63,6 +63,12 @@ pub struct Claude {
     vocab: Vocabulary<'static>,
     fold_quotes: bool,
     rules: StreamRules,
+    family: Family,
+}
+
+thread_local! {
+    /// Each family's remembered segment costs, per thread (see [`tiling::Memo`]).
+    static MEMOS: std::cell::RefCell<[Memo; 2]> = std::cell::RefCell::default();
 }
 
 impl Claude {
@@ -77,31 +83,44 @@ impl Claude {
                 allcaps_min: tables.allcaps_min.map(|n| n as usize),
             },
             vocab: Vocabulary::new(tables),
+            family,
         })
     }
 }
 
+/// Forgets the segment costs this thread remembers, for both families: a benchmark measures a
+/// text seen for the first time.
+#[doc(hidden)]
+pub fn forget_remembered_segments() {
+    MEMOS.with_borrow_mut(|memos| memos.iter_mut().for_each(Memo::clear));
+}
+
 impl TokenCounter for Claude {
     fn count(&self, text: &str) -> usize {
-        let norm = normalize::normalize(text, self.fold_quotes);
-        let body = norm.trim_end_matches('\n');
-        let mut tiler = Tiler::new(&self.vocab);
-        let mut seam = Seam::new(&mut tiler);
-        stream::write(body, text.starts_with(' '), self.rules, &mut seam);
-        seam.finish();
-        // The empty message's stream is the frame's ⟨bow⟩ alone: one token that is not content.
-        let mut content = tiler.total().saturating_sub(1) as usize;
+        MEMOS.with_borrow_mut(|memos| {
+            let memo = &mut memos[self.family as usize];
+            let norm = normalize::normalize(text, self.fold_quotes);
+            let body = norm.trim_end_matches('\n');
+            let mut tiler = Tiler::new(&self.vocab, memo);
+            let mut seam = Seam::new(&mut tiler);
+            stream::write(body, text.starts_with(' '), self.rules, &mut seam);
+            seam.finish();
+            // The empty message's stream is the frame's ⟨bow⟩ alone: one token that is not
+            // content.
+            let mut content = tiler.total().saturating_sub(1) as usize;
 
-        // The frame appends two newlines after the content, and a token may span into them, so
-        // a final run of n newlines is tiled as n + 2, less the frame's own last token (the cost
-        // is not monotonic: 28 trailing newlines are free on v3, 29 cost one).
-        let trailing = norm.len() - body.len();
-        if trailing > 0 {
-            let mut tail = Tiler::new(&self.vocab);
-            (0..trailing + 2).for_each(|_| tail.push('\n'));
-            content += tail.total().saturating_sub(1) as usize;
-        }
-        content
+            // The frame appends two newlines after the content, and a token may span into
+            // them, so a final run of n newlines is tiled as n + 2, less the frame's own last
+            // token (the cost is not monotonic: 28 trailing newlines are free on v3, 29 cost
+            // one).
+            let trailing = norm.len() - body.len();
+            if trailing > 0 {
+                let mut tail = Tiler::new(&self.vocab, memo);
+                (0..trailing + 2).for_each(|_| tail.push('\n'));
+                content += tail.total().saturating_sub(1) as usize;
+            }
+            content
+        })
     }
 }
 

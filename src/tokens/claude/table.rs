@@ -30,8 +30,22 @@ pub const TERMINAL: u32 = 1 << 31;
 /// Children above which a node gets a direct ASCII table.
 pub const LINEAR_CHILDREN: usize = 8;
 
-/// The first word of every embedded table ("CTK1"), so a stale or foreign file is refused.
-const MAGIC: u32 = u32::from_le_bytes(*b"CTK1");
+/// The first word of every embedded table ("CTK2"), so a stale or foreign file is refused.
+const MAGIC: u32 = u32::from_le_bytes(*b"CTK2");
+
+/// The characters whose pairs [`Tables::joins`] records: ASCII, then the five marker
+/// codepoints U+FDD0..U+FDD4. Any other character may join anything.
+pub const PAIR_CLASSES: usize = 128 + 5;
+
+/// A character's place among [`PAIR_CLASSES`], if it has one.
+#[inline]
+pub fn pair_class(c: char) -> Option<usize> {
+    match c as u32 {
+        a @ 0..=0x7F => Some(a as usize),
+        m @ 0xFDD0..=0xFDD4 => Some(128 + (m - 0xFDD0) as usize),
+        _ => None,
+    }
+}
 
 /// A vocabulary's tables, owned (as built) or borrowed (as embedded).
 #[derive(Clone, Copy, Debug)]
@@ -52,6 +66,10 @@ pub struct Tables<'a> {
     pub byte_prefixes: &'a [u32],
     /// `[char, after, period]`, sorted by char: runs of one character whose cost settles.
     pub shortcuts: &'a [[u32; 3]],
+    /// A bit per ordered pair of [`PAIR_CLASSES`] (`a * PAIR_CLASSES + b`): set when some piece
+    /// has `a` right before `b`. Where the stream has an unset pair, no piece spans it, so the
+    /// tiling splits there into two independent tilings.
+    pub joins: &'a [u32],
 }
 
 /// The tables a build makes, before they are borrowed as [`Tables`].
@@ -65,6 +83,7 @@ pub struct Built {
     pub root_bmp: Vec<u32>,
     pub byte_prefixes: Vec<u32>,
     pub shortcuts: Vec<[u32; 3]>,
+    pub joins: Vec<u32>,
 }
 
 impl Built {
@@ -105,6 +124,7 @@ impl Built {
             return Err("an empty piece".into());
         }
         let shortcuts = run_shortcuts(&pieces);
+        let joins = joined_pairs(&pieces);
         pieces.iter_mut().for_each(|p| p.reverse());
         pieces.sort_unstable();
         pieces.dedup();
@@ -113,6 +133,7 @@ impl Built {
             nodes: vec![[0, 0, NONE]],
             root_bmp: vec![NONE; 0x10000],
             shortcuts,
+            joins,
             ..Built::default()
         };
         built.fill(0, &pieces, 0);
@@ -190,6 +211,7 @@ impl Built {
             root_bmp: &self.root_bmp,
             byte_prefixes: &self.byte_prefixes,
             shortcuts: &self.shortcuts,
+            joins: &self.joins,
         }
     }
 }
@@ -207,6 +229,7 @@ impl<'a> Tables<'a> {
             self.root_bmp.len() as u32,
             self.byte_prefixes.len() as u32,
             self.shortcuts.len() as u32,
+            self.joins.len() as u32,
         ];
         words.extend(self.nodes.iter().flatten());
         words.extend(self.edges.iter().flatten());
@@ -214,12 +237,13 @@ impl<'a> Tables<'a> {
         words.extend(self.root_bmp);
         words.extend(self.byte_prefixes);
         words.extend(self.shortcuts.iter().flatten());
+        words.extend(self.joins);
         words
     }
 
     /// Reads tables written by [`Tables::to_words`], in place.
     pub fn from_words(words: &'a [u32]) -> Result<Tables<'a>, String> {
-        let Some((header, mut rest)) = words.split_first_chunk::<9>() else {
+        let Some((header, mut rest)) = words.split_first_chunk::<10>() else {
             return Err("shorter than its header".into());
         };
         let [
@@ -232,6 +256,7 @@ impl<'a> Tables<'a> {
             bmp,
             prefixes,
             shortcuts,
+            joins,
         ] = *header;
         if magic != MAGIC {
             return Err("not a vocabulary table (wrong magic)".into());
@@ -252,8 +277,13 @@ impl<'a> Tables<'a> {
             root_bmp: take(bmp)?,
             byte_prefixes: take(prefixes)?,
             shortcuts: take(shortcuts * 3)?.as_chunks().0,
+            joins: take(joins)?,
         };
-        if !rest.is_empty() || tables.root_bmp.len() != 0x10000 || tables.nodes.is_empty() {
+        if !rest.is_empty()
+            || tables.root_bmp.len() != 0x10000
+            || tables.nodes.is_empty()
+            || tables.joins.len() != (PAIR_CLASSES * PAIR_CLASSES).div_ceil(32)
+        {
             return Err("its tables do not add up".into());
         }
         Ok(tables)
@@ -297,4 +327,18 @@ fn run_shortcuts(pieces: &[Vec<char>]) -> Vec<[u32; 3]> {
                 .then(|| [c as u32, (max_len + longest * sum) as u32, longest as u32])
         })
         .collect()
+}
+
+/// The pairs of [`PAIR_CLASSES`] that occur inside a piece, as [`Tables::joins`] keeps them.
+fn joined_pairs(pieces: &[Vec<char>]) -> Vec<u32> {
+    let mut bits = vec![0u32; (PAIR_CLASSES * PAIR_CLASSES).div_ceil(32)];
+    for piece in pieces {
+        for pair in piece.windows(2) {
+            if let (Some(a), Some(b)) = (pair_class(pair[0]), pair_class(pair[1])) {
+                let bit = a * PAIR_CLASSES + b;
+                bits[bit / 32] |= 1 << (bit % 32);
+            }
+        }
+    }
+    bits
 }

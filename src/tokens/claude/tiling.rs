@@ -14,7 +14,11 @@
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
 use super::stream::{Sink, unescape_literal_marker};
-use super::table::{LINEAR_CHILDREN, NONE, TERMINAL, Tables, WINDOW, pack};
+use rustc_hash::FxHashMap;
+
+use super::table::{
+    LINEAR_CHILDREN, NONE, PAIR_CLASSES, TERMINAL, Tables, WINDOW, pack, pair_class,
+};
 
 /// The vocabulary as the tiler reads it: the tables, and the shortest run any shortcut needs
 /// (so most positions skip the shortcuts).
@@ -65,6 +69,18 @@ impl<'a> Vocabulary<'a> {
         found.map_or(NONE, |e| e[1])
     }
 
+    /// Does some piece have `a` right before `b`? (Yes for any pair it does not record.)
+    #[inline]
+    pub(super) fn joins(&self, a: char, b: char) -> bool {
+        match (pair_class(a), pair_class(b)) {
+            (Some(a), Some(b)) => {
+                let bit = a * PAIR_CLASSES + b;
+                self.tables.joins[bit / 32] & (1 << (bit % 32)) != 0
+            }
+            _ => true,
+        }
+    }
+
     /// The period a run of `c` settles into once it is `after` long, if it does.
     fn shortcut(&self, c: char) -> Option<(usize, usize)> {
         let shortcuts = self.tables.shortcuts;
@@ -96,21 +112,121 @@ impl<'a> Vocabulary<'a> {
     }
 }
 
+/// Segment costs remembered by their codepoints: a JSON key with its quotes, a log level, a word
+/// with its markers recur, and each is tiled once.
+pub(super) type Memo = FxHashMap<Box<[char]>, u32>;
+
+/// Segments up to this many codepoints are remembered; a longer one is tiled as it comes.
+const SEGMENT_MAX: usize = 24;
+
+/// Entries a memo keeps before it starts again (about 2 MB).
+const MEMO_MAX: usize = 1 << 15;
+
 /// Counts the tokens of a stream pushed into it.
-pub(super) struct Tiler<'v> {
+///
+/// The stream is cut where two neighbours form a pair no piece contains ([`Vocabulary::joins`]):
+/// no piece spans such a cut, so the best tiling of the whole is the sum of the best tilings of
+/// the segments, and a segment seen before costs a lookup.
+pub(super) struct Tiler<'v, 'm> {
     vocab: &'v Vocabulary<'v>,
+    memo: &'m mut Memo,
+    walk: Walk,
+    /// The current segment, while it is short enough to remember.
+    segment: [char; SEGMENT_MAX],
+    len: usize,
+    /// The current segment outgrew `segment` and is being tiled by `walk` as it comes.
+    long: bool,
+    last: Option<char>,
+    /// The cost of the segments before the current one.
+    settled: u32,
+}
+
+impl<'v, 'm> Tiler<'v, 'm> {
+    pub(super) fn new(vocab: &'v Vocabulary<'v>, memo: &'m mut Memo) -> Self {
+        Tiler {
+            vocab,
+            memo,
+            walk: Walk::new(),
+            segment: ['\0'; SEGMENT_MAX],
+            len: 0,
+            long: false,
+            last: None,
+            settled: 0,
+        }
+    }
+
+    /// The cost of the best tiling of everything pushed.
+    pub(super) fn total(&mut self) -> u32 {
+        self.close_segment();
+        self.settled
+    }
+
+    fn close_segment(&mut self) {
+        let cost = if self.long {
+            self.walk.total()
+        } else if self.len == 0 {
+            0
+        } else {
+            let segment = &self.segment[..self.len];
+            match self.memo.get(segment) {
+                Some(&cost) => cost,
+                None => {
+                    self.walk.reset();
+                    segment.iter().for_each(|&c| self.walk.push(self.vocab, c));
+                    let cost = self.walk.total();
+                    if self.memo.len() >= MEMO_MAX {
+                        self.memo.clear();
+                    }
+                    self.memo.insert(segment.into(), cost);
+                    cost
+                }
+            }
+        };
+        self.settled += cost;
+        self.len = 0;
+        self.long = false;
+    }
+}
+
+impl Sink for Tiler<'_, '_> {
+    #[inline]
+    fn push(&mut self, c: char) {
+        if let Some(last) = self.last
+            && !self.vocab.joins(last, c)
+        {
+            self.close_segment();
+        }
+        self.last = Some(c);
+        if self.long {
+            self.walk.push(self.vocab, c);
+        } else if self.len < SEGMENT_MAX {
+            self.segment[self.len] = c;
+            self.len += 1;
+        } else {
+            self.long = true;
+            self.walk.reset();
+            for &early in &self.segment {
+                self.walk.push(self.vocab, early);
+            }
+            self.walk.push(self.vocab, c);
+        }
+    }
+}
+
+/// The minimum-cost tiling of one segment, codepoint by codepoint: a ring of the last
+/// [`WINDOW`] codepoints and their best costs.
+struct Walk {
     chars: [char; WINDOW],
     best: [u32; WINDOW],
-    /// Codepoints pushed so far.
+    /// Codepoints pushed since the segment began.
     pos: usize,
     run_char: char,
     run_len: usize,
 }
 
-impl<'v> Tiler<'v> {
-    pub(super) fn new(vocab: &'v Vocabulary<'v>) -> Self {
-        Tiler {
-            vocab,
+impl Walk {
+    fn new() -> Self {
+        Walk {
             chars: ['\0'; WINDOW],
             best: [0; WINDOW],
             pos: 0,
@@ -119,16 +235,20 @@ impl<'v> Tiler<'v> {
         }
     }
 
-    /// The cost of the best tiling of everything pushed.
-    pub(super) fn total(&self) -> u32 {
+    /// Starts a segment: nothing pushed, cost 0.
+    fn reset(&mut self) {
+        self.pos = 0;
+        self.best[0] = 0;
+        self.run_char = '\0';
+        self.run_len = 0;
+    }
+
+    fn total(&self) -> u32 {
         self.best[self.pos % WINDOW]
     }
-}
 
-impl Sink for Tiler<'_> {
     #[inline]
-    fn push(&mut self, c: char) {
-        let vocab = self.vocab;
+    fn push(&mut self, vocab: &Vocabulary, c: char) {
         let end = self.pos + 1;
         self.chars[self.pos % WINDOW] = c;
         self.pos = end;
@@ -191,9 +311,50 @@ mod tests {
     }
 
     fn tile(v: &Vocabulary, text: &str) -> u32 {
-        let mut t = Tiler::new(v);
+        let mut memo = Memo::default();
+        let mut t = Tiler::new(v, &mut memo);
         text.chars().for_each(|c| t.push(c));
         t.total()
+    }
+
+    /// The tiling without cuts or memo: one walk over the whole text.
+    fn walk(v: &Vocabulary, text: &str) -> u32 {
+        let mut w = Walk::new();
+        text.chars().for_each(|c| w.push(v, c));
+        w.total()
+    }
+
+    /// Cutting the stream where no piece joins two neighbours, and remembering segments,
+    /// changes no count: random texts over an alphabet whose pieces join some pairs and not
+    /// others, long segments and runs among them, against one walk over the whole text.
+    #[test]
+    fn cut_and_remembered_segments_count_as_one_walk() {
+        let v = vocab(
+            &[
+                "a", "b", "c", " ", "\n", "ab", "abc", "bca", " a", "a ", "\n\n", "\n\n\n\n", "cc",
+                "ccc", "\"a\"", "\":", "é",
+            ],
+            &[b"\xc3\xa9"],
+        );
+        assert!(v.joins('a', 'b') && !v.joins('b', 'b') && v.joins('é', 'a'));
+        let alphabet: Vec<char> = "abc \n\":,éx".chars().collect();
+        let mut memo = Memo::default();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for round in 0..3_000 {
+            let len = [3, 20, 60, 400][round % 4];
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let mut t = Tiler::new(&v, &mut memo);
+            text.chars().for_each(|c| t.push(c));
+            assert_eq!(t.total(), walk(&v, &text), "{text:?}");
+        }
+        assert!(memo.len() > 100, "segments were remembered: {}", memo.len());
     }
 
     #[test]
@@ -248,6 +409,6 @@ mod tests {
         }
         // A truncated or foreign table is refused, not misread.
         assert!(Tables::from_words(&words[..words.len() - 1]).is_err());
-        assert!(Tables::from_words(&[0; 9]).is_err());
+        assert!(Tables::from_words(&[0; 10]).is_err());
     }
 }
