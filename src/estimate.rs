@@ -269,17 +269,21 @@ pub fn estimate_anatomy(
                 .estimate
                 .as_ref()
                 .map_or(opts.media_tokens, |e| e.image_tokens);
-            // The run's own exact count serves when the client sees the same thing.
-            let known = (counted_with == Tokenizer::Claude
-                && image_tokens == opts.media_tokens
-                && view.media == seen.media
-                && view.texts == seen.texts)
-                .then_some(tokens);
             // The client counts with Claude's tokenizer, and only its `maxTokens` hangs on
             // that count: `auto` decides it exactly near the limit and by claude-fast further
             // away, where both land on the same side (the verdict is the same, the cost is
             // not: a 200 KB result in the client's counting band is 10 ms exactly).
             let limit: Vec<u64> = profile.max_tokens.into_iter().collect();
+            // The run's own count serves when the client sees the same thing and it decides
+            // the limit: exact, or claude-fast far enough from it.
+            let same_view = image_tokens == opts.media_tokens
+                && view.media == seen.media
+                && view.texts == seen.texts;
+            let known = (same_view
+                && (counted_with == Tokenizer::Claude
+                    || counted_with == Tokenizer::ClaudeFast
+                        && !Tokenizer::Auto.needs_exact(tokens, &limit)))
+                .then_some(tokens);
             let exact =
                 || known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).0);
             (name.clone(), profile.verdict(size, exact))
