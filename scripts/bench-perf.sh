@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The performance issue's figures, each beside its peer in one run (release build, whole
+# processes, medians of several runs, both cores):
+#
+#   1. audit, default flags, over 165 MB of real captures (tests/fixtures/corpus copied until it
+#      is that large), against the cheapest audit (--client copilot-cli --tokenizer heuristic),
+#      the seed's Python checks (tests/peers/seed_audit.py) and `jq -c .` over the same files;
+#   2. summarize of 80 MB of bookings against the seed's Python (seed_ref.py truncate);
+#   3. the exact Claude count: MB/s on a 5 MB tool result, against ctok 1.3.0 (Python, pinned in
+#      scripts/python-peers.sh) on 1 MB of the same text, counts compared;
+#   4. start-up: `estimate` of a 73 KB response (default, and exactly) against `--version`;
+#   5. claude-fast against the exact count, per content type (examples/fit_claude_fast.rs);
+#   6. the release binary's size.
+#
+#   bash scripts/bench-perf.sh            # needs python3, jq and GNU time (apt-get install jq time)
+# Figures, not a test: nothing here fails on a number.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=$PWD/target/release/mcpguard
+dir=target/bench
+mkdir -p "$dir"
+
+# Median wall seconds and user+system CPU seconds of RUNS runs of a command (after one warm-up).
+median() {
+  python3 - "$@" <<'PY'
+import os, statistics, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2]
+walls, cpus = [], []
+for i in range(runs + 1):
+    before = os.times()
+    start = time.perf_counter()
+    subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = os.times()
+    if i:
+        walls.append(wall)
+        cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
+print(f"{statistics.median(walls):.4f} {statistics.median(cpus):.3f}")
+PY
+}
+ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
+
+echo "== 1. audit over 165 MB of real captures"
+corpus=$dir/audit-corpus-165-real/files
+if [ ! -d "$corpus" ]; then
+  mkdir -p "$corpus"
+  i=0
+  while [ "$(du -sm "$corpus" | cut -f1)" -lt 165 ]; do
+    for f in tests/fixtures/corpus/*.json; do cp "$f" "$corpus/r$(printf %06d $i)-$(basename "$f")"; i=$((i + 1)); done
+  done
+fi
+echo "corpus: $(ls "$corpus" | wc -l) responses, $(( $(du -sb "$corpus" | cut -f1) / 1000000 )) MB"
+read -r audit audit_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never")
+read -r cheap cheap_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never --client copilot-cli --tokenizer heuristic")
+read -r seed seed_cpu < <(median 3 "python3 tests/peers/seed_audit.py $corpus")
+read -r jqs jq_cpu < <(median 3 "jq -c . $corpus/*.json")
+peak=$(/usr/bin/time -f %M "$bin" audit "$corpus" --format json --fail-on never 2>&1 >/dev/null | tail -1)
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard audit (default flags)" "$audit" "$audit_cpu"
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard audit --client copilot-cli --tokenizer heuristic" "$cheap" "$cheap_cpu"
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "seed_audit.py (the seed's Python checks)" "$seed" "$seed_cpu"
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "jq -c . (parse and print every file)" "$jqs" "$jq_cpu"
+echo "  default audit: $(ratio "$seed" "$audit")x the Python, $(ratio "$jqs" "$audit")x jq, $(ratio "$audit" "$cheap")x the cheapest audit; peak $((peak / 1024)) MB"
+
+echo "== 2. summarize 80 MB of bookings"
+bookings=$dir/bookings-80mb.json
+[ -f "$bookings" ] || python3 scripts/make-bookings.py 344000 > "$bookings"
+read -r summ summ_cpu < <(median 5 "$bin summarize $bookings --no-artifact")
+read -r seed seed_cpu < <(median 3 "python3 tests/peers/seed_ref.py truncate $bookings")
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard summarize --no-artifact" "$summ" "$summ_cpu"
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "seed_ref.py truncate" "$seed" "$seed_cpu"
+echo "  summarize: $(ratio "$seed" "$summ")x the Python"
+
+echo "== 3. the exact Claude count (ctok 1.3.0's reconstruction)"
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+log = json.load(open("tests/fixtures/corpus/filesystem__tools_call__read_text_file__regex_changelog.json"))["result"]["content"][0]["text"]
+git = json.load(open("tests/fixtures/corpus/git__tools_call__git_log__200.json"))["result"]["content"][0]["text"]
+for name, n in (("count-5mb", 28), ("count-1mb", 4)):
+    body = (log + git) * n
+    json.dump({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": body}]}}, open(f"{d}/{name}.json", "w"))
+    open(f"{d}/{name}.txt", "w").write(body)
+PY
+big=$dir/count-5mb.json
+mb=$(python3 -c "print(round(len(open('$dir/count-5mb.txt', encoding='utf-8').read().encode()) / 1e6, 2))")
+read -r exact _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $big")
+read -r heur _ < <(median 5 "$bin estimate --tokenizer heuristic --top 0 $big")
+echo "  mcpguard estimate --tokenizer claude, $mb MB of text: ${exact} s whole process ($(python3 -c "print(round($mb / $exact))") MB/s; with --tokenizer heuristic ${heur} s)"
+echo "  in process, one core: cargo bench --bench estimate -- count/claude (first-sight and remembered)"
+if py=$(bash scripts/python-peers.sh 2>/dev/null); then
+  small=$dir/count-1mb.txt
+  ctok=$("$py" - "$small" <<'PY'
+import sys, time
+from ctok import token_count
+text = open(sys.argv[1], encoding="utf-8").read()
+start = time.perf_counter()
+n = token_count(text, "4.7") - token_count("", "4.7")
+print(f"{time.perf_counter() - start:.2f} {n} {len(text.encode()) / 1e6:.2f}")
+PY
+)
+  read -r ctok_s ctok_n ctok_mb <<< "$ctok"
+  ours=$("$bin" estimate --tokenizer claude --top 0 --format json "$dir/count-1mb.json" | python3 -c "import json,sys; print(json.load(sys.stdin)['documents'][0]['tokens'])")
+  read -r ours_s _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $dir/count-1mb.json")
+  echo "  ctok (Python), $ctok_mb MB: ${ctok_s} s = $(python3 -c "print(round($ctok_mb / $ctok_s, 2))") MB/s, $ctok_n tokens; mcpguard ${ours_s} s, $ours tokens ($( [ "$ours" = "$ctok_n" ] && echo equal || echo DIFFERENT)); $(ratio "$ctok_s" "$ours_s")x ctok"
+else
+  echo "  ctok: not installed (bash scripts/python-peers.sh makes its virtualenv); skipped" >&2
+fi
+
+echo "== 4. start-up"
+resp=tests/fixtures/corpus/filesystem__tools_call__search_files__all_rs.json
+read -r version _ < <(median 40 "$bin --version")
+read -r est _ < <(median 40 "$bin estimate $resp")
+read -r est_exact _ < <(median 40 "$bin estimate --tokenizer claude $resp")
+read -r est_v3 _ < <(median 40 "$bin estimate --tokenizer claude-v3 $resp")
+printf '  %-58s %7.2f ms\n' "mcpguard --version" "$(python3 -c "print($version * 1000)")"
+printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate (73 KB response, default)" "$(python3 -c "print($est * 1000)")" "$(ratio "$est" "$version")"
+printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate --tokenizer claude (exact, 73 KB)" "$(python3 -c "print($est_exact * 1000)")" "$(ratio "$est_exact" "$version")"
+printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate --tokenizer claude-v3 (exact, 73 KB)" "$(python3 -c "print($est_v3 * 1000)")" "$(ratio "$est_v3" "$version")"
+
+echo "== 5. claude-fast against the exact count, per content type"
+cargo run --release --quiet --example fit_claude_fast 2>/dev/null | grep -E "^(held out|counter|claude-fast )" | sed 's/^/  /'
+
+echo "== 6. the release binary"
+size=$(stat -c %s "$bin")
+dwp=$(stat -c %s "$bin.dwp" 2>/dev/null || echo 0)
+echo "  target/release/mcpguard $((size / 1000000)) MB (line tables compressed inside; the rest of the debug info in mcpguard.dwp, $((dwp / 1000000)) MB)"
