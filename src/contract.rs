@@ -481,7 +481,7 @@ impl fmt::Display for ClientVerdict {
 }
 
 /// What one response looks like to a client, measured on what that client shows the model.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ResponseSize {
     /// The run's own count (its `--tokenizer`).
     pub tokens: u64,

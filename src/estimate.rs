@@ -172,19 +172,43 @@ pub fn tokens(
 
 impl Visible<'_> {
     fn size(&self, tokens: u64) -> ResponseSize {
-        ResponseSize {
+        let mut size = ResponseSize {
             tokens,
-            chars: self.texts.iter().map(|t| t.chars().count() as u64).sum(),
-            utf16: self
-                .texts
-                .iter()
-                .map(|t| t.encode_utf16().count() as u64)
-                .sum(),
-            bytes: self.texts.iter().map(|t| t.len() as u64).sum(),
-            lines: self.texts.iter().map(|t| t.lines().count() as u64).sum(),
             media: self.media,
+            ..ResponseSize::default()
+        };
+        for text in &self.texts {
+            let (chars, utf16, lines) = text_measures(text);
+            size.chars += chars;
+            size.utf16 += utf16;
+            size.bytes += text.len() as u64;
+            size.lines += lines;
         }
+        size
     }
+}
+
+/// A text's characters, UTF-16 units and lines (as `str::lines` counts them), in one pass over
+/// its bytes: a character begins at every byte that is not a continuation byte, a four-byte
+/// character (lead byte 0xF0 and up) is two UTF-16 units, and the lines are the newlines plus
+/// an unterminated last line.
+fn text_measures(text: &str) -> (u64, u64, u64) {
+    let (mut starts, mut astral, mut newlines) = (0u64, 0u64, 0u64);
+    // Byte counters that cannot overflow within a block, summed per block: the loop
+    // vectorizes.
+    for block in text.as_bytes().chunks(255) {
+        let (mut s, mut a, mut n) = (0u8, 0u8, 0u8);
+        for &b in block {
+            s += u8::from((b as i8) >= -0x40);
+            a += u8::from(b >= 0xF0);
+            n += u8::from(b == b'\n');
+        }
+        starts += u64::from(s);
+        astral += u64::from(a);
+        newlines += u64::from(n);
+    }
+    let unterminated = u64::from(!text.is_empty() && !text.ends_with('\n'));
+    (starts, starts + astral, newlines + unterminated)
 }
 
 /// What a client that puts `structuredContent` first shows the model (Claude Code): the
@@ -283,7 +307,7 @@ pub fn estimate_anatomy(
                 && (counted_with == Tokenizer::Claude
                     || counted_with == Tokenizer::ClaudeFast
                         && !Tokenizer::Auto.needs_exact(tokens, &limit)))
-                .then_some(tokens);
+            .then_some(tokens);
             let exact =
                 || known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).0);
             (name.clone(), profile.verdict(size, exact))
@@ -343,6 +367,32 @@ pub fn estimate_anatomy(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_measures_are_std_counts() {
+        let long = "naïve 😀 line\r\n".repeat(100);
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "\n",
+            "a\nb",
+            "\n\n",
+            "é😀\u{301}中",
+            "x\r\ny\r",
+            long.as_str(),
+        ] {
+            assert_eq!(
+                text_measures(text),
+                (
+                    text.chars().count() as u64,
+                    text.encode_utf16().count() as u64,
+                    text.lines().count() as u64
+                ),
+                "{text:?}"
+            );
+        }
+    }
     use crate::input::parse_text;
 
     fn opts() -> Options {
