@@ -36,7 +36,7 @@ for i in range(runs + 1):
     if i:
         walls.append(wall)
         cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
-print(f"{statistics.median(walls):.4f} {statistics.median(cpus):.3f}")
+print(f"{statistics.median(walls):.6f} {statistics.median(cpus):.3f}")
 PY
 }
 ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
@@ -86,7 +86,7 @@ big=$dir/count-5mb.json
 mb=$(python3 -c "print(round(len(open('$dir/count-5mb.txt', encoding='utf-8').read().encode()) / 1e6, 2))")
 read -r exact _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $big")
 read -r heur _ < <(median 5 "$bin estimate --tokenizer heuristic --top 0 $big")
-echo "  mcpguard estimate --tokenizer claude, $mb MB of text: ${exact} s whole process ($(python3 -c "print(round($mb / $exact))") MB/s; with --tokenizer heuristic ${heur} s)"
+echo "  mcpguard estimate --tokenizer claude, $mb MB of text: $(printf %.3f "$exact") s whole process ($(python3 -c "print(round($mb / $exact))") MB/s, $(python3 -c "print(round($mb / ($exact - $heur)))") MB/s counting; with --tokenizer heuristic $(printf %.3f "$heur") s)"
 echo "  in process, one core: cargo bench --bench estimate -- count/claude (first-sight and remembered)"
 if py=$(bash scripts/python-peers.sh 2>/dev/null); then
   small=$dir/count-1mb.txt
@@ -102,7 +102,7 @@ PY
   read -r ctok_s ctok_n ctok_mb <<< "$ctok"
   ours=$("$bin" estimate --tokenizer claude --top 0 --format json "$dir/count-1mb.json" | python3 -c "import json,sys; print(json.load(sys.stdin)['documents'][0]['tokens'])")
   read -r ours_s _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $dir/count-1mb.json")
-  echo "  ctok (Python), $ctok_mb MB: ${ctok_s} s = $(python3 -c "print(round($ctok_mb / $ctok_s, 2))") MB/s, $ctok_n tokens; mcpguard ${ours_s} s, $ours tokens ($( [ "$ours" = "$ctok_n" ] && echo equal || echo DIFFERENT)); $(ratio "$ctok_s" "$ours_s")x ctok"
+  echo "  ctok (Python), $ctok_mb MB: ${ctok_s} s = $(python3 -c "print(round($ctok_mb / $ctok_s, 2))") MB/s, $ctok_n tokens; mcpguard $(printf %.3f "$ours_s") s, $ours tokens ($( [ "$ours" = "$ctok_n" ] && echo equal || echo DIFFERENT)); $(ratio "$ctok_s" "$ours_s")x ctok"
 else
   echo "  ctok: not installed (bash scripts/python-peers.sh makes its virtualenv); skipped" >&2
 fi

@@ -129,15 +129,26 @@ fn is_selector(c: char) -> bool {
     ('\u{FE00}'..='\u{FE0F}').contains(&c)
 }
 
-fn classify(c: char) -> Class {
-    if c.is_ascii() {
-        return match c {
-            'a'..='z' | 'A'..='Z' => Class::Wordy,
-            '0'..='9' => Class::Digit,
-            ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C' => Class::Space,
-            '!'..='/' | ':'..='@' | '['..='`' | '{'..='~' => Class::Punct,
-            _ => Class::Hard, // controls; normalization removed all but NUL, now a space
+/// The class of every ASCII character, looked up rather than matched (most text is ASCII).
+const ASCII_CLASSES: [Class; 128] = {
+    let mut classes = [Class::Hard; 128]; // controls; normalization removed all but NUL
+    let mut b = 0;
+    while b < 128 {
+        classes[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Wordy,
+            b'0'..=b'9' => Class::Digit,
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Class::Space,
+            b'!'..=b'/' | b':'..=b'@' | b'['..=b'`' | b'{'..=b'~' => Class::Punct,
+            _ => Class::Hard,
         };
+        b += 1;
+    }
+    classes
+};
+
+fn classify(c: char) -> Class {
+    if let Some(&class) = ASCII_CLASSES.get(c as usize) {
+        return class;
     }
     if is_new_cased(c) {
         return Class::Wordy;
@@ -333,15 +344,30 @@ impl<'a> Iterator for Runs<'a> {
 
     fn next(&mut self) -> Option<Run<'a>> {
         let rest = &self.text[self.at..];
-        let mut chars = rest.char_indices();
-        let (_, first) = chars.next()?;
+        let first = rest.chars().next()?;
         let mut class = classify(first);
         if class == Class::Wordy && is_stray_mark(first) {
             class = Class::StrayMark; // nothing in front of it can be its base
         }
         let kind = (class == Class::Hard).then(|| hard_kind(first));
+        // ASCII of the run's own class extends it, byte by byte; the first other character
+        // goes the general way below.
+        let mut from = first.len_utf8();
+        if matches!(
+            class,
+            Class::Wordy | Class::Digit | Class::Punct | Class::Space
+        ) {
+            let bytes = rest.as_bytes();
+            while bytes
+                .get(from)
+                .is_some_and(|&b| ASCII_CLASSES.get(usize::from(b)) == Some(&class))
+            {
+                from += 1;
+            }
+        }
         let mut end = rest.len();
-        for (i, c) in chars {
+        for (i, c) in rest[from..].char_indices() {
+            let i = from + i;
             let k = classify(c);
             let extends = match class {
                 // Consecutive unattached marks are one run; a letter starts a word.
