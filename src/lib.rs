@@ -7,6 +7,7 @@
 
 pub mod artifact;
 pub mod audit;
+pub mod blocking_http;
 pub mod chunk;
 pub mod collection;
 pub mod config;

@@ -11,20 +11,21 @@
 //!   server asked for, a bounded number of times and within the request's timeout; a request
 //!   the server sends on a stream is answered with a POST at once; DELETE ends the session.
 //!
-//! HTTP is ureq's (blocking, no async runtime in mcpguard); the body is read here, a block at a
-//! time, so the size cap holds for plain and streamed answers alike and the bytes kept are the
-//! bytes sent.
+//! HTTP is [`crate::blocking_http`]'s (the proxy's reqwest, driven from this thread); the body
+//! is read here, a block at a time, so the size cap holds for plain and streamed answers alike
+//! and the bytes kept are the bytes sent.
 
 use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
 use super::framing::{self, Line, MAX_RESUMES, Sse};
 use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting, era};
+use crate::blocking_http;
 
 pub(super) struct Http {
     url: String,
     headers: Vec<(String, String)>,
-    agent: ureq::Agent,
+    agent: blocking_http::Client,
     /// The legacy session, once initialize assigned one.
     session: Option<String>,
     /// The version of the request in flight, for the answers to the server's requests.
@@ -47,11 +48,7 @@ impl Http {
         limits: &Limits,
         mut oauth: Option<crate::oauth::session::OAuth>,
     ) -> Http {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(limits.request))
-            .build()
-            .into();
+        let agent = blocking_http::Client::new(limits.request);
         // A login kept from before goes on the first request; one that no longer works is
         // replaced at the 401 it gets (a refresh error here is met again there, with context).
         let authorization = oauth.as_mut().and_then(|o| o.stored(url).ok().flatten());
@@ -67,11 +64,11 @@ impl Http {
     }
 
     /// The era's headers on a request, then the user's own.
-    fn with_headers<B>(
+    fn with_headers(
         &self,
-        mut request: ureq::RequestBuilder<B>,
+        mut request: blocking_http::Request,
         version: Option<&str>,
-    ) -> ureq::RequestBuilder<B> {
+    ) -> blocking_http::Request {
         if let Some(v) = version {
             request = request.header("MCP-Protocol-Version", v);
         }
@@ -97,7 +94,7 @@ impl Http {
     fn sign_in(
         &mut self,
         method: &str,
-        response: &ureq::http::Response<ureq::Body>,
+        response: &blocking_http::Response,
     ) -> Result<bool, ClientError> {
         let status = response.status().as_u16();
         let Some(oauth) = self.oauth.as_mut().filter(|_| matches!(status, 401 | 403)) else {
@@ -123,7 +120,7 @@ impl Http {
         &self,
         out: &Outgoing<'_>,
         wait: Duration,
-    ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
+    ) -> Result<blocking_http::Response, ClientError> {
         let mut request = self
             .agent
             .post(&self.url)
@@ -138,12 +135,8 @@ impl Http {
                 request = request.header(header, value);
             }
         }
-        let request = self
-            .with_headers(request, out.version)
-            .config()
-            .timeout_global(Some(wait))
-            .build();
-        request
+        self.with_headers(request, out.version)
+            .timeout(wait)
             .send(out.text)
             .map_err(|e| self.transport_error(out.method, &e, wait))
     }
@@ -154,25 +147,26 @@ impl Http {
         method: &str,
         last_event_id: &str,
         wait: Duration,
-    ) -> Result<ureq::http::Response<ureq::Body>, ClientError> {
+    ) -> Result<blocking_http::Response, ClientError> {
         let request = self
             .agent
             .get(&self.url)
             .header("Accept", "text/event-stream")
             .header("Last-Event-ID", last_event_id);
-        let request = self
-            .with_headers(request, self.version.as_deref())
-            .config()
-            .timeout_global(Some(wait))
-            .build();
-        request
+        self.with_headers(request, self.version.as_deref())
+            .timeout(wait)
             .call()
             .map_err(|e| self.transport_error(method, &e, wait))
     }
 
-    fn transport_error(&self, method: &str, e: &ureq::Error, wait: Duration) -> ClientError {
+    fn transport_error(
+        &self,
+        method: &str,
+        e: &blocking_http::Error,
+        wait: Duration,
+    ) -> ClientError {
         match e {
-            ureq::Error::Timeout(_) => ClientError::Timeout {
+            blocking_http::Error::Timeout(_) => ClientError::Timeout {
                 method: method.to_owned(),
                 secs: wait.as_secs_f64(),
             },
@@ -187,11 +181,11 @@ impl Http {
     fn read_body(
         &self,
         method: &str,
-        body: &mut ureq::Body,
+        body: &mut blocking_http::Body,
         limits: &Limits,
     ) -> Result<String, ClientError> {
         let cap = limits.max_message_bytes;
-        let mut reader = body.with_config().limit(u64::MAX).reader();
+        let reader = body;
         let mut bytes = Vec::new();
         let mut block = [0u8; 1 << 16];
         loop {
@@ -229,12 +223,11 @@ impl Http {
         &self,
         waiting: &mut Waiting<'_>,
         sse: &mut Sse,
-        body: &mut ureq::Body,
+        body: &mut blocking_http::Body,
         limits: &Limits,
     ) -> Result<Result<Received, Ended>, ClientError> {
         let cap = limits.max_message_bytes;
-        let reader = body.with_config().limit(u64::MAX).reader();
-        let mut lines = BufReader::new(reader);
+        let mut lines = BufReader::new(body);
         loop {
             let line = match framing::read_line(&mut lines, cap) {
                 Ok(Line::Text(line)) => line,
@@ -278,7 +271,7 @@ impl Http {
     fn read_stream(
         &self,
         out: &Outgoing<'_>,
-        body: &mut ureq::Body,
+        body: &mut blocking_http::Body,
         limits: &Limits,
         until: Instant,
     ) -> Result<Received, ClientError> {

@@ -1,6 +1,6 @@
 //! A login as it happens: the documents fetched, the client identified, the user sent to the
 //! authorization server and back, the code exchanged; then step-up when a 403 asks for more
-//! scope. Over ureq, the blocking HTTP client the live audit uses. No printing and no browser:
+//! scope. Over [`crate::blocking_http`], the HTTP client the live audit uses. No printing and no browser:
 //! the redirect is the caller's [`UserAgent`] (the CLI opens the browser and listens on
 //! loopback). Tokens live in memory here; they never appear in an error.
 
@@ -13,6 +13,9 @@ use super::store::{Login, Store, StoreError, now_secs};
 
 /// Step-ups one login allows before giving up (a server that keeps asking for more).
 pub const MAX_STEP_UPS: usize = 2;
+
+/// The most of an authorization server's answer read (metadata, a registration, tokens).
+const MAX_BODY: u64 = 1 << 20;
 
 /// What sends the user to the authorization server and brings the redirect back.
 pub trait UserAgent: Send {
@@ -76,7 +79,7 @@ struct Granted {
 /// The OAuth client of one MCP server.
 pub struct OAuth {
     settings: Settings,
-    agent: ureq::Agent,
+    agent: crate::blocking_http::Client,
     /// The browser and the loopback; `None` where no one can sign in (the HTTP proxy), which
     /// then uses stored logins only.
     user: Option<Box<dyn UserAgent>>,
@@ -109,11 +112,7 @@ impl OAuth {
         store: Option<Store>,
         timeout: std::time::Duration,
     ) -> OAuth {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(timeout))
-            .build()
-            .new_agent();
+        let agent = crate::blocking_http::Client::new(timeout);
         OAuth {
             settings,
             agent,
@@ -493,7 +492,10 @@ impl OAuth {
             .send(body.to_string())
             .map_err(|e| fetch_error("registering at", &endpoint, &e.to_string()))?;
         let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().unwrap_or_default();
+        let text = response
+            .body_mut()
+            .read_to_string(MAX_BODY)
+            .unwrap_or_default();
         if !(200..300).contains(&status) {
             return Err(fetch_error(
                 "registering at",
@@ -629,7 +631,10 @@ impl OAuth {
             .send(request.body())
             .map_err(|e| fetch_error("the token endpoint", endpoint, &e.to_string()))?;
         let status = response.status().as_u16();
-        let text = response.body_mut().read_to_string().unwrap_or_default();
+        let text = response
+            .body_mut()
+            .read_to_string(MAX_BODY)
+            .unwrap_or_default();
         if !(200..300).contains(&status) {
             // The error body of RFC 6749 5.2 names no token: safe to show.
             return Err(fetch_error(
@@ -660,9 +665,7 @@ impl OAuth {
         }
         let text = response
             .body_mut()
-            .with_config()
-            .limit(1 << 20)
-            .read_to_string()
+            .read_to_string(MAX_BODY)
             .map_err(|e| e.to_string())?;
         serde_json::from_str(&text).map_err(|e| format!("not the JSON expected ({e})"))
     }

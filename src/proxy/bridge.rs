@@ -18,7 +18,7 @@
 //! login in the browser) and the request is sent once more; a 403 `insufficient_scope` steps
 //! up. A request that cannot be sent gets a JSON-RPC error naming why (and, when a login is
 //! needed, the command that does it). Requests run on threads of their own, so a slow tool call
-//! holds back nothing else. HTTP is ureq's, as for the live audit.
+//! holds back nothing else. HTTP is [`crate::blocking_http`]'s, as for the live audit.
 
 use std::collections::HashMap;
 use std::io::{BufReader, Read, Write};
@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::stdio::{ServerEnd, lock};
+use crate::blocking_http;
 use crate::lines::{self, Capped};
 use crate::mcp::era;
 use crate::mcp::framing::{self, Line, MAX_RESUMES, Sse};
@@ -54,7 +55,7 @@ struct Relay {
     headers: Vec<(String, String)>,
     timeout: Duration,
     cap: usize,
-    agent: ureq::Agent,
+    agent: blocking_http::Client,
     /// The legacy session, once initialize assigned one.
     session: Mutex<Option<String>>,
     /// The version initialize negotiated (2025-11-25 and before).
@@ -76,11 +77,7 @@ struct Relay {
 pub fn start(mut opts: Options) -> std::io::Result<ServerEnd> {
     let (from_server, relay_out) = std::io::pipe()?;
     let (relay_in, to_server) = std::io::pipe()?;
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(opts.timeout))
-        .build()
-        .new_agent();
+    let agent = blocking_http::Client::new(opts.timeout);
     // A login kept from before goes on the first request.
     let authorization = opts
         .oauth
@@ -323,7 +320,7 @@ impl Relay {
     /// `Last-Event-ID` on a legacy server.
     fn follow_stream(
         &self,
-        body: &mut ureq::Body,
+        body: &mut blocking_http::Body,
         id: &Value,
         method: &str,
         modern: bool,
@@ -370,12 +367,11 @@ impl Relay {
     /// Forwards a stream's events; true once the answer to `waiting` came.
     fn read_events(
         &self,
-        body: &mut ureq::Body,
+        body: &mut blocking_http::Body,
         sse: &mut Sse,
         waiting: Option<(&Value, &str)>,
     ) -> bool {
-        let reader = body.with_config().limit(u64::MAX).reader();
-        let mut lines = BufReader::new(reader);
+        let mut lines = BufReader::new(body);
         loop {
             let line = match framing::read_line(&mut lines, self.cap) {
                 Ok(Line::Text(line)) => line,
@@ -484,11 +480,7 @@ impl Relay {
                 request = request.header("MCP-Protocol-Version", v);
             }
             // No overall timeout: the stream lives as long as the session.
-            let request = relay
-                .with_auth(request)
-                .config()
-                .timeout_global(None)
-                .build();
+            let request = relay.with_auth(request).without_timeout();
             if let Ok(mut response) = request.call()
                 && response.status().is_success()
             {
@@ -500,7 +492,7 @@ impl Relay {
 
     /// The user's headers, then the login's `Authorization`, which replaces theirs: a server
     /// gets one credential, never two.
-    fn with_auth<B>(&self, mut request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+    fn with_auth(&self, mut request: blocking_http::Request) -> blocking_http::Request {
         let login = lock(&self.authorization).clone();
         for (name, value) in &self.headers {
             if login.is_none() || !name.eq_ignore_ascii_case("authorization") {
@@ -554,24 +546,16 @@ impl Relay {
 }
 
 /// At most `cap` bytes of a body, as text (for an error).
-fn read_text(body: &mut ureq::Body, cap: u64) -> String {
+fn read_text(body: &mut blocking_http::Body, cap: u64) -> String {
     let mut bytes = Vec::new();
-    let _ = body
-        .with_config()
-        .limit(u64::MAX)
-        .reader()
-        .take(cap)
-        .read_to_end(&mut bytes);
+    let _ = body.take(cap).read_to_end(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// A JSON body of at most `cap` bytes.
-fn read_limited(body: &mut ureq::Body, cap: usize) -> Result<String, String> {
+fn read_limited(body: &mut blocking_http::Body, cap: usize) -> Result<String, String> {
     let mut bytes = Vec::new();
-    body.with_config()
-        .limit(u64::MAX)
-        .reader()
-        .take(cap as u64 + 1)
+    body.take(cap as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("reading the server's answer: {e}"))?;
     if bytes.len() > cap {

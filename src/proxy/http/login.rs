@@ -7,7 +7,7 @@
 //! says so in a JSON-RPC error that names `mcpguard auth login`; the upstream's 401 and its
 //! `WWW-Authenticate` never reach the client (they would start the client's own OAuth).
 //!
-//! The OAuth client is blocking (ureq, file locks): it runs on the blocking pool, one renewal
+//! The OAuth client is blocking (crate::blocking_http, file locks): it runs on the blocking pool, one renewal
 //! at a time; requests that failed with an older token take the renewed one.
 
 use std::sync::{Arc, Mutex};

@@ -298,7 +298,7 @@ pub fn run(
     sinks: Sinks,
     reloads: std::sync::mpsc::Receiver<Event>,
 ) -> Result<(), HttpError> {
-    // reqwest is built without a TLS provider of its own: the one ureq already brings.
+    // reqwest is built without a TLS provider of its own: ring, as rustls has it.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
