@@ -24,13 +24,16 @@ mkdir -p "$dir"
 # Median wall seconds and user+system CPU seconds of RUNS runs of a command (after one warm-up).
 median() {
   python3 - "$@" <<'PY'
-import os, statistics, subprocess, sys, time
+import os, shlex, statistics, subprocess, sys, time
 runs, cmd = int(sys.argv[1]), sys.argv[2]
+# Through a shell only where the command needs one (a glob): a shell's start-up is not ours.
+shell = any(c in cmd for c in "*|<>;")
+argv = cmd if shell else shlex.split(cmd)
 walls, cpus = [], []
 for i in range(runs + 1):
     before = os.times()
     start = time.perf_counter()
-    subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(argv, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = os.times()
     if i:
