@@ -280,3 +280,77 @@ impl Read for Body {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::net::TcpListener;
+
+    /// A server on 127.0.0.1 that answers the first request with `head` and `body`, then keeps
+    /// the connection open without a byte more.
+    fn stalling_server(head: &'static str, body: &'static str) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+            std::thread::sleep(Duration::from_secs(5));
+        });
+        url
+    }
+
+    #[test]
+    fn a_status_is_an_answer_and_the_timeout_covers_the_body() {
+        let url = stalling_server(
+            "HTTP/1.1 401 Unauthorized\r\ncontent-length: 100\r\nwww-authenticate: Bearer\r\n\r\n",
+            "{\"partial\":",
+        );
+        let client = Client::new(Duration::from_secs(30));
+        let mut response = client
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .timeout(Duration::from_millis(300))
+            .send("{}")
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 401);
+        assert_eq!(response.headers()["www-authenticate"], "Bearer");
+        let mut block = [0u8; 64];
+        let n = response.body_mut().read(&mut block).unwrap();
+        assert_eq!(&block[..n], b"{\"partial\":");
+        let stalled = response.body_mut().read(&mut block).unwrap_err();
+        assert_eq!(stalled.kind(), io::ErrorKind::TimedOut, "{stalled}");
+    }
+
+    #[test]
+    fn a_refused_connection_names_its_cause_and_a_body_over_its_limit_is_refused() {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let client = Client::new(Duration::from_secs(5));
+        let err = client
+            .get(&format!("http://127.0.0.1:{port}/"))
+            .call()
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("refused"), "{err}");
+
+        let url = stalling_server(
+            "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n",
+            "0123456789",
+        );
+        let mut response = client.get(&url).call().unwrap();
+        let over = response.body_mut().read_to_string(4).unwrap_err();
+        assert!(over.to_string().contains("larger than 4 bytes"), "{over}");
+        // Dropped (its last handle) inside another runtime's task, as the HTTP proxy's shared
+        // state may be: no panic.
+        drop(response);
+        let outer = tokio::runtime::Runtime::new().unwrap();
+        outer.block_on(async move { drop(client) });
+    }
+}
