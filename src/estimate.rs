@@ -367,6 +367,7 @@ pub fn estimate_anatomy(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::parse_text;
 
     #[test]
     fn text_measures_are_std_counts() {
@@ -393,7 +394,6 @@ mod tests {
             );
         }
     }
-    use crate::input::parse_text;
 
     fn opts() -> Options {
         Options {

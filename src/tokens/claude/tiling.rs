@@ -2,10 +2,14 @@
 //! codepoint no piece covers falls to its UTF-8 bytes, tiled over the measured byte prefixes.
 //!
 //! The pieces sit in a trie read backwards (its tables are [`super::table`]'s, built when
-//! mcpguard is compiled), so when a codepoint arrives the tiler walks back from it through
-//! exactly the pieces that can end there. The tiler only counts, so it keeps
-//! a ring of the last [`WINDOW`] codepoints and their best costs: constant memory whatever the
-//! length of the text, and no allocation per call.
+//! mcpguard is compiled), so when a codepoint arrives the walk goes back from it through
+//! exactly the pieces that can end there. It only counts, so it keeps a ring of the last
+//! [`WINDOW`] codepoints and their best costs: constant memory whatever the length of the text.
+//!
+//! Most of a stream never needs the walk. Where two neighbours form a pair that no piece
+//! contains, no piece spans them, so the best tiling of the whole is the sum of the best tilings
+//! of the pieces of stream between such cuts; short segments recur (a JSON key with its quotes,
+//! a log level, a word with its markers) and their costs are remembered.
 //!
 //! One shortcut keeps long runs of one character linear in practice as well as in theory: deep
 //! inside a run of `c` (say 10 MB of newlines), only pieces made of `c` can end at a position,
