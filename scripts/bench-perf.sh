@@ -127,4 +127,4 @@ cargo run --release --quiet --example fit_claude_fast 2>/dev/null | grep -E "^(h
 echo "== 6. the release binary"
 size=$(stat -c %s "$bin")
 dwp=$(stat -c %s "$bin.dwp" 2>/dev/null || echo 0)
-echo "  target/release/mcpguard $((size / 1000000)) MB (line tables compressed inside; the rest of the debug info in mcpguard.dwp, $((dwp / 1000000)) MB)"
+echo "  target/release/mcpguard $(python3 -c "print(round($size / 1e6, 1))") MB (line tables compressed inside; the rest of the debug info in mcpguard.dwp, $(python3 -c "print(round($dwp / 1e6, 1))") MB)"
