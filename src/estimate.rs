@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
@@ -131,16 +132,32 @@ struct Visible<'a> {
     media: u64,
 }
 
-fn visible<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
+/// The compact JSON of each part that is JSON (structuredContent, a non-text content block),
+/// written once for every view that shows it; `None` for the other parts.
+fn json_texts(anatomy: &document::Anatomy<'_>) -> Vec<Option<String>> {
+    anatomy
+        .parts
+        .iter()
+        .map(|part| match &part.content {
+            PartContent::Json(value) => Some(measure::compact_json(value)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn visible<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) -> Visible<'a> {
     let mut v = Visible {
         texts: Vec::with_capacity(anatomy.parts.len()),
         media: 0,
     };
-    for part in &anatomy.parts {
-        match &part.content {
-            PartContent::Text { text, .. } | PartContent::Raw(text) => v.texts.push((*text).into()),
-            PartContent::Json(value) => v.texts.push(value.to_string().into()),
-            PartContent::Media { .. } => v.media += 1,
+    for (part, json) in anatomy.parts.iter().zip(json) {
+        match (&part.content, json) {
+            (PartContent::Text { text, .. } | PartContent::Raw(text), _) => {
+                v.texts.push((*text).into())
+            }
+            (PartContent::Json(_), Some(json)) => v.texts.push(json.as_str().into()),
+            (PartContent::Json(value), None) => v.texts.push(measure::compact_json(value).into()),
+            (PartContent::Media { .. }, _) => v.media += 1,
         }
     }
     v
@@ -167,7 +184,13 @@ pub fn tokens(
     media_tokens: u64,
     limits: &[u64],
 ) -> u64 {
-    count(&visible(anatomy), tokenizer, media_tokens, limits).0
+    count(
+        &visible(anatomy, &json_texts(anatomy)),
+        tokenizer,
+        media_tokens,
+        limits,
+    )
+    .0
 }
 
 impl Visible<'_> {
@@ -215,7 +238,7 @@ fn text_measures(text: &str) -> (u64, u64, u64) {
 /// structured content instead of the text blocks when a result has both, images as they are,
 /// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
 /// wording is the client's; mcpguard writes lines of the same kind and length.
-fn client_view<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
+fn client_view<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) -> Visible<'a> {
     let structured = anatomy
         .parts
         .iter()
@@ -224,14 +247,18 @@ fn client_view<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
         texts: Vec::new(),
         media: 0,
     };
-    for part in &anatomy.parts {
+    for (part, json) in anatomy.parts.iter().zip(json) {
+        let serialized = |value: &Value| match json {
+            Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
+            None => measure::compact_json(value).into(),
+        };
         match &part.content {
             PartContent::Media { mime, .. } if part.pointer.ends_with("/blob") => v
                 .texts
                 .push(format!("[Binary content ({mime}) saved to a file]").into()),
             PartContent::Media { .. } => v.media += 1,
             PartContent::Json(value) if structured.is_some_and(|s| s.pointer == part.pointer) => {
-                v.texts.push(value.to_string().into())
+                v.texts.push(serialized(value))
             }
             _ if structured.is_some() => {} // the text blocks give way to structuredContent
             PartContent::Json(value)
@@ -248,7 +275,7 @@ fn client_view<'a>(anatomy: &document::Anatomy<'a>) -> Visible<'a> {
                     .push(format!("[Resource link: {} ({})]", field("name"), field("uri")).into());
             }
             PartContent::Text { text, .. } | PartContent::Raw(text) => v.texts.push((*text).into()),
-            PartContent::Json(value) => v.texts.push(value.to_string().into()),
+            PartContent::Json(value) => v.texts.push(serialized(value)),
         }
     }
     v
@@ -267,7 +294,8 @@ pub fn estimate_anatomy(
     anatomy: &document::Anatomy<'_>,
     opts: &Options,
 ) -> DocumentEstimate {
-    let seen = visible(anatomy);
+    let json = json_texts(anatomy);
+    let seen = visible(anatomy, &json);
     let (tokens, counted_with) = count(
         &seen,
         opts.tokenizer,
@@ -284,7 +312,7 @@ pub fn estimate_anatomy(
             // what the run measured.
             let own = profile
                 .structured_content_first
-                .then(|| client_view(anatomy));
+                .then(|| client_view(anatomy, &json));
             let (view, size) = match &own {
                 Some(view) => (view, view.size(tokens)),
                 None => (&seen, generic),

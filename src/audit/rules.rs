@@ -159,7 +159,7 @@ fn check_list(out: &mut Out<'_>, member: &str) {
     if items.len() as u64 > page_size && payload.get("nextCursor").is_none() {
         let excess: u64 = items[page_size as usize..]
             .iter()
-            .map(|v| v.to_string().len() as u64)
+            .map(|v| crate::measure::json_len(v) as u64)
             .sum();
         out.add(
             "MG010",
