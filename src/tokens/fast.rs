@@ -237,11 +237,31 @@ const PAIR_WEIGHTS: [f64; CLASSES * CLASSES] = pair_weights(&WEIGHTS);
 pub struct Pairs([u32; CLASSES * CLASSES]);
 
 impl Pairs {
-    /// One pass. Four histograms take turns so that a run of one pair (a long word) does not
-    /// wait on its own previous increment.
+    /// One pass, or for a long text one pass over each part of it on every core: the pairs of
+    /// a text are the pairs of its parts, each part read after the class of the byte before it.
     pub fn of(bytes: &[u8]) -> Pairs {
+        Pairs::after(NEWLINE, bytes)
+    }
+
+    /// The pairs of `bytes` read after a byte of class `prev`.
+    fn after(prev: u8, bytes: &[u8]) -> Pairs {
+        /// A part shorter than this is not worth a thread (a few milliseconds of counting).
+        const PARALLEL_FROM: usize = 4 << 20;
+        if bytes.len() < PARALLEL_FROM {
+            return Pairs::one_pass(prev, bytes);
+        }
+        let (first, second) = bytes.split_at(bytes.len() / 2);
+        let seam = CLASS[usize::from(first[first.len() - 1])];
+        let (mut a, b) = rayon::join(|| Pairs::after(prev, first), || Pairs::after(seam, second));
+        a.0.iter_mut().zip(b.0).for_each(|(n, m)| *n += m);
+        a
+    }
+
+    /// Four histograms take turns so that a run of one pair (a long word) does not wait on its
+    /// own previous increment.
+    fn one_pass(prev: u8, bytes: &[u8]) -> Pairs {
         let mut lanes = [[0u32; CLASSES * CLASSES]; 4];
-        let mut prev = usize::from(NEWLINE);
+        let mut prev = usize::from(prev);
         let mut chunks = bytes.chunks_exact(4);
         for chunk in &mut chunks {
             for (lane, &b) in lanes.iter_mut().zip(chunk) {
@@ -339,6 +359,17 @@ fn short_count(bytes: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_text_counted_in_parts_has_the_pairs_of_one_pass() {
+        // Every class meets every other at some seam: the parts' boundaries fall at odd places.
+        let unit = "{\"id\": \"bk_00042\", \"note\": \"Zürich — 東京 🚀\tok\"}\r\n  ";
+        for len in [(4 << 20) - 1, 4 << 20, (9 << 20) + 7, 17 << 20] {
+            let text: Vec<u8> = unit.bytes().cycle().take(len).collect();
+            let whole = super::Pairs::one_pass(super::NEWLINE, &text);
+            assert_eq!(super::Pairs::of(&text).0, whole.0, "{len} bytes");
+        }
+    }
+
     #[test]
     fn short_texts_count_exactly_as_the_histogram_does() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
