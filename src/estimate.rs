@@ -1,10 +1,10 @@
 //! What a document costs: wire bytes, what the model sees, tokens, budget, client verdicts and
 //! where the tokens go. The data behind `mcpguard estimate`; rendering is the CLI's job.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
@@ -128,36 +128,33 @@ impl Totals {
 
 /// The model-visible text of a document, piece by piece, and the media it carries.
 struct Visible<'a> {
-    texts: Vec<std::borrow::Cow<'a, str>>,
+    texts: Vec<Cow<'a, str>>,
     media: u64,
 }
 
-/// The compact JSON of each part that is JSON (structuredContent, a non-text content block),
-/// written once for every view that shows it; `None` for the other parts.
-fn json_texts(anatomy: &document::Anatomy<'_>) -> Vec<Option<String>> {
+/// What each part shows the model as text, resolved once for every view: a text block's text
+/// borrowed, a JSON part's compact JSON written once; `None` for media.
+fn part_texts<'a>(anatomy: &document::Anatomy<'a>) -> Vec<Option<Cow<'a, str>>> {
     anatomy
         .parts
         .iter()
         .map(|part| match &part.content {
-            PartContent::Json(value) => Some(measure::compact_json(value)),
-            _ => None,
+            PartContent::Text { text, .. } | PartContent::Raw(text) => Some(Cow::Borrowed(*text)),
+            PartContent::Json(value) => Some(Cow::Owned(measure::compact_json(value))),
+            PartContent::Media { .. } => None,
         })
         .collect()
 }
 
-fn visible<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) -> Visible<'a> {
+fn visible<'a>(texts: &'a [Option<Cow<'_, str>>]) -> Visible<'a> {
     let mut v = Visible {
-        texts: Vec::with_capacity(anatomy.parts.len()),
+        texts: Vec::with_capacity(texts.len()),
         media: 0,
     };
-    for (part, json) in anatomy.parts.iter().zip(json) {
-        match (&part.content, json) {
-            (PartContent::Text { text, .. } | PartContent::Raw(text), _) => {
-                v.texts.push((*text).into())
-            }
-            (PartContent::Json(_), Some(json)) => v.texts.push(json.as_str().into()),
-            (PartContent::Json(value), None) => v.texts.push(measure::compact_json(value).into()),
-            (PartContent::Media { .. }, _) => v.media += 1,
+    for text in texts {
+        match text {
+            Some(text) => v.texts.push(Cow::Borrowed(text)),
+            None => v.media += 1,
         }
     }
     v
@@ -185,7 +182,7 @@ pub fn tokens(
     limits: &[u64],
 ) -> u64 {
     count(
-        &visible(anatomy, &json_texts(anatomy)),
+        &visible(&part_texts(anatomy)),
         tokenizer,
         media_tokens,
         limits,
@@ -238,7 +235,10 @@ fn text_measures(text: &str) -> (u64, u64, u64) {
 /// structured content instead of the text blocks when a result has both, images as they are,
 /// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
 /// wording is the client's; mcpguard writes lines of the same kind and length.
-fn client_view<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) -> Visible<'a> {
+fn client_view<'a>(
+    anatomy: &document::Anatomy<'_>,
+    texts: &'a [Option<Cow<'_, str>>],
+) -> Visible<'a> {
     let structured = anatomy
         .parts
         .iter()
@@ -247,18 +247,16 @@ fn client_view<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) 
         texts: Vec::new(),
         media: 0,
     };
-    for (part, json) in anatomy.parts.iter().zip(json) {
-        let serialized = |value: &Value| match json {
-            Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
-            None => measure::compact_json(value).into(),
-        };
+    for (part, text) in anatomy.parts.iter().zip(texts) {
+        // The part's own text, as every view shows it (media have none).
+        let shown = || Cow::Borrowed(text.as_deref().unwrap_or_default());
         match &part.content {
             PartContent::Media { mime, .. } if part.pointer.ends_with("/blob") => v
                 .texts
                 .push(format!("[Binary content ({mime}) saved to a file]").into()),
             PartContent::Media { .. } => v.media += 1,
-            PartContent::Json(value) if structured.is_some_and(|s| s.pointer == part.pointer) => {
-                v.texts.push(serialized(value))
+            PartContent::Json(_) if structured.is_some_and(|s| s.pointer == part.pointer) => {
+                v.texts.push(shown())
             }
             _ if structured.is_some() => {} // the text blocks give way to structuredContent
             PartContent::Json(value)
@@ -274,8 +272,9 @@ fn client_view<'a>(anatomy: &document::Anatomy<'a>, json: &'a [Option<String>]) 
                 v.texts
                     .push(format!("[Resource link: {} ({})]", field("name"), field("uri")).into());
             }
-            PartContent::Text { text, .. } | PartContent::Raw(text) => v.texts.push((*text).into()),
-            PartContent::Json(value) => v.texts.push(serialized(value)),
+            PartContent::Text { .. } | PartContent::Raw(_) | PartContent::Json(_) => {
+                v.texts.push(shown())
+            }
         }
     }
     v
@@ -294,8 +293,8 @@ pub fn estimate_anatomy(
     anatomy: &document::Anatomy<'_>,
     opts: &Options,
 ) -> DocumentEstimate {
-    let json = json_texts(anatomy);
-    let seen = visible(anatomy, &json);
+    let texts = part_texts(anatomy);
+    let seen = visible(&texts);
     let (tokens, counted_with) = count(
         &seen,
         opts.tokenizer,
@@ -312,7 +311,7 @@ pub fn estimate_anatomy(
             // what the run measured.
             let own = profile
                 .structured_content_first
-                .then(|| client_view(anatomy, &json));
+                .then(|| client_view(anatomy, &texts));
             let (view, size) = match &own {
                 Some(view) => (view, view.size(tokens)),
                 None => (&seen, generic),

@@ -370,7 +370,7 @@ fn number_len(n: &serde_json::Number) -> usize {
 /// A string's length as a quoted, escaped JSON string: `"` and `\` take two bytes, a control
 /// character two (`\n`, `\t`, `\r`, `\b`, `\f`) or six (`\u001f`); everything else, UTF-8
 /// included, is written as it is.
-pub fn string_json_len(s: &str) -> usize {
+fn string_json_len(s: &str) -> usize {
     let mut extra = 0usize;
     // Byte counters that cannot overflow within a block, summed per block: the loop
     // vectorizes.

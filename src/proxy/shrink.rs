@@ -506,7 +506,7 @@ pub fn pageable<'v>(
         }
         let item = located.item(i);
         crate::measure::json_len(&item) as u64 <= room
-            || counter.count(&item.to_string()) as u64 <= room
+            || counter.count(&crate::measure::compact_json(&item)) as u64 <= room
     };
     (located.pointer != "/content" && located.len() > 1 && (0..located.len()).all(fits))
         .then_some(located)

@@ -286,13 +286,11 @@ pub fn insignificant_whitespace(text: &str) -> u64 {
         inside_carry = ((inside as i64) >> 63) as u64;
         n += u64::from((space & !inside).count_ones());
     };
-    let mut blocks = b.chunks_exact(64);
-    for block in &mut blocks {
-        count(block.try_into().expect("64 bytes"));
-    }
+    let (blocks, rest) = b.as_chunks::<64>();
+    blocks.iter().for_each(&mut count);
     // The rest, padded with bytes of no class.
     let mut last = [0u8; 64];
-    last[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
+    last[..rest.len()].copy_from_slice(rest);
     count(&last);
     n
 }
@@ -315,10 +313,10 @@ fn sse2_byte_masks(block: &[u8; 64]) -> (u64, u64, u64) {
     let (mut quote, mut backslash, mut space) = (0u64, 0u64, 0u64);
     let byte = |c: u8| _mm_set1_epi8(c as i8);
     let bits = |m: __m128i, lane: usize| u64::from(_mm_movemask_epi8(m) as u16) << (lane * 16);
-    for (lane, sixteen) in block.chunks_exact(16).enumerate() {
-        let word = |at: usize| i64::from_le_bytes(sixteen[at..at + 8].try_into().expect("8 bytes"));
-        // Two words of one 16-byte lane: the compiler makes it one load.
-        let v = _mm_set_epi64x(word(8), word(0));
+    for (lane, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
+        // The lane as two words: the compiler makes it one load.
+        let x = u128::from_le_bytes(*sixteen);
+        let v = _mm_set_epi64x((x >> 64) as i64, x as i64);
         quote |= bits(_mm_cmpeq_epi8(v, byte(b'"')), lane);
         backslash |= bits(_mm_cmpeq_epi8(v, byte(b'\\')), lane);
         let blank = _mm_or_si128(
