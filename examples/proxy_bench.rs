@@ -177,7 +177,7 @@ fn shrink(file: &str) {
     let mut decision = None;
     for _ in 0..RUNS {
         // Each run counts afresh, as a new result would.
-        mcpguard::tokens::forget_exact_counts();
+        mcpguard::tokens::claude::forget_counts();
         let started = Instant::now();
         decision = Some(shrink::decide("bench", &text, None, &cx, &mut store));
         runs.push(started.elapsed());

@@ -186,52 +186,15 @@ impl Tokenizer {
         let stage = self.first_stage();
         let first = sum(stage);
         if self.needs_exact(first, limits) {
+            // The exact counter remembers its recent long texts (the proxy counts a page to fit
+            // it, then the answer the page is part of): see `claude`.
             let exact = Tokenizer::Claude.counter();
-            let count = texts.map(|text| exact_remembered(exact, text)).sum::<u64>() + fixed;
+            let count = texts.map(|text| exact.count(text) as u64).sum::<u64>() + fixed;
             (count, Tokenizer::Claude)
         } else {
             (first, stage)
         }
     }
-}
-
-const REMEMBERED_SLOTS: usize = 4;
-
-thread_local! {
-    /// Exact counts of recent long texts: (the text's length and 64-bit hash, its count),
-    /// newest first.
-    static RECENT: std::cell::RefCell<[(usize, u64, u64); REMEMBERED_SLOTS]> =
-        const { std::cell::RefCell::new([(0, 0, 0); REMEMBERED_SLOTS]) };
-}
-
-/// Forgets the exact counts this thread remembers (a benchmark's runs start equal).
-#[doc(hidden)]
-pub fn forget_exact_counts() {
-    RECENT.with_borrow_mut(|recent| *recent = [(0, 0, 0); REMEMBERED_SLOTS]);
-}
-
-/// Exact counts of long texts are remembered, the last few on each thread: the proxy counts a
-/// page exactly to fit it to the budget, then the answer the page is part of.
-fn exact_remembered(exact: &dyn TokenCounter, text: &str) -> u64 {
-    const REMEMBERED_FROM: usize = 2048;
-    if text.len() < REMEMBERED_FROM {
-        return exact.count(text) as u64;
-    }
-    let key = (text.len(), xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
-    let known = RECENT.with_borrow(|recent| {
-        recent
-            .iter()
-            .find(|(len, hash, _)| (*len, *hash) == key)
-            .map(|e| e.2)
-    });
-    known.unwrap_or_else(|| {
-        let count = exact.count(text) as u64;
-        RECENT.with_borrow_mut(|recent| {
-            recent.rotate_right(1);
-            recent[0] = (key.0, key.1, count);
-        });
-        count
-    })
 }
 
 fn claude_family(family: Family) -> &'static Claude {

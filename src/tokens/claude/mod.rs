@@ -69,7 +69,19 @@ pub struct Claude {
 thread_local! {
     /// Each family's remembered segment costs, per thread (see [`tiling::Memo`]).
     static MEMOS: std::cell::RefCell<[Memo; 2]> = std::cell::RefCell::default();
+    /// Each family's counts of the last few long texts, newest first: (length, 128-bit hash,
+    /// count). One text is often counted again: `estimate`'s where-the-tokens-go of a single
+    /// text block is that block; the proxy counts a page to fit it, then the answer it is in.
+    static RECENT: std::cell::RefCell<[[Remembered; REMEMBERED_SLOTS]; 2]> =
+        const { std::cell::RefCell::new([[(0, 0, 0); REMEMBERED_SLOTS]; 2]) };
 }
+
+type Remembered = (usize, u128, usize);
+
+/// Texts counted per family and thread that are remembered whole...
+const REMEMBERED_SLOTS: usize = 4;
+/// ...when they are at least this long (a shorter text costs less to count than to hash).
+const REMEMBERED_FROM: usize = 2048;
 
 impl Claude {
     /// Reads a family's embedded tables: no parsing and no building, so it costs microseconds.
@@ -88,15 +100,48 @@ impl Claude {
     }
 }
 
-/// Forgets the segment costs this thread remembers, for both families: a benchmark measures a
-/// text seen for the first time.
+/// Forgets the whole texts' counts this thread remembers, for both families: a benchmark's
+/// runs each count afresh.
+#[doc(hidden)]
+pub fn forget_counts() {
+    RECENT.with_borrow_mut(|recent| *recent = [[(0, 0, 0); REMEMBERED_SLOTS]; 2]);
+}
+
+/// Forgets everything this thread remembers (segment costs and whole texts' counts), for both
+/// families: a benchmark measures a text seen for the first time.
 #[doc(hidden)]
 pub fn forget_remembered_segments() {
     MEMOS.with_borrow_mut(|memos| memos.iter_mut().for_each(Memo::clear));
+    forget_counts();
 }
 
 impl TokenCounter for Claude {
     fn count(&self, text: &str) -> usize {
+        if text.len() < REMEMBERED_FROM {
+            return self.count_afresh(text);
+        }
+        let family = self.family as usize;
+        let key = (text.len(), xxhash_rust::xxh3::xxh3_128(text.as_bytes()));
+        let known = RECENT.with_borrow(|recent| {
+            recent[family]
+                .iter()
+                .find(|&&(len, hash, _)| (len, hash) == key)
+                .map(|&(_, _, count)| count)
+        });
+        known.unwrap_or_else(|| {
+            let count = self.count_afresh(text);
+            RECENT.with_borrow_mut(|recent| {
+                recent[family].rotate_right(1);
+                recent[family][0] = (key.0, key.1, count);
+            });
+            count
+        })
+    }
+}
+
+impl Claude {
+    /// The count, tiled now (segments may still be remembered).
+    fn count_afresh(&self, text: &str) -> usize {
         MEMOS.with_borrow_mut(|memos| {
             let memo = &mut memos[self.family as usize];
             let norm = normalize::normalize(text, self.fold_quotes);
