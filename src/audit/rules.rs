@@ -10,6 +10,7 @@ use super::{Context, Finding};
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{Kind, PartContent};
 use crate::estimate::DocumentEstimate;
+use crate::json_whitespace;
 use crate::measure::{self, BASE64_MIN_RUN, json_len};
 use crate::pointer::{self, PathStack, Seg};
 
@@ -253,13 +254,13 @@ fn check_content(out: &mut Out<'_>) {
             PartContent::Json(v) => walk(out, v, &part.pointer, l),
             PartContent::Raw(text) => {
                 walk(out, anatomy.payload, "", l);
-                check_pretty(out, "", text, anatomy.payload);
+                check_pretty(out, "", text);
             }
             PartContent::Media { .. } => {}
         }
     }
     for (at, text, v) in &text_json {
-        check_pretty(out, at, text, v);
+        check_pretty(out, at, text);
         // MG013: the same JSON as text and as structuredContent.
         if structured.is_some_and(|s| s == *v) {
             out.add(
@@ -420,10 +421,11 @@ fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
     }
 }
 
-/// MG014: JSON text with whitespace a minify would remove.
-fn check_pretty(out: &mut Out<'_>, at: &str, text: &str, value: &Value) {
-    let compact = json_len(value) as u64;
+/// MG014: JSON text with whitespace a minify would remove (counted over the text's bytes, not
+/// by writing its tree again).
+fn check_pretty(out: &mut Out<'_>, at: &str, text: &str) {
     let len = text.trim_end().len() as u64;
+    let compact = len - json_whitespace::insignificant(text);
     if len > compact + PRETTY_MIN_SAVING {
         out.add(
             "MG014",

@@ -5,10 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::sample::{Lengths, Sampler, insignificant_whitespace};
+use super::sample::{Lengths, Sampler};
 use super::{Fix, Options, shrink, text};
 use crate::document::{self, Kind, PartContent};
 use crate::human::thousands;
+use crate::json_whitespace;
 use crate::measure::{self, json_len};
 use crate::tokens::heuristic_from_chars;
 
@@ -164,7 +165,7 @@ pub(super) fn unwrap(
             }
             let take = match json_block {
                 Some((text, v)) => {
-                    let spaces = insignificant_whitespace(text);
+                    let spaces = json_whitespace::insignificant(text);
                     if spaces > 0 {
                         fixes.push(fix(
                             "minify",
@@ -225,7 +226,7 @@ pub(super) fn unwrap(
             Take::At(payload_pointer.to_owned()),
         ),
         Kind::Plain | Kind::Request => {
-            let spaces = insignificant_whitespace(text);
+            let spaces = json_whitespace::insignificant(text);
             if spaces > 0 {
                 fixes.push(fix("minify", "JSON without indentation".into(), spaces));
             }
