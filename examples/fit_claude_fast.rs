@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use mcpguard::tokens::Tokenizer;
-use mcpguard::tokens::fast::{FEATURES, N, Pairs, WEIGHTS};
+use mcpguard::tokens::fast::{FEATURES, Features, N, WEIGHTS};
 
 struct Sample {
     kind: &'static str,
@@ -234,7 +234,7 @@ fn main() {
         .map(|(kind, text)| Sample {
             kind,
             claude: claude.count(&text) as f64,
-            features: Pairs::of(text.as_bytes()).features(),
+            features: Features::of(text.as_bytes()).counts(),
             text,
         })
         .filter(|s| s.claude >= 20.0)
@@ -256,7 +256,7 @@ fn main() {
     let held_out: Vec<f64> = test
         .iter()
         .map(|(_, s)| {
-            (Pairs::of(s.text.as_bytes()).estimate(&half) as f64 - s.claude) / s.claude * 100.0
+            (Features::of(s.text.as_bytes()).estimate(&half) as f64 - s.claude) / s.claude * 100.0
         })
         .collect();
     let within = held_out.iter().filter(|e| e.abs() <= 10.0).count();
@@ -278,7 +278,7 @@ fn main() {
     // Error of each counter against claude, per kind: median, worst under, worst over, share within 10%.
     let mut by_kind: BTreeMap<(&str, &str), Vec<f64>> = BTreeMap::new();
     for s in &samples {
-        let fast = Pairs::of(s.text.as_bytes()).estimate(&weights) as f64;
+        let fast = Features::of(s.text.as_bytes()).estimate(&weights) as f64;
         let mut record = |name: &'static str, n: f64| {
             let err = (n - s.claude) / s.claude * 100.0;
             by_kind.entry((name, s.kind)).or_default().push(err);
@@ -305,7 +305,8 @@ fn main() {
             .iter()
             .map(|s| {
                 (
-                    (Pairs::of(s.text.as_bytes()).estimate(&weights) as f64 - s.claude) / s.claude
+                    (Features::of(s.text.as_bytes()).estimate(&weights) as f64 - s.claude)
+                        / s.claude
                         * 100.0,
                     s,
                 )

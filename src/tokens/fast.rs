@@ -4,9 +4,9 @@
 //! newline, a UTF-8 lead byte by length and block, a continuation byte, a control), and every
 //! feature the estimate reads is a count of (previous class, class) pairs: letters, word starts,
 //! `camelCase` humps, letter-digit switches (what makes base64 and hex expensive), punctuation
-//! runs, indentation, non-ASCII characters by script. So the pass over the text only builds a
-//! 32 x 32 histogram of pairs, and the estimate is that histogram times a weight table derived
-//! from the feature weights.
+//! runs, indentation, non-ASCII characters by script. The pass over the text only counts the
+//! features (see [`Features`]: 64 ASCII bytes at a time as bit masks), and the estimate is their
+//! weighted sum.
 //!
 //! The weights are fitted to `claude` on realistic texts with a relative-error least squares
 //! (`cargo run --release --example fit_claude_fast` refits them and prints the accuracy per
@@ -212,104 +212,284 @@ pub const WEIGHTS: [f64; N] = [
     2.1326,  // astral
 ];
 
-/// The weight of each pair: the sum of the weights of the features it counts towards.
-const fn pair_weights(weights: &[f64; N]) -> [f64; CLASSES * CLASSES] {
-    let mut table = [0.0; CLASSES * CLASSES];
+/// The features each (previous class, class) pair counts towards, a bit per feature.
+const PAIR_FEATURES: [u32; CLASSES * CLASSES] = {
+    let mut table = [0u32; CLASSES * CLASSES];
     let mut i = 0;
     while i < CLASSES * CLASSES {
         let f = pair_features((i / CLASSES) as u8, (i % CLASSES) as u8);
         let mut k = 0;
         while k < N {
             if f[k] {
-                table[i] += weights[k];
+                table[i] |= 1 << k;
             }
             k += 1;
         }
         i += 1;
     }
     table
-}
+};
 
-const PAIR_WEIGHTS: [f64; CLASSES * CLASSES] = pair_weights(&WEIGHTS);
+/// The feature counts of a text: what the estimate reads. The text's start reads as a newline.
+///
+/// A text is read 64 bytes at a time as a bit mask per class: the features of the pairs of two
+/// ASCII bytes (most of a tool result) are population counts of the masks (`word_starts` is
+/// letters whose previous byte is not one), and only the pairs with a non-ASCII byte, and the
+/// pair across each block's start, are tallied one by one and turned into features through
+/// [`PAIR_FEATURES`] at the end. The counts are integers, so however a text is read (by masks,
+/// pair by pair, in parts on several cores) they are the same, and so is the estimate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features([u64; N]);
 
-/// How often each (previous class, class) pair occurs; the text's start reads as a newline.
-#[derive(Clone)]
-pub struct Pairs([u32; CLASSES * CLASSES]);
-
-impl Pairs {
-    /// One pass, or for a long text one pass over each part of it on every core: the pairs of
-    /// a text are the pairs of its parts, each part read after the class of the byte before it.
-    pub fn of(bytes: &[u8]) -> Pairs {
-        Pairs::after(NEWLINE, bytes)
+impl Features {
+    /// One pass, or for a long text one pass over each part of it on every core: the features
+    /// of a text are the features of its parts, each part read after the class of the byte
+    /// before it.
+    pub fn of(bytes: &[u8]) -> Features {
+        Features::after(NEWLINE, bytes)
     }
 
-    /// The pairs of `bytes` read after a byte of class `prev`.
-    fn after(prev: u8, bytes: &[u8]) -> Pairs {
+    /// The features of `bytes` read after a byte of class `prev`.
+    fn after(prev: u8, bytes: &[u8]) -> Features {
         /// A part shorter than this is not worth a thread (a few milliseconds of counting).
         const PARALLEL_FROM: usize = 4 << 20;
         if bytes.len() < PARALLEL_FROM {
-            return Pairs::one_pass(prev, bytes);
+            return Features(Tally::of(prev, bytes));
         }
         let (first, second) = bytes.split_at(bytes.len() / 2);
         let seam = CLASS[usize::from(first[first.len() - 1])];
-        let (mut a, b) = rayon::join(|| Pairs::after(prev, first), || Pairs::after(seam, second));
+        let (mut a, b) = rayon::join(
+            || Features::after(prev, first),
+            || Features::after(seam, second),
+        );
         a.0.iter_mut().zip(b.0).for_each(|(n, m)| *n += m);
         a
     }
 
-    /// Four histograms take turns so that a run of one pair (a long word) does not wait on its
-    /// own previous increment.
-    fn one_pass(prev: u8, bytes: &[u8]) -> Pairs {
-        let mut lanes = [[0u32; CLASSES * CLASSES]; 4];
-        let mut prev = usize::from(prev);
-        let mut chunks = bytes.chunks_exact(4);
-        for chunk in &mut chunks {
-            for (lane, &b) in lanes.iter_mut().zip(chunk) {
-                let c = usize::from(CLASS[usize::from(b)]);
-                lane[prev * CLASSES + c] += 1;
-                prev = c;
-            }
-        }
-        for &b in chunks.remainder() {
-            let c = usize::from(CLASS[usize::from(b)]);
-            lanes[0][prev * CLASSES + c] += 1;
-            prev = c;
-        }
-        let mut total = lanes[0];
-        for lane in &lanes[1..] {
-            total.iter_mut().zip(lane).for_each(|(t, &n)| *t += n);
-        }
-        Pairs(total)
-    }
-
-    /// The feature counts, in [`FEATURES`] order.
-    pub fn features(&self) -> [f64; N] {
-        let mut out = [0.0; N];
-        for prev in 0..CLASSES as u8 {
-            for c in 0..CLASSES as u8 {
-                let n = f64::from(self.0[usize::from(prev) * CLASSES + usize::from(c)]);
-                let f = pair_features(prev, c);
-                (0..N).filter(|&k| f[k]).for_each(|k| out[k] += n);
-            }
-        }
-        out
+    /// The counts, in [`FEATURES`] order.
+    pub fn counts(&self) -> [f64; N] {
+        self.0.map(|n| n as f64)
     }
 
     /// The estimate under `weights` (the fitted ones are [`WEIGHTS`]), rounded up.
     pub fn estimate(&self, weights: &[f64; N]) -> usize {
-        self.weighted(&pair_weights(weights))
-    }
-
-    /// The histogram times a table of pair weights, rounded up.
-    fn weighted(&self, table: &[f64; CLASSES * CLASSES]) -> usize {
-        let sum: f64 = self
-            .0
-            .iter()
-            .zip(table)
-            .map(|(&n, w)| f64::from(n) * w)
-            .sum();
+        let sum: f64 = self.0.iter().zip(weights).map(|(&n, w)| n as f64 * w).sum();
         sum.max(0.0).ceil() as usize
     }
+}
+
+/// The features of one part of a text (under 4 GB: the pair counts are `u32`).
+struct Tally {
+    /// Features counted from the masks.
+    counts: [u64; N],
+    /// Pairs met one by one, and which of them were met (a short text visits only those).
+    pairs: [u32; CLASSES * CLASSES],
+    seen: [u64; CLASSES * CLASSES / 64],
+}
+
+impl Tally {
+    /// The features of `bytes` read after a byte of class `prev`.
+    fn of(prev: u8, bytes: &[u8]) -> [u64; N] {
+        // A population count is one instruction with POPCNT and fifteen without, and the
+        // x86_64 baseline does not promise it: the same code, built for it where it is.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the processor has POPCNT, just checked.
+            return unsafe { Tally::of_with_popcnt(prev, bytes) };
+        }
+        Tally::of_anywhere(prev, bytes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn of_with_popcnt(prev: u8, bytes: &[u8]) -> [u64; N] {
+        Tally::of_anywhere(prev, bytes)
+    }
+
+    #[inline(always)]
+    fn of_anywhere(mut prev: u8, bytes: &[u8]) -> [u64; N] {
+        let mut t = Tally {
+            counts: [0; N],
+            pairs: [0; CLASSES * CLASSES],
+            seen: [0; CLASSES * CLASSES / 64],
+        };
+        let (blocks, rest) = bytes.as_chunks::<64>();
+        for block in blocks {
+            let masks = Masks::of(block);
+            // A pair with a non-ASCII byte on either side, and the pair across the block's
+            // start, one by one; the masks count the rest.
+            let one_by_one = masks.high | (masks.high << 1) | 1;
+            masks.add_ascii_pairs(!one_by_one, &mut t.counts);
+            let mut bits = one_by_one;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                let before = if i == 0 {
+                    prev
+                } else {
+                    CLASS[usize::from(block[i - 1])]
+                };
+                t.pair(before, CLASS[usize::from(block[i])]);
+                bits &= bits - 1;
+            }
+            prev = CLASS[usize::from(block[63])];
+        }
+        for &b in rest {
+            let c = CLASS[usize::from(b)];
+            t.pair(prev, c);
+            prev = c;
+        }
+        t.finish()
+    }
+
+    #[inline(always)]
+    fn pair(&mut self, prev: u8, c: u8) {
+        let i = usize::from(prev) * CLASSES + usize::from(c);
+        self.pairs[i] += 1;
+        self.seen[i / 64] |= 1 << (i % 64);
+    }
+
+    /// The masks' counts plus the features of the pairs met one by one.
+    fn finish(mut self) -> [u64; N] {
+        for (w, &word) in self.seen.iter().enumerate() {
+            let mut met = word;
+            while met != 0 {
+                let i = w * 64 + met.trailing_zeros() as usize;
+                let n = u64::from(self.pairs[i]);
+                let mut features = PAIR_FEATURES[i];
+                while features != 0 {
+                    self.counts[features.trailing_zeros() as usize] += n;
+                    features &= features - 1;
+                }
+                met &= met - 1;
+            }
+        }
+        self.counts
+    }
+}
+
+/// A bit per byte of a 64-byte block for each ASCII class, and for the bytes that are not
+/// ASCII (which are in no ASCII class).
+struct Masks {
+    high: u64,
+    lower: u64,
+    upper: u64,
+    digit: u64,
+    punct: u64,
+    quote: u64,
+    space: u64,
+    tab: u64,
+    newline: u64,
+    control: u64,
+}
+
+impl Masks {
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn of(block: &[u8; 64]) -> Masks {
+        // SAFETY: SSE2 is part of the x86_64 architecture: every processor that runs x86_64
+        // code has it (and Rust's x86_64 targets enable it).
+        unsafe { sse2_masks(block) }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(block: &[u8; 64]) -> Masks {
+        let mask = |class: u8| {
+            block.iter().enumerate().fold(0u64, |m, (i, &b)| {
+                m | u64::from(b.is_ascii() && CLASS[usize::from(b)] == class) << i
+            })
+        };
+        Masks {
+            high: (block.iter().enumerate())
+                .fold(0, |m, (i, &b)| m | u64::from(!b.is_ascii()) << i),
+            lower: mask(LOWER),
+            upper: mask(UPPER),
+            digit: mask(DIGIT),
+            punct: mask(PUNCT),
+            quote: mask(QUOTE),
+            space: mask(SPACE),
+            tab: mask(TAB),
+            newline: mask(NEWLINE),
+            control: mask(OTHER),
+        }
+    }
+
+    /// Adds the features of the pairs at the bits of `pairs` (bit i: byte i after byte i - 1,
+    /// both ASCII, i >= 1): [`pair_features`] for ASCII classes, as population counts.
+    #[inline(always)]
+    fn add_ascii_pairs(&self, pairs: u64, counts: &mut [u64; N]) {
+        let after = |mask: u64| mask << 1;
+        let n = |mask: u64| u64::from((mask & pairs).count_ones());
+        let letter = self.lower | self.upper;
+        let blank = self.space | self.tab;
+        counts[0] += n(self.lower);
+        counts[1] += n(self.upper);
+        counts[2] += n(letter & !after(letter)); // word_starts
+        counts[3] += n(after(self.lower) & self.upper); // humps
+        counts[4] += n(self.digit);
+        counts[5] += n(self.digit & !after(self.digit)); // number_starts
+        counts[6] += n(after(letter) & self.digit) + n(after(self.digit) & letter);
+        counts[7] += n(self.punct);
+        counts[8] += n(self.punct & !after(self.punct)); // punct_runs
+        counts[9] += n(self.quote);
+        counts[10] += n(after(blank) & blank); // blank_after_blank
+        counts[11] += n(after(self.newline) & blank); // indents
+        counts[12] += n(self.newline & !after(self.newline)); // newline_runs
+        counts[13] += n(self.control);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn sse2_masks(block: &[u8; 64]) -> Masks {
+    use std::arch::x86_64::{__m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8};
+    use std::arch::x86_64::{_mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8};
+    let byte = |c: u8| _mm_set1_epi8(c as i8);
+    // `lo <= v <= hi`, compared signed: a byte over 0x7F is negative, so never within.
+    let within = |v, lo: u8, hi: u8| {
+        _mm_and_si128(
+            _mm_cmpgt_epi8(v, byte(lo - 1)),
+            _mm_cmpgt_epi8(byte(hi + 1), v),
+        )
+    };
+    let bits = |m: __m128i, lane: usize| u64::from(_mm_movemask_epi8(m) as u16) << (lane * 16);
+    let mut m = Masks {
+        high: 0,
+        lower: 0,
+        upper: 0,
+        digit: 0,
+        punct: 0,
+        quote: 0,
+        space: 0,
+        tab: 0,
+        newline: 0,
+        control: 0,
+    };
+    for (lane, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
+        // The lane as two words: the compiler makes it one load.
+        let x = u128::from_le_bytes(*sixteen);
+        let v = _mm_set_epi64x((x >> 64) as i64, x as i64);
+        m.high |= bits(v, lane);
+        m.lower |= bits(within(v, b'a', b'z'), lane);
+        m.upper |= bits(within(v, b'A', b'Z'), lane);
+        m.digit |= bits(within(v, b'0', b'9'), lane);
+        m.quote |= bits(_mm_cmpeq_epi8(v, byte(b'"')), lane);
+        m.space |= bits(_mm_cmpeq_epi8(v, byte(b' ')), lane);
+        m.tab |= bits(_mm_cmpeq_epi8(v, byte(b'\t')), lane);
+        let newline = _mm_or_si128(
+            _mm_cmpeq_epi8(v, byte(b'\n')),
+            _mm_cmpeq_epi8(v, byte(b'\r')),
+        );
+        m.newline |= bits(newline, lane);
+        // Below a space (negative bytes, tab and newlines taken out below), and DEL.
+        let control = _mm_or_si128(_mm_cmpgt_epi8(byte(b' '), v), _mm_cmpeq_epi8(v, byte(0x7f)));
+        m.control |= bits(control, lane);
+    }
+    m.control &= !(m.high | m.tab | m.newline);
+    // The rest of ASCII is punctuation.
+    m.punct =
+        !(m.high | m.lower | m.upper | m.digit | m.quote | m.space | m.tab | m.newline | m.control);
+    m
 }
 
 /// The estimator.
@@ -317,100 +497,87 @@ pub struct ClaudeFast;
 
 impl TokenCounter for ClaudeFast {
     fn count(&self, text: &str) -> usize {
-        let bytes = text.as_bytes();
-        if bytes.len() <= SHORT {
-            return short_count(bytes);
-        }
-        // The table of the fitted weights is built at compile time.
-        Pairs::of(bytes).weighted(&PAIR_WEIGHTS)
+        Features::of(text.as_bytes()).estimate(&WEIGHTS)
     }
-}
-
-/// Texts up to this many bytes are counted without a histogram (a chunker counts every line).
-const SHORT: usize = 256;
-
-/// The same sum as `Pairs::of(bytes).weighted(&PAIR_WEIGHTS)`, bit for bit, for a short text:
-/// each pair's count times its weight is added in the histogram's order (the zero entries it
-/// skips add nothing to a float sum), found through a bitmap of the pairs seen, instead of
-/// zeroing and walking four 1,024-entry histograms for a line of 80 bytes.
-fn short_count(bytes: &[u8]) -> usize {
-    const WORDS: usize = CLASSES * CLASSES / 64;
-    let mut counts = [0u16; CLASSES * CLASSES];
-    let mut seen = [0u64; WORDS];
-    let mut prev = usize::from(NEWLINE);
-    for &b in bytes {
-        let c = usize::from(CLASS[usize::from(b)]);
-        let pair = prev * CLASSES + c;
-        counts[pair] += 1;
-        seen[pair / 64] |= 1 << (pair % 64);
-        prev = c;
-    }
-    let mut sum = 0.0f64;
-    for (w, &word) in seen.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let pair = w * 64 + bits.trailing_zeros() as usize;
-            sum += f64::from(counts[pair]) * PAIR_WEIGHTS[pair];
-            bits &= bits - 1;
-        }
-    }
-    sum.max(0.0).ceil() as usize
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The features pair by pair, straight from [`pair_features`]: the oracle for the masks,
+    /// the pair table and the parts.
+    fn one_pair_at_a_time(bytes: &[u8]) -> [u64; N] {
+        let mut out = [0; N];
+        let mut prev = NEWLINE;
+        for &b in bytes {
+            let c = CLASS[usize::from(b)];
+            let f = pair_features(prev, c);
+            (0..N).filter(|&k| f[k]).for_each(|k| out[k] += 1);
+            prev = c;
+        }
+        out
+    }
+
     #[test]
-    fn a_long_text_counted_in_parts_has_the_pairs_of_one_pass() {
-        // Every class meets every other at some seam: the parts' boundaries fall at odd places.
-        let unit = "{\"id\": \"bk_00042\", \"note\": \"Zürich — 東京 🚀\tok\"}\r\n  ";
-        for len in [(4 << 20) - 1, 4 << 20, (9 << 20) + 7, 17 << 20] {
-            let text: Vec<u8> = unit.bytes().cycle().take(len).collect();
-            let whole = super::Pairs::one_pass(super::NEWLINE, &text);
-            assert_eq!(super::Pairs::of(&text).0, whole.0, "{len} bytes");
+    fn every_ascii_pair_in_a_block_and_across_blocks_counts_as_one_pair_at_a_time() {
+        let filler = b"The quick brown fox, 42 jumps\tover \"lazy\" dogs;\n  x = y_z + 7; ok";
+        for x in 0..128u8 {
+            for y in 0..128u8 {
+                // Inside a block, at a block's start, and across two blocks.
+                for at in [10, 63, 64] {
+                    let mut text = filler.repeat(2);
+                    text[at] = x;
+                    text[at + 1] = y;
+                    assert_eq!(
+                        Features::of(&text).0,
+                        one_pair_at_a_time(&text),
+                        "{x} {y} at {at}"
+                    );
+                }
+            }
         }
     }
 
     #[test]
-    fn short_texts_count_exactly_as_the_histogram_does() {
+    fn any_text_counts_as_one_pair_at_a_time() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let samples = [
-            "",
-            "a",
-            "2026-11-23T08:00:00.123Z INFO  [worker-3] processed booking bk_00042\n",
-            "{\"id\":\"bk_00001\",\"status\":\"confirmed\"}",
-            "   \t\n\n",
-            "Zürich — 東京 🚀",
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let pieces = [
+            "abc", "XYZ", "Zürich", "東京", "🚀", " ", "\t", "\n", "\r\n", "  ", "42", "\"", "{",
+            "}:", "\u{1}", "\u{7f}", "é", "Жж", "한국", "a1b2",
         ];
-        let mut texts: Vec<Vec<u8>> = samples.iter().map(|s| s.as_bytes().to_vec()).collect();
-        for len in 0..=super::SHORT {
-            let bytes: Vec<u8> = (0..len)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    (seed % 128) as u8
-                })
+        for round in 0..2_000 {
+            let len = [1, 5, 30, 200][round % 4];
+            let text: String = (0..len)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
                 .collect();
-            texts.push(bytes);
+            let bytes = text.as_bytes();
+            assert_eq!(Features::of(bytes).0, one_pair_at_a_time(bytes), "{text:?}");
         }
-        for bytes in texts.iter().filter(|b| b.len() <= super::SHORT) {
+    }
+
+    #[test]
+    fn a_long_text_counted_in_parts_counts_as_one_pass() {
+        // Every class meets every other at some seam: the parts' boundaries fall at odd places.
+        let unit = "{\"id\": \"bk_00042\", \"note\": \"Zürich — 東京 🚀\tok\"}\r\n  ";
+        for len in [(4 << 20) - 1, 4 << 20, (9 << 20) + 7] {
+            let text: Vec<u8> = unit.bytes().cycle().take(len).collect();
             assert_eq!(
-                super::short_count(bytes),
-                super::Pairs::of(bytes).weighted(&super::PAIR_WEIGHTS),
-                "{:?}",
-                String::from_utf8_lossy(bytes)
+                Features::of(&text).0,
+                one_pair_at_a_time(&text),
+                "{len} bytes"
             );
         }
     }
 
-    use super::*;
-
-    fn features(text: &str) -> [f64; N] {
-        Pairs::of(text.as_bytes()).features()
-    }
-
     fn feature(text: &str, name: &str) -> f64 {
-        features(text)[FEATURES.iter().position(|&n| n == name).unwrap()]
+        Features::of(text.as_bytes()).counts()[FEATURES.iter().position(|&n| n == name).unwrap()]
     }
 
     #[test]
@@ -440,23 +607,16 @@ mod tests {
     }
 
     #[test]
-    fn the_pair_table_is_the_feature_weights() {
+    fn the_estimate_is_the_weighted_sum_rounded_up() {
         let text = "Some text, with 3 numbers: 1, 22 and 333; and \"quotes\".\n  日本 😀";
-        let pairs = Pairs::of(text.as_bytes());
-        let direct: f64 = pairs
-            .features()
+        let features = Features::of(text.as_bytes());
+        let direct: f64 = features
+            .counts()
             .iter()
             .zip(WEIGHTS)
             .map(|(f, w)| f * w)
             .sum();
-        assert_eq!(pairs.estimate(&WEIGHTS), direct.ceil() as usize);
-    }
-
-    #[test]
-    fn lanes_add_up_whatever_the_length() {
-        for text in ["", "a", "ab", "abc", "abcd", "abcde", "hello, world\n"] {
-            let pairs = Pairs::of(text.as_bytes());
-            assert_eq!(pairs.0.iter().sum::<u32>() as usize, text.len(), "{text:?}");
-        }
+        assert_eq!(features.estimate(&WEIGHTS), direct.ceil() as usize);
+        assert_eq!(ClaudeFast.count(""), 0);
     }
 }
