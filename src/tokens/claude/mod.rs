@@ -78,8 +78,10 @@ thread_local! {
 
 type Remembered = (usize, u128, usize);
 
-/// Texts counted per family and thread that are remembered whole...
-const REMEMBERED_SLOTS: usize = 4;
+/// Texts counted per family and thread that are remembered whole (a hash each: the audit of a
+/// corpus counts a handful of small texts near the budget between two captures of one large
+/// result, and four slots let them push it out)...
+const REMEMBERED_SLOTS: usize = 32;
 /// ...when they are at least this long (a shorter text costs less to count than to hash).
 const REMEMBERED_FROM: usize = 2048;
 
