@@ -322,45 +322,19 @@ impl Tally {
     }
 
     #[inline(always)]
-    fn of_anywhere(mut prev: u8, bytes: &[u8], masks_of: impl Fn(&[u8; 64]) -> Masks) -> [u64; N] {
+    fn of_anywhere(prev: u8, bytes: &[u8], masks_of: impl Fn(&[u8; 64]) -> Masks) -> [u64; N] {
+        if bytes.len() <= SHORT {
+            let mut direct = Direct([0; N]);
+            read(prev, bytes, masks_of, &mut direct);
+            return direct.0;
+        }
         let mut t = Tally {
             counts: [0; N],
             pairs: [0; CLASSES * CLASSES],
             seen: [0; CLASSES * CLASSES / 64],
         };
-        let (blocks, rest) = bytes.as_chunks::<64>();
-        for block in blocks {
-            let masks = masks_of(block);
-            // A pair with a non-ASCII byte on either side, and the pair across the block's
-            // start, one by one; the masks count the rest.
-            let one_by_one = masks.high | (masks.high << 1) | 1;
-            masks.add_ascii_pairs(!one_by_one, &mut t.counts);
-            let mut bits = one_by_one;
-            while bits != 0 {
-                let i = bits.trailing_zeros() as usize;
-                let before = if i == 0 {
-                    prev
-                } else {
-                    CLASS[usize::from(block[i - 1])]
-                };
-                t.pair(before, CLASS[usize::from(block[i])]);
-                bits &= bits - 1;
-            }
-            prev = CLASS[usize::from(block[63])];
-        }
-        for &b in rest {
-            let c = CLASS[usize::from(b)];
-            t.pair(prev, c);
-            prev = c;
-        }
+        read(prev, bytes, masks_of, &mut t);
         t.finish()
-    }
-
-    #[inline(always)]
-    fn pair(&mut self, prev: u8, c: u8) {
-        let i = usize::from(prev) * CLASSES + usize::from(c);
-        self.pairs[i] += 1;
-        self.seen[i / 64] |= 1 << (i % 64);
     }
 
     /// The masks' counts plus the features of the pairs met one by one.
@@ -379,6 +353,83 @@ impl Tally {
             }
         }
         self.counts
+    }
+}
+
+/// Texts up to this many bytes add each pair's features as it comes: a histogram of pairs
+/// (4 KB to clear, then to visit) costs more than a line of a log (a chunker counts every one).
+const SHORT: usize = 256;
+
+/// Where the pairs read one by one go, and the counts the masks add to.
+trait PairSink {
+    fn counts(&mut self) -> &mut [u64; N];
+    fn pair(&mut self, prev: u8, c: u8);
+}
+
+impl PairSink for Tally {
+    #[inline(always)]
+    fn counts(&mut self) -> &mut [u64; N] {
+        &mut self.counts
+    }
+
+    #[inline(always)]
+    fn pair(&mut self, prev: u8, c: u8) {
+        let i = usize::from(prev) * CLASSES + usize::from(c);
+        self.pairs[i] += 1;
+        self.seen[i / 64] |= 1 << (i % 64);
+    }
+}
+
+/// A short text's features, each pair's added as it comes.
+struct Direct([u64; N]);
+
+impl PairSink for Direct {
+    #[inline(always)]
+    fn counts(&mut self) -> &mut [u64; N] {
+        &mut self.0
+    }
+
+    #[inline(always)]
+    fn pair(&mut self, prev: u8, c: u8) {
+        let mut features = PAIR_FEATURES[usize::from(prev) * CLASSES + usize::from(c)];
+        while features != 0 {
+            self.0[features.trailing_zeros() as usize] += 1;
+            features &= features - 1;
+        }
+    }
+}
+
+/// Reads `bytes` after a byte of class `prev`: 64 bytes at a time by their masks, the pairs
+/// with a non-ASCII byte, the pair across each block's start and the last bytes one by one.
+#[inline(always)]
+fn read(
+    mut prev: u8,
+    bytes: &[u8],
+    masks_of: impl Fn(&[u8; 64]) -> Masks,
+    sink: &mut impl PairSink,
+) {
+    let (blocks, rest) = bytes.as_chunks::<64>();
+    for block in blocks {
+        let masks = masks_of(block);
+        let one_by_one = masks.high | (masks.high << 1) | 1;
+        masks.add_ascii_pairs(!one_by_one, sink.counts());
+        let mut bits = one_by_one;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            let before = if i == 0 {
+                prev
+            } else {
+                CLASS[usize::from(block[i - 1])]
+            };
+            sink.pair(before, CLASS[usize::from(block[i])]);
+            bits &= bits - 1;
+        }
+        prev = CLASS[usize::from(block[63])];
+    }
+    for &b in rest {
+        let c = CLASS[usize::from(b)];
+        sink.pair(prev, c);
+        prev = c;
     }
 }
 
@@ -604,8 +655,9 @@ mod tests {
         for x in 0..128u8 {
             for y in 0..128u8 {
                 // Inside a block, at a block's start, and across two blocks.
-                for at in [10, 63, 64] {
-                    let mut text = filler.repeat(2);
+                // A short text (pairs added as they come) and a long one (a histogram).
+                for (at, copies) in [(10, 2), (63, 2), (64, 2), (70, 5), (127, 5), (128, 5)] {
+                    let mut text = filler.repeat(copies);
                     text[at] = x;
                     text[at + 1] = y;
                     assert_eq!(
