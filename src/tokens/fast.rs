@@ -435,7 +435,7 @@ fn read(
 
 /// A bit per byte of a 64-byte block for each ASCII class, and for the bytes that are not
 /// ASCII (which are in no ASCII class).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Masks {
     high: u64,
     lower: u64,
@@ -486,6 +486,23 @@ impl Masks {
         }
     }
 
+    /// A vector path's masks finished: its control compare also caught non-ASCII bytes (negative
+    /// when signed), tab and newlines, and punctuation is the rest of ASCII.
+    #[inline(always)]
+    fn completed(mut self) -> Masks {
+        self.control &= !(self.high | self.tab | self.newline);
+        self.punct = !(self.high
+            | self.lower
+            | self.upper
+            | self.digit
+            | self.quote
+            | self.space
+            | self.tab
+            | self.newline
+            | self.control);
+        self
+    }
+
     /// Adds the features of the pairs at the bits of `pairs` (bit i: byte i after byte i - 1,
     /// both ASCII, i >= 1): [`pair_features`] for ASCII classes, as population counts.
     #[inline(always)]
@@ -526,18 +543,7 @@ fn sse2_masks(block: &[u8; 64]) -> Masks {
         )
     };
     let bits = |m: __m128i, lane: usize| u64::from(_mm_movemask_epi8(m) as u16) << (lane * 16);
-    let mut m = Masks {
-        high: 0,
-        lower: 0,
-        upper: 0,
-        digit: 0,
-        punct: 0,
-        quote: 0,
-        space: 0,
-        tab: 0,
-        newline: 0,
-        control: 0,
-    };
+    let mut m = Masks::default();
     for (lane, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
         // The lane as two words: the compiler makes it one load.
         let x = u128::from_le_bytes(*sixteen);
@@ -558,11 +564,7 @@ fn sse2_masks(block: &[u8; 64]) -> Masks {
         let control = _mm_or_si128(_mm_cmpgt_epi8(byte(b' '), v), _mm_cmpeq_epi8(v, byte(0x7f)));
         m.control |= bits(control, lane);
     }
-    m.control &= !(m.high | m.tab | m.newline);
-    // The rest of ASCII is punctuation.
-    m.punct =
-        !(m.high | m.lower | m.upper | m.digit | m.quote | m.space | m.tab | m.newline | m.control);
-    m
+    m.completed()
 }
 
 /// [`sse2_masks`], 32 bytes a compare.
@@ -581,18 +583,7 @@ fn avx2_masks(block: &[u8; 64]) -> Masks {
         )
     };
     let bits = |m: __m256i, lane: usize| u64::from(_mm256_movemask_epi8(m) as u32) << (lane * 32);
-    let mut m = Masks {
-        high: 0,
-        lower: 0,
-        upper: 0,
-        digit: 0,
-        punct: 0,
-        quote: 0,
-        space: 0,
-        tab: 0,
-        newline: 0,
-        control: 0,
-    };
+    let mut m = Masks::default();
     for (lane, half) in block.as_chunks::<32>().0.iter().enumerate() {
         // The lane as four words: the compiler makes it one load.
         let (words, _) = half.as_chunks::<8>();
@@ -616,10 +607,7 @@ fn avx2_masks(block: &[u8; 64]) -> Masks {
         );
         m.control |= bits(control, lane);
     }
-    m.control &= !(m.high | m.tab | m.newline);
-    m.punct =
-        !(m.high | m.lower | m.upper | m.digit | m.quote | m.space | m.tab | m.newline | m.control);
-    m
+    m.completed()
 }
 
 /// The estimator.
