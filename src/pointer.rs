@@ -3,6 +3,10 @@
 //! Two flavours: an exact pointer (`/bookings/3/notes`) and a pattern where every array index is
 //! `*` (`/bookings/*/notes`), which is how per-path costs are aggregated across a list's items.
 
+use std::collections::HashMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
 /// Appends one reference token to `pointer`, escaping `~` and `/` as RFC 6901 requires.
 pub fn push_key(pointer: &mut String, key: &str) {
     pointer.push('/');
@@ -117,47 +121,62 @@ impl<'v> PathStack<'v> {
 /// Where each of `pointers` starts in the JSON `text`: 1-based line and column (in characters),
 /// found in one pass over the text. A pointer into a JSON text block (`.../text#/rows/3`) is
 /// located at the string that holds the block. Pointers that are not in the text are left out.
-pub fn locate_all(
-    text: &str,
-    pointers: &[&str],
-) -> std::collections::HashMap<String, (usize, usize)> {
-    use std::collections::{HashMap, HashSet};
-    let wanted: HashSet<&str> = pointers
-        .iter()
-        .map(|p| p.split_once('#').map_or(*p, |(outer, _)| outer))
-        .collect();
-    let mut found: HashMap<String, (usize, usize)> = HashMap::new();
+///
+/// The scan goes down only the members and items on the way to a wanted pointer and skips
+/// every other value whole (strings from quote to quote with `memchr`, containers by their
+/// brackets), so locating a few findings in a large response reads most of it at memory speed
+/// and builds no pointer for the values it skips.
+pub fn locate_all(text: &str, pointers: &[&str]) -> HashMap<String, (usize, usize)> {
+    fn outer(p: &str) -> &str {
+        p.split_once('#').map_or(p, |(outer, _)| outer)
+    }
+    let wanted: FxHashSet<&str> = pointers.iter().map(|p| outer(p)).collect();
+    let mut found: FxHashMap<String, (usize, usize)> = FxHashMap::default();
     if wanted.is_empty() {
-        return found;
+        return HashMap::new();
+    }
+    // Every wanted pointer and its ancestors: a `/` in a pointer always starts a segment
+    // (a `/` inside a key is written `~1`).
+    let mut on_the_way: FxHashSet<&str> = FxHashSet::default();
+    for p in &wanted {
+        on_the_way.insert(p);
+        on_the_way.extend(p.match_indices('/').map(|(i, _)| &p[..i]));
     }
     let mut scanner = Scanner {
+        text,
         bytes: text.as_bytes(),
         i: 0,
         line: 1,
         line_start: 0,
+        counted: (0, 0),
+        wanted: &wanted,
+        on_the_way: &on_the_way,
+        found: &mut found,
     };
-    let mut path = String::new();
-    scanner.value(&mut path, &wanted, &mut found, 0);
-    let mut out = HashMap::new();
-    for p in pointers {
-        let outer = p.split_once('#').map_or(*p, |(outer, _)| outer);
-        if let Some(&at) = found.get(outer) {
-            out.insert((*p).to_owned(), at);
-        }
-    }
-    out
+    scanner.value(&mut String::new(), 0);
+    pointers
+        .iter()
+        .filter_map(|p| Some(((*p).to_owned(), *found.get(outer(p))?)))
+        .collect()
 }
 
 /// A forgiving JSON walker that only tracks where values start; the text has already been
 /// parsed, so it never needs to report errors (on bad input it stops).
-struct Scanner<'t> {
+struct Scanner<'t, 'w> {
+    text: &'t str,
     bytes: &'t [u8],
     i: usize,
     line: usize,
     line_start: usize,
+    /// Characters counted on the current line so far: (up to this byte, this many), so the
+    /// columns of many findings on one long line are counted in one pass.
+    counted: (usize, usize),
+    wanted: &'w FxHashSet<&'w str>,
+    on_the_way: &'w FxHashSet<&'w str>,
+    found: &'w mut FxHashMap<String, (usize, usize)>,
 }
 
-impl Scanner<'_> {
+impl<'t> Scanner<'t, '_> {
     fn skip_ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.i) {
             match b {
@@ -172,123 +191,146 @@ impl Scanner<'_> {
         }
     }
 
-    fn column(&self) -> usize {
-        // Characters, not bytes: count the UTF-8 lead bytes since the line start.
-        self.bytes[self.line_start..self.i]
+    /// The column of the current byte, in characters (UTF-8 lead bytes since the line start).
+    fn column(&mut self) -> usize {
+        let (mut at, mut chars) = self.counted;
+        if at < self.line_start {
+            (at, chars) = (self.line_start, 0);
+        }
+        chars += self.bytes[at..self.i]
             .iter()
             .filter(|&&b| (b & 0xC0) != 0x80)
-            .count()
-            + 1
+            .count();
+        self.counted = (self.i, chars);
+        chars + 1
     }
 
-    /// Reads a string, returning its unescaped content only when `keep` (keys).
-    fn string(&mut self, keep: bool) -> Option<String> {
-        let start = self.i + 1;
-        self.i += 1;
-        let mut escaped = false;
+    /// The byte after the string that starts (with its quote) at `start`, or the end.
+    fn string_end(&self, start: usize) -> usize {
+        let mut i = start + 1;
+        while let Some(k) = memchr::memchr2(b'"', b'\\', self.bytes.get(i..).unwrap_or_default()) {
+            if self.bytes[i + k] == b'"' {
+                return i + k + 1;
+            }
+            i += k + 2; // A backslash and the character it escapes.
+        }
+        self.bytes.len()
+    }
+
+    /// Reads a key: as it is written when it has no escape, else unescaped as the document
+    /// was read (a lone surrogate escape is U+FFFD). `None` at the end of the text.
+    fn key(&mut self) -> Option<std::borrow::Cow<'t, str>> {
+        let start = self.i;
+        let end = self.string_end(start);
+        self.i = end;
+        let text: &'t str = self.text;
+        let raw = text.get(start..end)?;
+        if raw.len() < 2 || !raw.ends_with('"') {
+            return None;
+        }
+        if !raw.contains('\\') {
+            return Some(raw[1..raw.len() - 1].into());
+        }
+        crate::input::parse_json::<String>(raw).ok().map(Into::into)
+    }
+
+    /// Skips one value (after any whitespace before it), keeping count of lines.
+    fn skip_value(&mut self) {
+        let start = self.i;
+        let mut depth = 0usize;
         while let Some(&b) = self.bytes.get(self.i) {
-            self.i += 1;
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => {
-                    if !keep {
-                        return None;
+            match b {
+                b'"' => {
+                    self.i = self.string_end(self.i);
+                    if depth == 0 {
+                        break;
                     }
-                    // As the document was read: a lone surrogate escape is U+FFFD.
-                    let raw = std::str::from_utf8(&self.bytes[start - 1..self.i]).ok()?;
-                    return crate::input::parse_json::<String>(raw).ok();
                 }
-                _ => {}
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.i += 1;
+                }
+                b'}' | b']' if depth == 0 => break, // The parent's end.
+                b'}' | b']' => {
+                    depth -= 1;
+                    self.i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                b',' if depth == 0 => break,
+                _ => self.i += 1,
             }
         }
-        None
+        // JSON has no raw newline inside a string: every newline skipped ends a line.
+        let skipped = &self.bytes[start..self.i];
+        if let Some(last) = memchr::memrchr(b'\n', skipped) {
+            self.line += memchr::memchr_iter(b'\n', skipped).count();
+            self.line_start = start + last + 1;
+        }
     }
 
-    fn value(
-        &mut self,
-        path: &mut String,
-        wanted: &std::collections::HashSet<&str>,
-        found: &mut std::collections::HashMap<String, (usize, usize)>,
-        depth: usize,
-    ) {
+    /// Reads the value at the scanner's place, whose pointer is `path`; goes down only into
+    /// members and items on the way to a wanted pointer. Returns `false` to stop the scan
+    /// (everything found, or text that is not JSON).
+    fn value(&mut self, path: &mut String, depth: usize) -> bool {
         self.skip_ws();
-        if wanted.contains(path.as_str()) {
-            found.insert(path.clone(), (self.line, self.column()));
-            if found.len() == wanted.len() {
-                self.i = self.bytes.len();
-                return;
+        if self.wanted.contains(path.as_str()) {
+            let at = (self.line, self.column());
+            self.found.insert(path.clone(), at);
+            if self.found.len() == self.wanted.len() {
+                return false;
             }
         }
         let Some(&b) = self.bytes.get(self.i) else {
-            return;
+            return false;
         };
-        match b {
-            b'{' if depth < 256 => {
-                self.i += 1;
-                loop {
-                    self.skip_ws();
-                    match self.bytes.get(self.i) {
-                        Some(b'}') => {
-                            self.i += 1;
-                            return;
-                        }
-                        Some(b',') => self.i += 1,
-                        Some(b'"') => {
-                            let Some(key) = self.string(true) else { return };
-                            self.skip_ws();
-                            if self.bytes.get(self.i) == Some(&b':') {
-                                self.i += 1;
-                            }
-                            let len = path.len();
-                            push_key(path, &key);
-                            let before = self.i;
-                            self.value(path, wanted, found, depth + 1);
-                            path.truncate(len);
-                            if self.i == before {
-                                return; // Nothing read: stop rather than spin.
-                            }
-                        }
-                        _ => return,
-                    }
-                }
-            }
-            b'[' if depth < 256 => {
-                self.i += 1;
-                let mut index = 0;
-                loop {
-                    self.skip_ws();
-                    match self.bytes.get(self.i) {
-                        Some(b']') => {
-                            self.i += 1;
-                            return;
-                        }
-                        Some(b',') => self.i += 1,
-                        Some(_) => {
-                            let len = path.len();
-                            push_index(path, index);
-                            index += 1;
-                            let before = self.i;
-                            self.value(path, wanted, found, depth + 1);
-                            path.truncate(len);
-                            if self.i == before {
-                                return; // Nothing read: stop rather than spin.
-                            }
-                        }
-                        None => return,
-                    }
-                }
-            }
-            b'"' => {
-                self.string(false);
-            }
+        let container = match b {
+            b'{' | b'[' if depth < 256 => b,
             _ => {
-                while let Some(&c) = self.bytes.get(self.i) {
-                    if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
-                        break;
-                    }
+                self.skip_value();
+                return true;
+            }
+        };
+        self.i += 1;
+        let mut index = 0;
+        loop {
+            self.skip_ws();
+            let len = path.len();
+            match (container, self.bytes.get(self.i)) {
+                (b'{', Some(b'}')) | (b'[', Some(b']')) => {
                     self.i += 1;
+                    return true;
                 }
+                (_, Some(b',')) => {
+                    self.i += 1;
+                    continue;
+                }
+                (b'{', Some(b'"')) => {
+                    let Some(key) = self.key() else { return false };
+                    push_key(path, &key);
+                    self.skip_ws();
+                    if self.bytes.get(self.i) == Some(&b':') {
+                        self.i += 1;
+                    }
+                }
+                (b'[', Some(_)) => {
+                    push_index(path, index);
+                    index += 1;
+                }
+                _ => return false,
+            }
+            let before = self.i;
+            let go_on = if self.on_the_way.contains(path.as_str()) {
+                self.value(path, depth + 1)
+            } else {
+                self.skip_ws();
+                self.skip_value();
+                true
+            };
+            path.truncate(len);
+            if !go_on || self.i == before {
+                return false; // Everything found, or nothing read: stop rather than spin.
             }
         }
     }
@@ -297,6 +339,104 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod locate_tests {
     use super::*;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Writes `value` as JSON with the given whitespace between its tokens, noting where every
+    /// value starts: the oracle the scanner's answers are checked against.
+    fn write_noting(
+        value: &Value,
+        path: &mut String,
+        out: &mut String,
+        starts: &mut Vec<(String, usize)>,
+        blanks: &mut impl Iterator<Item = &'static str>,
+    ) {
+        starts.push((path.clone(), out.len()));
+        let len = path.len();
+        match value {
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(blanks.next().unwrap());
+                    push_index(path, i);
+                    write_noting(item, path, out, starts, blanks);
+                    path.truncate(len);
+                    out.push_str(blanks.next().unwrap());
+                }
+                out.push(']');
+            }
+            Value::Object(members) => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(blanks.next().unwrap());
+                    out.push_str(&serde_json::to_string(k).unwrap());
+                    out.push_str(blanks.next().unwrap());
+                    out.push(':');
+                    out.push_str(blanks.next().unwrap());
+                    push_key(path, k);
+                    write_noting(v, path, out, starts, blanks);
+                    path.truncate(len);
+                }
+                out.push('}');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        let text = "(?s)[a-z/~\"\\\\\n\u{1}é日🦀]{0,6}";
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i32>().prop_map(Value::from),
+            text.prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 60, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec((text, inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any subset of a document's pointers, in any layout (compact, indented, with tabs
+        /// and blank lines), is found at the line and column where the value was written.
+        #[test]
+        fn finds_every_value_where_it_was_written(
+            value in json(),
+            layout in proptest::collection::vec(0usize..5, 1..40),
+            pick in proptest::collection::vec(any::<bool>(), 1..40),
+        ) {
+            const BLANKS: [&str; 5] = ["", " ", "\n", "\n  ", "\t\r\n\n"];
+            let mut blanks = layout.iter().map(|&i| BLANKS[i]).cycle();
+            let (mut text, mut starts) = (String::new(), Vec::new());
+            write_noting(&value, &mut String::new(), &mut text, &mut starts, &mut blanks);
+            prop_assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value.clone());
+            let position = |at: usize| {
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                (text[..at].matches('\n').count() + 1, text[line_start..at].chars().count() + 1)
+            };
+            let chosen: Vec<&(String, usize)> = starts
+                .iter()
+                .zip(pick.iter().cycle())
+                .filter_map(|(s, &keep)| keep.then_some(s))
+                .collect();
+            let pointers: Vec<&str> = chosen.iter().map(|(p, _)| p.as_str()).collect();
+            let got = locate_all(&text, &pointers);
+            prop_assert_eq!(got.len(), chosen.len());
+            for (p, at) in chosen {
+                prop_assert_eq!(got[p], position(*at), "{} in {}", p, text);
+            }
+        }
+    }
 
     #[test]
     fn finds_lines_and_columns() {
