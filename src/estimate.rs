@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::compact;
 use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
@@ -140,7 +141,7 @@ fn part_texts<'a>(anatomy: &document::Anatomy<'a>) -> Vec<Option<Cow<'a, str>>> 
         .iter()
         .map(|part| match &part.content {
             PartContent::Text { text, .. } | PartContent::Raw(text) => Some(Cow::Borrowed(*text)),
-            PartContent::Json(value) => Some(Cow::Owned(measure::compact_json(value))),
+            PartContent::Json(value) => Some(Cow::Owned(compact::string(value))),
             PartContent::Media { .. } => None,
         })
         .collect()

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod blocking_http;
 pub mod chunk;
 pub mod collection;
+pub mod compact;
 pub mod config;
 pub mod contract;
 pub mod cursor;

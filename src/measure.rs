@@ -19,6 +19,7 @@ use rustc_hash::FxHasher;
 
 use serde_json::Value;
 
+use crate::compact;
 use crate::document::{Anatomy, PartContent};
 use crate::pointer::{PathStack, Seg};
 use crate::tokens::TokenCounter;
@@ -310,10 +311,10 @@ impl<'v> Walk<'v> {
                 if let Some(entry) = self.charge() {
                     entry.count += 1;
                     if let Some(k) = key {
-                        write_json(&mut entry.text, k);
+                        compact::write_str(&mut entry.text, k);
                         entry.text.push(b':');
                     }
-                    write_json(&mut entry.text, scalar);
+                    compact::write(&mut entry.text, scalar);
                     entry.text.push(b',');
                 }
             }
@@ -325,77 +326,10 @@ impl<'v> Walk<'v> {
         if let Some(k) = key
             && let Some(entry) = self.charge()
         {
-            write_json(&mut entry.text, k);
+            compact::write_str(&mut entry.text, k);
             entry.text.extend_from_slice(b":,");
         }
     }
-}
-
-/// The length of a value's compact JSON (as `serde_json` writes it), without building the text.
-pub fn json_len(value: &Value) -> usize {
-    match value {
-        Value::Null => 4,
-        Value::Bool(b) => 4 + usize::from(!b),
-        Value::Number(n) => number_len(n),
-        Value::String(s) => string_json_len(s),
-        // Brackets, and a comma between items.
-        Value::Array(items) => 1 + items.len().max(1) + items.iter().map(json_len).sum::<usize>(),
-        // Braces, a colon per member and a comma between members.
-        Value::Object(members) => {
-            1 + members.len().max(1)
-                + members
-                    .iter()
-                    .map(|(k, v)| string_json_len(k) + 1 + json_len(v))
-                    .sum::<usize>()
-        }
-    }
-}
-
-/// A number's length as `serde_json` writes it (integers in decimal, floats as ryu's
-/// shortest form), through a formatter that only counts.
-fn number_len(n: &serde_json::Number) -> usize {
-    struct Count(usize);
-    impl std::fmt::Write for Count {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0 += s.len();
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // A counting formatter never fails.
-    let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
-    count.0
-}
-
-/// A string's length as a quoted, escaped JSON string: `"` and `\` take two bytes, a control
-/// character two (`\n`, `\t`, `\r`, `\b`, `\f`) or six (`\u001f`); everything else, UTF-8
-/// included, is written as it is.
-fn string_json_len(s: &str) -> usize {
-    let mut extra = 0usize;
-    // Byte counters that cannot overflow within a block, summed per block: the loop
-    // vectorizes.
-    for block in s.as_bytes().chunks(51) {
-        let mut n = 0u8;
-        for &b in block {
-            let short = matches!(b, b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r');
-            n += u8::from(short) + 5 * u8::from(b < 0x20 && !short);
-        }
-        extra += usize::from(n);
-    }
-    s.len() + 2 + extra
-}
-
-/// A value's compact JSON as `serde_json` writes it.
-pub fn compact_json(value: &Value) -> String {
-    let mut out = Vec::with_capacity(json_len(value));
-    write_json(&mut out, value);
-    // serde_json writes UTF-8 only: the check passes, without a copy.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-fn write_json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
-    // Writing JSON to a Vec cannot fail: there is no I/O and every Value serialises.
-    let _ = serde_json::to_writer(out, value);
 }
 
 /// Runs of base64 at least this long inside text are reported (MG012) and replaced by a
@@ -565,48 +499,6 @@ mod tests {
             p.shape.longest_array.unwrap().pointer,
             "/content/0/text#/rows"
         );
-    }
-
-    #[test]
-    fn json_len_is_the_length_serde_json_writes() {
-        let every_byte: String = (0u8..0x80).map(char::from).collect();
-        let values = [
-            json!(null),
-            json!(true),
-            json!(false),
-            json!(0),
-            json!(-17),
-            json!(u64::MAX),
-            json!(i64::MIN),
-            json!(1.5e300),
-            json!(-0.1),
-            json!(3.0),
-            json!(""),
-            json!([]),
-            json!({}),
-            json!([[]]),
-            json!({"": {}}),
-            json!(every_byte),
-            json!({"quote \" back \\ \u{1f} \t": ["é 日本 🦀", 1, null, [2.25, {"k": false}]]}),
-        ];
-        for v in &values {
-            assert_eq!(json_len(v), serde_json::to_vec(v).unwrap().len(), "{v}");
-            assert_eq!(compact_json(v), serde_json::to_string(v).unwrap());
-        }
-        // Every captured response, and every JSON text inside one.
-        for entry in std::fs::read_dir("tests/fixtures/corpus").unwrap() {
-            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-            let v: Value = serde_json::from_str(&text).unwrap();
-            assert_eq!(json_len(&v), serde_json::to_vec(&v).unwrap().len());
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn json_len_of_any_string(s in "(?s).{0,300}") {
-            let v = Value::String(s);
-            proptest::prop_assert_eq!(json_len(&v), serde_json::to_vec(&v).unwrap().len());
-        }
     }
 
     #[test]

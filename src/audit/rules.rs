@@ -7,11 +7,12 @@ use serde_json::Value;
 
 use super::findings::{Input, Out};
 use super::{Context, Finding};
+use crate::compact;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{Kind, PartContent};
 use crate::estimate::DocumentEstimate;
 use crate::json_whitespace;
-use crate::measure::{self, BASE64_MIN_RUN, json_len};
+use crate::measure::{self, BASE64_MIN_RUN};
 use crate::pointer::{self, PathStack, Seg};
 
 /// JSON text that a minify would shrink by at least this many bytes is reported (MG014).
@@ -160,7 +161,7 @@ fn check_list(out: &mut Out<'_>, member: &str) {
     if items.len() as u64 > page_size && payload.get("nextCursor").is_none() {
         let excess: u64 = items[page_size as usize..]
             .iter()
-            .map(|v| crate::measure::json_len(v) as u64)
+            .map(|v| crate::compact::len(v) as u64)
             .sum();
         out.add(
             "MG010",
@@ -471,7 +472,7 @@ fn walk_value<'v>(
             if items.len() as u64 > l.max_array_items && !paged(parent) {
                 let excess: u64 = items[l.max_array_items as usize..]
                     .iter()
-                    .map(|v| json_len(v) as u64 + 1)
+                    .map(|v| compact::len(v) as u64 + 1)
                     .sum();
                 let what = format!("a list of {} items", items.len());
                 unpaginated(out, &at.pointer(), what, excess, l);
@@ -490,9 +491,7 @@ fn walk_value<'v>(
                 let excess: u64 = members
                     .iter()
                     .skip(l.max_array_items as usize)
-                    .map(|(k, v)| {
-                        json_len(&Value::from(k.as_str())) as u64 + 2 + json_len(v) as u64
-                    })
+                    .map(|(k, v)| compact::str_len(k) as u64 + 2 + compact::len(v) as u64)
                     .sum();
                 let what = format!("a map of {} records keyed by id", members.len());
                 unpaginated(out, &at.pointer(), what, excess, l);

@@ -7,10 +7,11 @@ use serde_json::{Map, Value, json};
 
 use super::sample::{Lengths, Sampler};
 use super::{Fix, Options, shrink, text};
+use crate::compact;
 use crate::document::{self, Kind, PartContent};
 use crate::human::thousands;
 use crate::json_whitespace;
-use crate::measure::{self, json_len};
+use crate::measure;
 use crate::tokens::heuristic_from_chars;
 
 /// The data of a response, taken out of its envelope, with the bloat fixes applied.
@@ -141,7 +142,7 @@ pub(super) fn unwrap(
                     }
                     PartContent::Json(v) => {
                         let kind = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
-                        left_out.push(format!("a {kind} block ({} bytes)", json_len(v)));
+                        left_out.push(format!("a {kind} block ({} bytes)", compact::len(v)));
                     }
                     PartContent::Raw(_) => {}
                 }

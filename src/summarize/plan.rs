@@ -13,8 +13,8 @@ use super::shrink::{self, Level, Shrinker};
 use super::structured;
 use super::text::{self, Shortener, head_tail};
 use super::{Options, Outcome};
+use crate::compact;
 use crate::human::thousands;
-use crate::measure::json_len;
 
 /// The list a preview shows: the value itself if it is an array, else its largest array
 /// member (one level down too: `{"data": {"items": [...]}}`). Returns the member's name.
@@ -39,7 +39,7 @@ pub(super) fn main_list<'v>(
                 // A long string's quotes and escapes do not change which list is largest.
                 let mut member = match v {
                     Value::String(text) => text.len() + 2,
-                    _ => json_len(v),
+                    _ => compact::len(v),
                 };
                 for (name, list) in candidates {
                     let size = list_len(list, lengths);
@@ -89,7 +89,7 @@ fn list_len(list: &[Value], lengths: &Lengths) -> usize {
 }
 
 fn json_len_list(list: &[Value]) -> usize {
-    list.iter().map(json_len).sum::<usize>() + list.len() + 1
+    list.iter().map(compact::len).sum::<usize>() + list.len() + 1
 }
 
 /// What a preview is made of, decided once.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::measure::json_len;
+use crate::compact;
 
 /// What `--fields` asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -190,7 +190,7 @@ pub fn rank(key: &str, value: &Value) -> Option<u8> {
     let small = match value {
         Value::String(s) => s.chars().count() <= 200,
         Value::Array(a) => a.is_empty(),
-        Value::Object(_) => json_len(value) <= 120,
+        Value::Object(_) => compact::len(value) <= 120,
         _ => true,
     };
     if !small && !id {

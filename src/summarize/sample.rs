@@ -20,6 +20,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::compact;
 use crate::measure;
 
 /// Full lengths of the arrays a parse cut short.
@@ -255,15 +256,13 @@ pub fn full_len(value: &Value, lengths: &Lengths) -> usize {
         Value::Object(m) if !m.is_empty() => {
             let sample = m
                 .iter()
-                .map(|(k, v)| {
-                    measure::json_len(&Value::String(k.clone())) + 1 + full_len(v, lengths)
-                })
+                .map(|(k, v)| compact::str_len(k) + 1 + full_len(v, lengths))
                 .sum::<usize>()
                 + m.len()
                 + 1;
             sample * lengths.of_map(m) / m.len()
         }
-        other => measure::json_len(other),
+        other => compact::len(other),
     }
 }
 

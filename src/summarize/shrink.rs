@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::project::rank;
 use super::sample::Lengths;
 use super::text::{self, Shortener};
-use crate::measure::json_len;
+use crate::compact;
 
 /// How tight a preview is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,7 +188,7 @@ pub fn drop_empty(value: &mut Value) -> u64 {
                 };
                 if empty {
                     // "key":value plus its comma.
-                    saved += (json_len(&Value::String(k.clone())) + 1 + json_len(v) + 1) as u64;
+                    saved += (compact::str_len(k) + 1 + compact::len(v) + 1) as u64;
                 }
                 !empty
             });
