@@ -187,6 +187,31 @@ pub fn str_len(s: &str) -> usize {
     s.len() + 2 + extra
 }
 
+/// Random JSON values for property tests: null, booleans, `numbers`, strings matching `text`,
+/// in arrays and objects (keys matching `text` too) up to `depth` levels and `width` wide.
+#[cfg(test)]
+pub(crate) fn random_json(
+    numbers: impl proptest::strategy::Strategy<Value = Value> + Clone + 'static,
+    text: &'static str,
+    depth: u32,
+    width: usize,
+) -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        numbers,
+        text.prop_map(Value::from),
+    ];
+    leaf.prop_recursive(depth, 60, width as u32, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..width).prop_map(Value::Array),
+            proptest::collection::vec((text, inner), 0..width)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,21 +273,12 @@ mod tests {
         // Escapes at every offset within a word: quotes, backslashes, every control, DEL,
         // and multi-byte characters next to them.
         let text = "(?s)[a-z\"\\\\\u{0}-\u{1f}\u{7f}é日🦀]{0,40}";
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
+        let scalars = prop_oneof![
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
             any::<f64>().prop_map(Value::from),
-            text.prop_map(Value::from),
         ];
-        leaf.prop_recursive(4, 40, 5, move |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                proptest::collection::vec((text, inner), 0..5)
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
+        random_json(scalars, text, 4, 5)
     }
 
     proptest! {

@@ -390,20 +390,8 @@ mod locate_tests {
     }
 
     fn json() -> impl Strategy<Value = Value> {
-        let text = "(?s)[a-z/~\"\\\\\n\u{1}é日🦀]{0,6}";
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i32>().prop_map(Value::from),
-            text.prop_map(Value::from),
-        ];
-        leaf.prop_recursive(5, 60, 6, move |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::vec((text, inner), 0..6)
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
+        let keys_and_text = "(?s)[a-z/~\"\\\\\n\u{1}é日🦀]{0,6}";
+        crate::compact::random_json(any::<i32>().prop_map(Value::from), keys_and_text, 5, 6)
     }
 
     proptest! {
