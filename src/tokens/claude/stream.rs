@@ -39,6 +39,11 @@ pub(super) fn unescape_literal_marker(c: char) -> char {
 /// Where the stream goes: the tiler, through the seam filter.
 pub(super) trait Sink {
     fn push(&mut self, c: char);
+
+    /// Pushes every codepoint of `s` (a run's body): a sink may take ASCII a slice at a time.
+    fn push_str(&mut self, s: &str) {
+        s.chars().for_each(|c| self.push(c));
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -603,8 +608,13 @@ impl Window<'_> {
                     sink.push(BOW);
                 }
                 match case {
-                    Case::Literal => body.chars().for_each(|c| sink.push(c)),
-                    Case::Shift | Case::Caps if body.is_ascii() => body
+                    Case::Literal => sink.push_str(body),
+                    // A title-case word's tail has no capitals.
+                    Case::Shift if body.is_ascii() => {
+                        sink.push(char::from(body.as_bytes()[0].to_ascii_lowercase()));
+                        sink.push_str(&body[1..]);
+                    }
+                    Case::Caps if body.is_ascii() => body
                         .bytes()
                         .for_each(|b| sink.push(char::from(b.to_ascii_lowercase()))),
                     // Shift keeps İ literal (the only case in which a lowered run may hold one).
@@ -623,7 +633,7 @@ impl Window<'_> {
             Class::StrayMark => {
                 // A word of its own: ⟨bow⟩ always, ⟨eow⟩ unless a letter continues it.
                 sink.push(BOW);
-                body.chars().for_each(|c| sink.push(c));
+                sink.push_str(body);
                 if !self.after.is_some_and(|a| a.class == Class::Wordy) {
                     sink.push(EOW);
                 }
@@ -638,7 +648,7 @@ impl Window<'_> {
                 {
                     sink.push(BOW);
                 }
-                body.chars().for_each(|c| sink.push(c));
+                sink.push_str(body);
                 if self.space_after() && (punct || hard_eow(body)) {
                     sink.push(EOW);
                 }
@@ -648,13 +658,13 @@ impl Window<'_> {
                 if digit_bow(body) && self.space_before() {
                     sink.push(BOW);
                 }
-                body.chars().for_each(|c| sink.push(c));
+                sink.push_str(body);
                 if digit_eow(body) && self.space_after() {
                     sink.push(EOW);
                 }
             }
             // Hard letter scripts and whitespace: no markers.
-            _ => body.chars().for_each(|c| sink.push(c)),
+            _ => sink.push_str(body),
         }
     }
 }
@@ -731,6 +741,24 @@ impl<S: Sink> Sink for Seam<'_, S> {
         } else {
             SeamState::Plain
         };
+    }
+
+    /// Once plain, ASCII leaves the seam plain (only ⟨eow⟩ changes it): the rest of an ASCII
+    /// body goes through whole.
+    fn push_str(&mut self, s: &str) {
+        let mut chars = s.chars();
+        while !matches!(self.state, SeamState::Plain) {
+            match chars.next() {
+                Some(c) => self.push(c),
+                None => return,
+            }
+        }
+        let rest = chars.as_str();
+        if rest.is_ascii() {
+            self.inner.push_str(rest);
+        } else {
+            rest.chars().for_each(|c| self.push(c));
+        }
     }
 }
 

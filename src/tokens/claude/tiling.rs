@@ -118,7 +118,74 @@ impl<'a> Vocabulary<'a> {
 
 /// Segment costs remembered by their codepoints: a JSON key with its quotes, a log level, a word
 /// with its markers recur, and each is tiled once.
-pub(super) type Memo = FxHashMap<Box<[char]>, u32>;
+///
+/// Most segments are a few ASCII characters and markers: those are keyed by their codes packed
+/// into one `u128` (see [`Packed`]), hashed and compared as two words; the others by their
+/// codepoints.
+#[derive(Default)]
+pub(super) struct Memo {
+    packed: FxHashMap<u128, u32>,
+    spelled: FxHashMap<Box<[char]>, u32>,
+}
+
+impl Memo {
+    pub(super) fn clear(&mut self) {
+        self.packed.clear();
+        self.spelled.clear();
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.packed.len() + self.spelled.len()
+    }
+
+    /// Remembers one more cost, starting again when full.
+    fn remember<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, u32>, key: K, cost: u32) {
+        if map.len() >= MEMO_MAX {
+            map.clear();
+        }
+        map.insert(key, cost);
+    }
+}
+
+/// A short segment of ASCII and markers as one number: a byte per codepoint (ASCII as itself,
+/// U+FDD0..U+FDD4 as 0x80..0x84), the length in the last byte. Two segments are equal exactly
+/// when their numbers are.
+#[derive(Clone, Copy)]
+struct Packed {
+    bytes: [u8; 16],
+    /// Still packable: every codepoint so far had a byte, and there are at most [`PACKED_MAX`].
+    whole: bool,
+}
+
+/// Codepoints a [`Packed`] key holds (the 16th byte is the length).
+const PACKED_MAX: usize = 15;
+
+impl Packed {
+    const EMPTY: Packed = Packed {
+        bytes: [0; 16],
+        whole: true,
+    };
+
+    #[inline]
+    fn push(&mut self, c: char, len_before: usize) {
+        let byte = match c as u32 {
+            a @ 0..=0x7F => a as u8,
+            m @ 0xFDD0..=0xFDD4 => (0x80 + (m - 0xFDD0)) as u8,
+            _ => 0xFF,
+        };
+        match self.bytes.get_mut(len_before) {
+            Some(slot) if len_before < PACKED_MAX && byte != 0xFF => *slot = byte,
+            _ => self.whole = false,
+        }
+    }
+
+    /// The key of a segment of `len` codepoints, if it packs.
+    fn key(mut self, len: usize) -> Option<u128> {
+        self.bytes[PACKED_MAX] = len as u8;
+        self.whole.then(|| u128::from_le_bytes(self.bytes))
+    }
+}
 
 /// Segments up to this many codepoints are remembered; a longer one is tiled as it comes.
 const SEGMENT_MAX: usize = 24;
@@ -138,6 +205,8 @@ pub(super) struct Tiler<'v, 'm> {
     /// The current segment, while it is short enough to remember.
     segment: [char; SEGMENT_MAX],
     len: usize,
+    /// ... and its key, if it packs.
+    packed: Packed,
     /// The current segment outgrew `segment` and is being tiled by `walk` as it comes.
     long: bool,
     last: Option<char>,
@@ -153,6 +222,7 @@ impl<'v, 'm> Tiler<'v, 'm> {
             walk: Walk::new(),
             segment: ['\0'; SEGMENT_MAX],
             len: 0,
+            packed: Packed::EMPTY,
             long: false,
             last: None,
             settled: 0,
@@ -170,25 +240,38 @@ impl<'v, 'm> Tiler<'v, 'm> {
             self.walk.total()
         } else if self.len == 0 {
             0
-        } else {
-            let segment = &self.segment[..self.len];
-            match self.memo.get(segment) {
+        } else if let Some(key) = self.packed.key(self.len) {
+            match self.memo.packed.get(&key) {
                 Some(&cost) => cost,
                 None => {
-                    self.walk.reset();
-                    segment.iter().for_each(|&c| self.walk.push(self.vocab, c));
-                    let cost = self.walk.total();
-                    if self.memo.len() >= MEMO_MAX {
-                        self.memo.clear();
-                    }
-                    self.memo.insert(segment.into(), cost);
+                    let cost = self.walk_segment();
+                    Memo::remember(&mut self.memo.packed, key, cost);
+                    cost
+                }
+            }
+        } else {
+            match self.memo.spelled.get(&self.segment[..self.len]) {
+                Some(&cost) => cost,
+                None => {
+                    let cost = self.walk_segment();
+                    let key = self.segment[..self.len].into();
+                    Memo::remember(&mut self.memo.spelled, key, cost);
                     cost
                 }
             }
         };
         self.settled += cost;
         self.len = 0;
+        self.packed = Packed::EMPTY;
         self.long = false;
+    }
+
+    /// Tiles the current (short) segment afresh.
+    fn walk_segment(&mut self) -> u32 {
+        self.walk.reset();
+        let segment = &self.segment[..self.len];
+        segment.iter().for_each(|&c| self.walk.push(self.vocab, c));
+        self.walk.total()
     }
 }
 
@@ -205,6 +288,7 @@ impl Sink for Tiler<'_, '_> {
             self.walk.push(self.vocab, c);
         } else if self.len < SEGMENT_MAX {
             self.segment[self.len] = c;
+            self.packed.push(c, self.len);
             self.len += 1;
         } else {
             self.long = true;
@@ -213,6 +297,30 @@ impl Sink for Tiler<'_, '_> {
                 self.walk.push(self.vocab, early);
             }
             self.walk.push(self.vocab, c);
+        }
+    }
+
+    /// ASCII in a tight loop: each byte's pair with the one before looked up directly, and
+    /// stored while the segment is short; anything else codepoint by codepoint.
+    fn push_str(&mut self, s: &str) {
+        if !s.is_ascii() {
+            return s.chars().for_each(|c| self.push(c));
+        }
+        for &b in s.as_bytes() {
+            let c = char::from(b);
+            if self.long || self.len >= PACKED_MAX {
+                self.push(c);
+                continue;
+            }
+            if let Some(last) = self.last
+                && !self.vocab.joins(last, c)
+            {
+                self.close_segment();
+            }
+            self.last = Some(c);
+            self.segment[self.len] = c;
+            self.packed.bytes[self.len] = b;
+            self.len += 1;
         }
     }
 }
