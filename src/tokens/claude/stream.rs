@@ -369,6 +369,14 @@ impl<'a> Iterator for Runs<'a> {
             {
                 from += 1;
             }
+            // An ASCII character of another class ends the run: no need to classify it twice.
+            if bytes.get(from).is_none_or(u8::is_ascii) {
+                self.at += from;
+                return Some(Run {
+                    class,
+                    body: &rest[..from],
+                });
+            }
         }
         let mut end = rest.len();
         for (i, c) in rest[from..].char_indices() {
