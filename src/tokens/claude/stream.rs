@@ -752,7 +752,9 @@ impl<S: Sink> Sink for Seam<'_, S> {
     }
 
     /// Once plain, ASCII leaves the seam plain (only ⟨eow⟩ changes it): the rest of an ASCII
-    /// body goes through whole.
+    /// body goes through whole. (One copy, called once a run, rather than one inlined where
+    /// each kind of run is written.)
+    #[inline(never)]
     fn push_str(&mut self, s: &str) {
         let mut chars = s.chars();
         while !matches!(self.state, SeamState::Plain) {
