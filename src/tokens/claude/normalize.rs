@@ -170,7 +170,11 @@ mod tests {
                     .collect();
                 let got = normalize(&text, true);
                 assert_eq!(got, oracle, "byte {b:#x} at {at}");
-                assert_eq!(matches!(got, Cow::Borrowed(_)), got == text, "{b:#x} at {at}");
+                assert_eq!(
+                    matches!(got, Cow::Borrowed(_)),
+                    got == text,
+                    "{b:#x} at {at}"
+                );
             }
         }
     }
