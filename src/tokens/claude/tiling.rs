@@ -167,15 +167,11 @@ impl Packed {
         whole: true,
     };
 
+    /// A codepoint's byte is its pair class ([`pair_class`]: ASCII, then the markers).
     #[inline]
     fn push(&mut self, c: char, len_before: usize) {
-        let byte = match c as u32 {
-            a @ 0..=0x7F => a as u8,
-            m @ 0xFDD0..=0xFDD4 => (0x80 + (m - 0xFDD0)) as u8,
-            _ => 0xFF,
-        };
-        match self.bytes.get_mut(len_before) {
-            Some(slot) if len_before < PACKED_MAX && byte != 0xFF => *slot = byte,
+        match (self.bytes.get_mut(len_before), pair_class(c)) {
+            (Some(slot), Some(byte)) if len_before < PACKED_MAX => *slot = byte as u8,
             _ => self.whole = false,
         }
     }
