@@ -546,9 +546,34 @@ pub(super) fn write(text: &str, raw_head_space: bool, rules: StreamRules, sink: 
         sink.push(if head_quote { ' ' } else { BOW });
     }
 
+    write_runs(first, None, runs, rules, sink);
+}
+
+/// Pushes the marked stream of a line that follows a newline of the same text (`text` does
+/// not start with one): its first run has that newline before it, and the frame's head is
+/// somewhere else. See [`super::lines`] for why a line can be counted on its own.
+pub(super) fn write_line(text: &str, rules: StreamRules, sink: &mut impl Sink) {
+    const NEWLINE: Run<'static> = Run {
+        class: Class::Space,
+        body: "\n",
+    };
+    let mut runs = Runs { text, at: 0 }.peekable();
+    if let Some(first) = runs.next() {
+        write_runs(first, Some(NEWLINE), runs, rules, sink);
+    }
+}
+
+/// Writes `first` (with the run `before` it, if any) and every run after it.
+fn write_runs<'a>(
+    first: Run<'a>,
+    before: Option<Run<'a>>,
+    mut runs: std::iter::Peekable<Runs<'a>>,
+    rules: StreamRules,
+    sink: &mut impl Sink,
+) {
     let mut window = Window {
         before2: None,
-        before: None,
+        before,
         run: first,
         after: runs.peek().copied(),
     };
@@ -714,6 +739,7 @@ impl<'s, S: Sink> Seam<'s, S> {
 }
 
 impl<S: Sink> Sink for Seam<'_, S> {
+    #[inline]
     fn push(&mut self, c: char) {
         match self.state {
             SeamState::AfterEow if c == ' ' => {
