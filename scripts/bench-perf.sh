@@ -6,8 +6,9 @@
 #      is that large), against the cheapest audit (--client copilot-cli --tokenizer heuristic),
 #      the seed's Python checks (tests/peers/seed_audit.py) and `jq -c .` over the same files;
 #   2. summarize of 80 MB of bookings against the seed's Python (seed_ref.py truncate);
-#   3. the exact Claude count: MB/s on a 5 MB tool result, against ctok 1.3.0 (Python, pinned in
-#      scripts/python-peers.sh) on 1 MB of the same text, counts compared;
+#   3. the exact Claude count: MB/s on a 5 MB tool result with no line repeated, and on one made
+#      of copies (whose lines are remembered), against ctok 1.3.0 (Python, pinned in
+#      scripts/python-peers.sh) on 1 MB of the first kind, counts compared;
 #   4. start-up: `estimate` of a 73 KB response (default, and exactly) against `--version`;
 #   5. claude-fast against the exact count, per content type (examples/fit_claude_fast.rs);
 #   6. the release binary's size.
@@ -80,16 +81,25 @@ import json, sys
 d = sys.argv[1]
 log = json.load(open("tests/fixtures/corpus/filesystem__tools_call__read_text_file__regex_changelog.json"))["result"]["content"][0]["text"]
 git = json.load(open("tests/fixtures/corpus/git__tools_call__git_log__200.json"))["result"]["content"][0]["text"]
-for name, n in (("count-5mb", 28), ("count-1mb", 4)):
-    body = (log + git) * n
+def write(name, body):
     json.dump({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": body}]}}, open(f"{d}/{name}.json", "w"))
     open(f"{d}/{name}.txt", "w").write(body)
+for name, n in (("count-5mb", 28), ("count-1mb", 4)):
+    # Every line numbered as `grep -n` prints it, so no line repeats (a log's timestamps do
+    # the same): the counter remembers lines it has seen, and copies would be nearly free.
+    lines = ((log + git) * n).split("\n")
+    write(name, "\n".join(f"{i}:{line}" for i, line in enumerate(lines, 1)))
+write("count-5mb-copies", (log + git) * 28)
 PY
-big=$dir/count-5mb.json
-mb=$(python3 -c "print(round(len(open('$dir/count-5mb.txt', encoding='utf-8').read().encode()) / 1e6, 2))")
-read -r exact _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $big")
-read -r heur _ < <(median 5 "$bin estimate --tokenizer heuristic --top 0 $big")
-echo "  mcpguard estimate --tokenizer claude, $mb MB of text: $(printf %.3f "$exact") s whole process ($(python3 -c "print(round($mb / $exact))") MB/s, $(python3 -c "print(round($mb / ($exact - $heur)))") MB/s counting; with --tokenizer heuristic $(printf %.3f "$heur") s)"
+exact_mbs() { # FILE LABEL: the whole process's time and the counting's MB/s, against the heuristic
+  local mb exact heur
+  mb=$(python3 -c "print(round(len(open('${1%.json}.txt', encoding='utf-8').read().encode()) / 1e6, 2))")
+  read -r exact _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $1")
+  read -r heur _ < <(median 5 "$bin estimate --tokenizer heuristic --top 0 $1")
+  echo "  mcpguard estimate --tokenizer claude, $mb MB, $2: $(printf %.3f "$exact") s whole process ($(python3 -c "print(round($mb / $exact))") MB/s, $(python3 -c "print(round($mb / ($exact - $heur)))") MB/s counting; with --tokenizer heuristic $(printf %.3f "$heur") s)"
+}
+exact_mbs "$dir/count-5mb.json" "no line repeated"
+exact_mbs "$dir/count-5mb-copies.json" "the same 176 KB 28 times"
 echo "  in process, one core: cargo bench --bench estimate -- count/claude (first-sight and remembered)"
 if py=$(bash scripts/python-peers.sh 2>/dev/null); then
   small=$dir/count-1mb.txt
