@@ -347,13 +347,22 @@ struct Runs<'a> {
 impl<'a> Iterator for Runs<'a> {
     type Item = Run<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Run<'a>> {
         let rest = &self.text[self.at..];
-        let first = rest.chars().next()?;
-        let mut class = classify(first);
-        if class == Class::Wordy && is_stray_mark(first) {
-            class = Class::StrayMark; // nothing in front of it can be its base
-        }
+        let &lead = rest.as_bytes().first()?;
+        // Most runs start with ASCII: its class is a lookup, and it is never a mark.
+        let (first, class) = match ASCII_CLASSES.get(usize::from(lead)) {
+            Some(&class) => (char::from(lead), class),
+            None => {
+                let first = rest.chars().next()?;
+                let mut class = classify(first);
+                if class == Class::Wordy && is_stray_mark(first) {
+                    class = Class::StrayMark; // nothing in front of it can be its base
+                }
+                (first, class)
+            }
+        };
         let kind = (class == Class::Hard).then(|| hard_kind(first));
         // ASCII of the run's own class extends it, byte by byte; the first other character
         // goes the general way below.
@@ -628,6 +637,10 @@ impl Window<'_> {
     fn write(&self, rules: StreamRules, sink: &mut impl Sink) {
         let Run { class, body } = self.run;
         match class {
+            // Whitespace takes no markers, and neither do ASCII digits (only a border digit
+            // does): the common runs skip the tests below, which would all say no.
+            Class::Space => sink.push_str(body),
+            Class::Digit if body.is_ascii() => sink.push_str(body),
             Class::Wordy => {
                 // A word opened by an unattached mark continues that mark's word.
                 let fused = self.before.is_some_and(|b| b.class == Class::StrayMark);
