@@ -6,9 +6,9 @@
 //! plus the count of the part after it. What the part after writes depends only on itself: a
 //! run's markers look at the runs beside it, and a newline before a run is a space run that
 //! takes no markers, ends in no U+0020 and holds no seam. So every line after the first costs
-//! the same wherever it occurs: pretty-printed JSON, listings and logs repeat lines (`  },`,
-//! `"status": "ok",`, a file's path prefix), and a text is counted twice when `estimate` says
-//! where its tokens go.
+//! the same wherever it occurs, and tool results repeat lines: pretty-printed JSON (`    },`,
+//! `      "status": "ok",`), a git log's authors and blank lines, a diff's context. In the
+//! corpus's captures a fifth of the text is lines seen before in the same text.
 
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_128;
