@@ -185,20 +185,22 @@ impl Claude {
             }
             // The empty message's stream is the frame's ⟨bow⟩ alone: one token that is not
             // content.
-            let mut content = (tiler.total() + remembered).saturating_sub(1) as usize;
-
-            // The frame appends two newlines after the content, and a token may span into
-            // them, so a final run of n newlines is tiled as n + 2, less the frame's own last
-            // token (the cost is not monotonic: 28 trailing newlines are free on v3, 29 cost
-            // one).
-            let trailing = norm.len() - body.len();
-            if trailing > 0 {
-                let mut tail = Tiler::new(&self.vocab, memo);
-                (0..trailing + 2).for_each(|_| tail.push('\n'));
-                content += tail.total().saturating_sub(1) as usize;
-            }
-            content
+            let content = (tiler.total() + remembered).saturating_sub(1) as usize;
+            content + self.final_newlines(norm.len() - body.len(), memo)
         })
+    }
+
+    /// What `trailing` newlines at the end of the content cost. The frame appends two newlines
+    /// after the content, and a token may span into them, so a final run of n newlines is
+    /// tiled as n + 2, less the frame's own last token (the cost is not monotonic: 28 trailing
+    /// newlines are free on v3, 29 cost one).
+    fn final_newlines(&self, trailing: usize, memo: &mut Memo) -> usize {
+        if trailing == 0 {
+            return 0;
+        }
+        let mut tail = Tiler::new(&self.vocab, memo);
+        (0..trailing + 2).for_each(|_| tail.push('\n'));
+        tail.total().saturating_sub(1) as usize
     }
 }
 
@@ -241,14 +243,8 @@ mod tests {
         let mut seam = Seam::new(&mut tiler);
         stream::write(body, text.starts_with(' '), claude.rules, &mut seam);
         seam.finish();
-        let mut content = tiler.total().saturating_sub(1) as usize;
-        let trailing = norm.len() - body.len();
-        if trailing > 0 {
-            let mut tail = Tiler::new(&claude.vocab, &mut memo);
-            (0..trailing + 2).for_each(|_| tail.push('\n'));
-            content += tail.total().saturating_sub(1) as usize;
-        }
-        content
+        let content = tiler.total().saturating_sub(1) as usize;
+        content + claude.final_newlines(norm.len() - body.len(), &mut memo)
     }
 
     /// Counting line by line, with lines remembered, changes no count: random texts built of

@@ -709,7 +709,7 @@ impl Window<'_> {
                     sink.push(EOW);
                 }
             }
-            // Hard letter scripts and whitespace: no markers.
+            // Hard letter scripts: no markers (whitespace took the first arm).
             _ => sink.push_str(body),
         }
     }
