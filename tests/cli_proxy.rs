@@ -1147,12 +1147,16 @@ fn the_stdio_bridge_shrinks_a_remote_servers_log_and_reads_it_back_in_both_eras(
 #[test]
 fn the_stdio_bridge_answers_each_request_with_an_error_when_the_server_cannot_be_reached() {
     let dir = tempfile::tempdir().unwrap();
-    let port = common::listen::free_port();
-    let mut s = bridge(dir.path(), &format!("http://127.0.0.1:{port}/mcp"), &[]);
+    let (_held, port) = common::listen::refused_port();
+    // A lost answer would come back as the proxy's own timeout, well inside the test's wait,
+    // and fail the assertion below with what happened.
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut s = bridge(dir.path(), &url, &["--timeout", "10"]);
     let answer: Value = serde_json::from_str(&s.initialize()).unwrap();
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains(&format!("http://127.0.0.1:{port}/mcp could not be reached")),
+        message.contains(&format!("{url} could not be reached"))
+            && message.contains("Connection refused"),
         "{answer}"
     );
     // The session lives on (the next request gets its own answer), and ends with the client.

@@ -117,7 +117,19 @@ pub fn agent() -> ureq::Agent {
         .into()
 }
 
-/// A port nothing listens on now.
+/// A port on 127.0.0.1 that refuses connections for as long as the socket is held: bound, never
+/// listening. Unlike a port that was free a moment ago, no other test's server can take it
+/// meanwhile, so a connection to it is refused at once, every time.
+pub fn refused_port() -> (tokio::net::TcpSocket, u16) {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+    socket
+        .bind("127.0.0.1:0".parse().unwrap())
+        .expect("a port on 127.0.0.1");
+    let port = socket.local_addr().unwrap().port();
+    (socket, port)
+}
+
+/// A port nothing listens on now (for a server the test starts on it).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
