@@ -74,15 +74,17 @@ impl<'a> Vocabulary<'a> {
     }
 
     /// Does some piece have `a` right before `b`? (Yes for any pair it does not record.)
-    #[inline]
+    #[cfg(test)]
     pub(super) fn joins(&self, a: char, b: char) -> bool {
-        match (pair_class(a), pair_class(b)) {
-            (Some(a), Some(b)) => {
-                let bit = a * PAIR_CLASSES + b;
-                self.tables.joins[bit / 32] & (1 << (bit % 32)) != 0
-            }
-            _ => true,
-        }
+        !pair_class(b).is_some_and(|b| self.cuts(row(pair_class(a)), b))
+    }
+
+    /// Is there a cut between a left neighbour whose [`row`] this is and a codepoint of pair
+    /// class `b`: no piece has the two side by side.
+    #[inline]
+    fn cuts(&self, row: usize, b: usize) -> bool {
+        let bit = row.wrapping_add(b);
+        row != JOINS_ANY && self.tables.joins[bit / 32] & (1 << (bit % 32)) == 0
     }
 
     /// The period a run of `c` settles into once it is `after` long, if it does.
@@ -115,6 +117,18 @@ impl<'a> Vocabulary<'a> {
         best[bytes.len()]
     }
 }
+
+/// A left neighbour of pair class `class` as [`Vocabulary::cuts`] reads it: where its pairs
+/// start in the joins bits (the class times [`PAIR_CLASSES`]), worked out once as it is pushed
+/// rather than again for the codepoint after it.
+#[inline]
+fn row(class: Option<usize>) -> usize {
+    class.map_or(JOINS_ANY, |a| a * PAIR_CLASSES)
+}
+
+/// The row of nothing (the start of the stream) and of a codepoint the joins bits do not record:
+/// it joins whatever follows.
+const JOINS_ANY: usize = usize::MAX;
 
 /// Segment costs remembered by their codepoints: a JSON key with its quotes, a log level, a word
 /// with its markers recur, and each is tiled once.
@@ -205,7 +219,8 @@ pub(super) struct Tiler<'v, 'm> {
     packed: Packed,
     /// The current segment outgrew `segment` and is being tiled by `walk` as it comes.
     long: bool,
-    last: Option<char>,
+    /// The last codepoint pushed, as its [`row`].
+    left: usize,
     /// The cost of the segments before the current one.
     settled: u32,
 }
@@ -220,7 +235,7 @@ impl<'v, 'm> Tiler<'v, 'm> {
             len: 0,
             packed: Packed::EMPTY,
             long: false,
-            last: None,
+            left: JOINS_ANY,
             settled: 0,
         }
     }
@@ -274,12 +289,13 @@ impl<'v, 'm> Tiler<'v, 'm> {
 impl Sink for Tiler<'_, '_> {
     #[inline]
     fn push(&mut self, c: char) {
-        if let Some(last) = self.last
-            && !self.vocab.joins(last, c)
+        let class = pair_class(c);
+        if let Some(b) = class
+            && self.vocab.cuts(self.left, b)
         {
             self.close_segment();
         }
-        self.last = Some(c);
+        self.left = row(class);
         if self.long {
             self.walk.push(self.vocab, c);
         } else if self.len < SEGMENT_MAX {
@@ -308,12 +324,10 @@ impl Sink for Tiler<'_, '_> {
                 self.push(c);
                 continue;
             }
-            if let Some(last) = self.last
-                && !self.vocab.joins(last, c)
-            {
+            if self.vocab.cuts(self.left, b as usize) {
                 self.close_segment();
             }
-            self.last = Some(c);
+            self.left = row(Some(b as usize));
             self.segment[self.len] = c;
             self.packed.bytes[self.len] = b;
             self.len += 1;
