@@ -50,7 +50,9 @@ impl AuthServer {
             base: format!("http://127.0.0.1:{port}"),
         };
         let started = Instant::now();
-        while agent().get(&server.stats_url()).call().is_err() {
+        // Its own answer, not just any: another test's server could have taken the port.
+        let ours = |r: ureq::http::Response<ureq::Body>| r.status() == 200;
+        while !agent().get(&server.stats_url()).call().is_ok_and(ours) {
             assert!(
                 started.elapsed() < Duration::from_secs(30),
                 "tests/oauth/server.py did not start"
