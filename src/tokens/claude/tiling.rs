@@ -205,7 +205,7 @@ const MEMO_MAX: usize = 1 << 15;
 
 /// Counts the tokens of a stream pushed into it.
 ///
-/// The stream is cut where two neighbours form a pair no piece contains ([`Vocabulary::joins`]):
+/// The stream is cut where two neighbours form a pair no piece contains ([`Vocabulary::cuts`]):
 /// no piece spans such a cut, so the best tiling of the whole is the sum of the best tilings of
 /// the segments, and a segment seen before costs a lookup.
 pub(super) struct Tiler<'v, 'm> {
