@@ -11,7 +11,8 @@ use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
 use crate::measure::{self, PathCost};
-use crate::tokens::Tokenizer;
+use crate::tokens::calibrated::Scaled;
+use crate::tokens::{Counted, Tokenizer};
 
 /// How to estimate.
 #[derive(Clone, Debug)]
@@ -102,6 +103,10 @@ pub struct DocumentEstimate {
     pub compare: Vec<Comparison>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub top_paths: Vec<PathCost>,
+    /// What a part's count by the tokenizer's own counter is multiplied by to be in the
+    /// measure of `tokens` (see [`Counted::scale`]).
+    #[serde(skip)]
+    pub part_scale: f64,
 }
 
 /// Sums over several documents.
@@ -161,13 +166,8 @@ fn visible<'a>(texts: &'a [Option<Cow<'_, str>>]) -> Visible<'a> {
     v
 }
 
-fn count(
-    v: &Visible<'_>,
-    tokenizer: Tokenizer,
-    media_tokens: u64,
-    limits: &[u64],
-) -> (u64, Tokenizer) {
-    tokenizer.count_for_verdict(
+fn count(v: &Visible<'_>, tokenizer: Tokenizer, media_tokens: u64, limits: &[u64]) -> Counted {
+    tokenizer.count_texts(
         v.texts.iter().map(|t| t.as_ref()),
         v.media * media_tokens,
         limits,
@@ -188,7 +188,7 @@ pub fn tokens(
         media_tokens,
         limits,
     )
-    .0
+    .tokens
 }
 
 impl Visible<'_> {
@@ -296,12 +296,13 @@ pub fn estimate_anatomy(
 ) -> DocumentEstimate {
     let texts = part_texts(anatomy);
     let seen = visible(&texts);
-    let (tokens, counted_with) = count(
+    let counted = count(
         &seen,
         opts.tokenizer,
         opts.media_tokens,
         &opts.verdict_limits(),
     );
+    let (tokens, counted_with) = (counted.tokens, counted.by);
 
     let generic = seen.size(tokens);
     let clients = opts
@@ -331,13 +332,10 @@ pub fn estimate_anatomy(
             let same_view = image_tokens == opts.media_tokens
                 && view.media == seen.media
                 && view.texts == seen.texts;
-            let known = (same_view
-                && (counted_with == Tokenizer::Claude
-                    || counted_with == Tokenizer::ClaudeFast
-                        && !Tokenizer::Auto.needs_exact(tokens, &limit)))
-            .then_some(tokens);
-            let exact =
-                || known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).0);
+            let known = (same_view && counted.settles(&limit)).then_some(tokens);
+            let exact = || {
+                known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).tokens)
+            };
             (name.clone(), profile.verdict(size, exact))
         })
         .collect();
@@ -349,7 +347,7 @@ pub fn estimate_anatomy(
                 let n = if t == counted_with {
                     tokens
                 } else {
-                    count(&seen, t, opts.media_tokens, &[]).0
+                    count(&seen, t, opts.media_tokens, &[]).tokens
                 };
                 (t, n)
             })
@@ -370,7 +368,11 @@ pub fn estimate_anatomy(
 
     let top_paths = if opts.top > 0 {
         let profile = measure::profile(anatomy, true, opts.media_tokens as usize);
-        profile.top_paths(opts.tokenizer.counter(), opts.top)
+        let counter = Scaled {
+            counter: opts.tokenizer.counter(),
+            scale: counted.scale(),
+        };
+        profile.top_paths(&counter, opts.top)
     } else {
         Vec::new()
     };
@@ -389,6 +391,7 @@ pub fn estimate_anatomy(
         clients,
         compare,
         top_paths,
+        part_scale: counted.scale(),
     }
 }
 

@@ -235,7 +235,11 @@ pub fn audit_document(
             .then_with(|| a.code.cmp(b.code))
             .then_with(|| a.pointer.cmp(&b.pointer))
     });
-    let top_paths = profile.top_paths(ctx.tokenizer.counter(), 5);
+    let counter = crate::tokens::calibrated::Scaled {
+        counter: ctx.tokenizer.counter(),
+        scale: est.part_scale,
+    };
+    let top_paths = profile.top_paths(&counter, 5);
     let payload = payload_json(&anatomy);
     let has = |k: &str| payload.is_some_and(|p| p.get(k).is_some());
     let mut notes = Vec::new();

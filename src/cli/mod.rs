@@ -149,7 +149,7 @@ pub enum TokenizerArg {
     Claude,
     /// Claude 3 through Opus 4.6: ctok 1.3.0's reconstruction of that tokenizer.
     ClaudeV3,
-    /// A one-pass estimate of claude from character classes (GB/s; leans high).
+    /// An estimate of claude: character classes (GB/s), scaled by 2 KB of each response counted exactly.
     ClaudeFast,
     /// The legacy BPE of @anthropic-ai/tokenizer, made for models before Claude 3: undercounts
     /// current models; kept for comparison.

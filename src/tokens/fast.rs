@@ -273,8 +273,13 @@ impl Features {
 
     /// The estimate under `weights` (the fitted ones are [`WEIGHTS`]), rounded up.
     pub fn estimate(&self, weights: &[f64; N]) -> usize {
+        self.weighted(weights).ceil() as usize
+    }
+
+    /// The estimate under `weights`, not rounded (never negative).
+    pub fn weighted(&self, weights: &[f64; N]) -> f64 {
         let sum: f64 = self.0.iter().zip(weights).map(|(&n, w)| n as f64 * w).sum();
-        sum.max(0.0).ceil() as usize
+        sum.max(0.0)
     }
 }
 

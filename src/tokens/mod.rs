@@ -4,8 +4,9 @@
 //!   1.3.0's offline reconstruction of Claude's tokenizers ([`claude`]): exact against ctok,
 //!   which itself matches Anthropic's `count_tokens` on the millions of texts it measured. They
 //!   are a reconstruction, not an official tokenizer.
-//! - `claude-fast` ([`fast`]) estimates `claude` from character classes in one pass at GB/s,
-//!   fitted to err on the high side.
+//! - `claude-fast` estimates `claude`: a model of character classes in one pass at GB/s
+//!   ([`fast`]), scaled on each response by the exact count of a few windows of it
+//!   ([`calibrated`]).
 //! - `auto`, the default, is `claude-fast`, and the exact `claude` count wherever the estimate
 //!   lands near a limit that decides a verdict ([`Tokenizer::needs_exact`]): exact where it
 //!   matters, fast where it does not.
@@ -18,6 +19,7 @@
 //! that never counts with them never pays for them.
 
 mod bpe;
+pub mod calibrated;
 pub mod claude;
 pub mod fast;
 
@@ -49,8 +51,10 @@ pub enum Tokenizer {
 
 /// How far (as a fraction of the limit) a `claude-fast` estimate may land from a limit before
 /// `auto` stops trusting it and counts exactly. On the 371 texts claude-fast was measured on
-/// (examples/fit_claude_fast.rs) its error against `claude` stays within -31% and +41%, so an
-/// estimate further than 45% from a limit is on the same side of it as the exact count.
+/// (examples/fit_claude_fast.rs) the error of its class model alone against `claude` stays
+/// within -31% and +41%, so an estimate further than 45% from a limit is on the same side of it
+/// as the exact count; the scaled estimate is checked against the band too (see
+/// [`calibrated`]).
 pub const AUTO_EXACT_BAND: f64 = 0.45;
 
 /// And how many tokens either side of a limit always get the exact count: a relative band is
@@ -105,7 +109,9 @@ impl Tokenizer {
                 "Claude Opus 4.7 and later (Opus 4.8, Sonnet 5): ctok 1.3.0's reconstruction, exact"
             }
             Tokenizer::ClaudeV3 => "Claude 3 through Opus 4.6: ctok 1.3.0's reconstruction, exact",
-            Tokenizer::ClaudeFast => "estimate of claude from character classes, at GB/s",
+            Tokenizer::ClaudeFast => {
+                "estimate of claude: character classes at GB/s, scaled by 2 KB counted exactly"
+            }
             Tokenizer::ClaudeLegacy => {
                 "legacy BPE of @anthropic-ai/tokenizer (pre-Claude 3; undercounts current models)"
             }
@@ -175,24 +181,89 @@ impl Tokenizer {
         fixed: u64,
         limits: &[u64],
     ) -> (u64, Tokenizer) {
-        let sum = |t: Tokenizer| {
-            let counter = t.counter();
-            texts
+        let counted = self.count_texts(texts, fixed, limits);
+        (counted.tokens, counted.by)
+    }
+
+    /// [`Tokenizer::count_for_verdict`], with what a later verdict against other limits needs
+    /// to know (see [`Counted::settles`]).
+    pub fn count_texts<'t>(
+        self,
+        texts: impl Iterator<Item = &'t str> + Clone,
+        fixed: u64,
+        limits: &[u64],
+    ) -> Counted {
+        let stage = self.first_stage();
+        let first = if stage == Tokenizer::ClaudeFast {
+            // The model scaled on the response; the model's own estimate is what the band is
+            // wide enough for, so either one near a limit takes the exact count.
+            let e = calibrated::estimate(texts.clone(), Tokenizer::Claude.counter());
+            Counted {
+                tokens: e.tokens + fixed,
+                by: stage,
+                model: e.model + fixed,
+            }
+        } else {
+            let counter = stage.counter();
+            let tokens = texts
                 .clone()
                 .map(|text| counter.count(text) as u64)
                 .sum::<u64>()
-                + fixed
+                + fixed;
+            Counted {
+                tokens,
+                by: stage,
+                model: tokens,
+            }
         };
-        let stage = self.first_stage();
-        let first = sum(stage);
-        if self.needs_exact(first, limits) {
+        if self == Tokenizer::Auto && !first.settles(limits) {
             // The exact counter remembers its recent long texts (the proxy counts a page to fit
             // it, then the answer the page is part of): see `claude`.
             let exact = Tokenizer::Claude.counter();
-            let count = texts.map(|text| exact.count(text) as u64).sum::<u64>() + fixed;
-            (count, Tokenizer::Claude)
+            let tokens = texts.map(|text| exact.count(text) as u64).sum::<u64>() + fixed;
+            Counted {
+                tokens,
+                by: Tokenizer::Claude,
+                model: first.model,
+            }
         } else {
-            (first, stage)
+            first
+        }
+    }
+}
+
+/// A count, the counter it came from, and for `claude-fast` its class model's estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    pub tokens: u64,
+    pub by: Tokenizer,
+    /// For `auto` and `claude-fast`, the class model's estimate alone; else the count.
+    pub model: u64,
+}
+
+impl Counted {
+    /// The count over the first counter's own: what the parts of the response counted by
+    /// [`Tokenizer::counter`] are multiplied by to add up to the count (1 where they are
+    /// the same counter).
+    pub fn scale(&self) -> f64 {
+        if self.model == 0 {
+            1.0
+        } else {
+            self.tokens as f64 / self.model as f64
+        }
+    }
+
+    /// Whether this count decides a verdict against each of `limits` as the exact `claude`
+    /// count would: it is exact, or neither claude-fast estimate lands in `auto`'s band around
+    /// any of them (see [`AUTO_EXACT_BAND`] and [`calibrated`]).
+    pub fn settles(&self, limits: &[u64]) -> bool {
+        match self.by {
+            Tokenizer::Claude => true,
+            Tokenizer::ClaudeFast => {
+                !Tokenizer::Auto.needs_exact(self.tokens, limits)
+                    && !Tokenizer::Auto.needs_exact(self.model, limits)
+            }
+            _ => false,
         }
     }
 }
@@ -290,11 +361,17 @@ mod tests {
         assert!(!auto.needs_exact(40_000, &[4_000, 12_000]));
         assert!(!Tokenizer::Heuristic.needs_exact(4_000, &[4_000]));
 
-        let text = "The quick brown fox jumps over the lazy dog. ".repeat(40);
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(100);
         let exact = Tokenizer::Claude.counter().count(&text) as u64;
         let (far, by) = auto.count_for_verdict([text.as_str()].into_iter(), 0, &[exact * 100]);
         assert_eq!(by, Tokenizer::ClaudeFast);
-        assert_eq!(far, fast::ClaudeFast.count(&text) as u64);
+        let calibrated =
+            calibrated::estimate([text.as_str()].into_iter(), claude_family(Family::V4_7));
+        assert_eq!(far, calibrated.tokens);
+        // Near a limit by the class model alone is near enough to count exactly.
+        let by_model = auto.count_texts([text.as_str()].into_iter(), 0, &[calibrated.model]);
+        assert_eq!((by_model.tokens, by_model.by), (exact, Tokenizer::Claude));
+        assert!(far.abs_diff(exact) * 10 <= exact, "{far} {exact}");
         let (near, by) = auto.count_for_verdict([text.as_str()].into_iter(), 0, &[exact]);
         assert_eq!((near, by), (exact, Tokenizer::Claude));
     }
