@@ -93,8 +93,8 @@ pub struct DocumentEstimate {
     pub visible_bytes: u64,
     pub visible_lines: u64,
     pub tokenizer: &'static str,
-    /// The counter the count comes from: with `auto`, `claude` (exact, near a limit) or
-    /// `claude-fast`.
+    /// The counter the count comes from: with `auto` and `claude-fast`, `claude` (exact: a
+    /// response of up to 2 KB of text, or near a limit) or `claude-fast`.
     pub counted_with: &'static str,
     pub tokens: u64,
     pub budget: Budget,

@@ -105,7 +105,8 @@ pub struct DocumentReport {
     pub wire_bytes: u64,
     pub visible_chars: u64,
     pub tokens: u64,
-    /// The counter the count comes from (with `auto`: `claude` near a limit, else `claude-fast`).
+    /// The counter the count comes from (with `auto`: `claude` for a small response or near a
+    /// limit, else `claude-fast`).
     pub counted_with: &'static str,
     pub depth: usize,
     #[serde(skip_serializing_if = "Option::is_none")]

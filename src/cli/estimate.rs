@@ -19,8 +19,10 @@ blocks, structuredContent, images and audio at a fixed cost (mediaTokens), the r
 other messages, and for plain JSON the text as it stands.
 
 Tokenizers (all offline): auto, the default, estimates with claude-fast and counts exactly with
-claude wherever the estimate lands near a limit that decides a verdict (budget, hard cap, a
-client's limits, --max-tokens); the table marks exact counts. claude (Opus 4.7 and later) and
+claude a response of up to 2 KB of text and wherever the estimate lands near a limit that
+decides a verdict (budget, hard cap, a client's limits, --max-tokens); the table marks exact
+counts. claude-fast is a model of character classes scaled on each response by the exact count
+of four 512-byte windows of it. claude (Opus 4.7 and later) and
 claude-v3 (Claude 3 to Opus 4.6) reproduce ctok 1.3.0's reconstruction of Claude's tokenizers
 (not an official tokenizer; ctok measured it against count_tokens). claude-legacy is the
 pre-Claude 3 BPE of @anthropic-ai/tokenizer, heuristic the seed's floor(chars/4) + 20%, o200k and
@@ -233,7 +235,7 @@ fn write_table(
     if auto {
         writeln!(
             out,
-            "tokens: ~ estimated with claude-fast; exact: counted with claude (Opus 4.7+), because the estimate was near a limit"
+            "tokens: ~ estimated with claude-fast; exact: counted with claude (Opus 4.7+), the response being small (up to 2 KB of text) or the estimate near a limit"
         )?;
     }
 

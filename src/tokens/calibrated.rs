@@ -45,6 +45,8 @@ pub struct Estimate {
     /// The class model's estimate alone (or the exact count of a small response): what
     /// `auto`'s band is wide enough for (see [`super::AUTO_EXACT_BAND`]).
     pub model: u64,
+    /// Whether `tokens` is the exact count (a response of up to [`SAMPLE`] bytes of text).
+    pub exact: bool,
 }
 
 /// The estimate of `texts` (one response's visible texts), with `exact` the counter estimated.
@@ -58,6 +60,7 @@ pub fn estimate<'t>(
         return Estimate {
             tokens,
             model: tokens,
+            exact: true,
         };
     }
     let model: f64 = texts
@@ -82,6 +85,7 @@ pub fn estimate<'t>(
     Estimate {
         tokens: tokens.ceil() as u64,
         model: model.ceil() as u64,
+        exact: false,
     }
 }
 
@@ -154,7 +158,7 @@ mod tests {
         let texts = ["Release shipped 🚀🎉 thanks team! 👍🏽", "{\"ok\":true}"];
         let want: u64 = texts.iter().map(|t| exact().count(t) as u64).sum();
         let got = estimate(texts.iter().copied(), exact());
-        assert_eq!((got.tokens, got.model), (want, want));
+        assert_eq!((got.tokens, got.model, got.exact), (want, want, true));
         assert_eq!(estimate(std::iter::empty(), exact()).tokens, 0);
     }
 
@@ -177,7 +181,9 @@ mod tests {
             let long = text.repeat(200);
             let want = exact().count(&long) as f64;
             let alone = super::super::fast::ClaudeFast.count(&long) as f64;
-            let got = estimate([long.as_str()].into_iter(), exact()).tokens as f64;
+            let estimated = estimate([long.as_str()].into_iter(), exact());
+            assert!(!estimated.exact);
+            let got = estimated.tokens as f64;
             let error = (got - want) / want;
             assert!(error.abs() <= 0.10, "{error:+.3} on {text:?}");
             // And the model alone is off by more: the test measures the scale, not luck.

@@ -9,7 +9,8 @@
 //!   ([`calibrated`]).
 //! - `auto`, the default, is `claude-fast`, and the exact `claude` count wherever the estimate
 //!   lands near a limit that decides a verdict ([`Tokenizer::needs_exact`]): exact where it
-//!   matters, fast where it does not.
+//!   matters, fast where it does not. `claude-fast` counts a response of up to 2 KB of text
+//!   exactly, and says so.
 //! - `claude-legacy` is the BPE of `@anthropic-ai/tokenizer`, made for the models before Claude 3
 //!   (it undercounts today's models); `heuristic` is the seed's R001 rule, for budgeting exactly
 //!   as the seed's servers do; `o200k` and `cl100k` are OpenAI's encodings.
@@ -200,7 +201,8 @@ impl Tokenizer {
             let e = calibrated::estimate(texts.clone(), Tokenizer::Claude.counter());
             Counted {
                 tokens: e.tokens + fixed,
-                by: stage,
+                // A small response is counted exactly, and says so.
+                by: if e.exact { Tokenizer::Claude } else { stage },
                 model: e.model + fixed,
             }
         } else {
