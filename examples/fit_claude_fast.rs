@@ -265,7 +265,7 @@ fn main() {
         .collect();
     let within = held_out.iter().filter(|e| e.abs() <= 10.0).count();
     println!(
-        "held out (fit on half, measured on the other {}): {:.1}% within 10%, worst {:+.1}% / {:+.1}%",
+        "class model held out (fit on half, measured on the other {}): {:.1}% within 10%, worst {:+.1}% / {:+.1}%",
         held_out.len(),
         within as f64 * 100.0 / held_out.len() as f64,
         held_out.iter().copied().fold(f64::INFINITY, f64::min),

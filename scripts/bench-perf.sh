@@ -132,7 +132,7 @@ printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate --tokenizer claud
 printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate --tokenizer claude-v3 (exact, 73 KB)" "$(python3 -c "print($est_v3 * 1000)")" "$(ratio "$est_v3" "$version")"
 
 echo "== 5. claude-fast against the exact count, per content type"
-cargo run --release --quiet --example fit_claude_fast 2>/dev/null | grep -E "^(held out|counter|claude-fast )" | sed 's/^/  /'
+cargo run --release --quiet --example fit_claude_fast 2>/dev/null | grep -E "^(class model held out|counter|claude-fast |class model    all )" | sed 's/^/  /'
 
 echo "== 6. the release binary"
 size=$(stat -c %s "$bin")
