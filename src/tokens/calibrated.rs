@@ -54,19 +54,48 @@ pub fn estimate<'t>(
     texts: impl Iterator<Item = &'t str> + Clone,
     exact: &dyn TokenCounter,
 ) -> Estimate {
-    let total: usize = texts.clone().map(str::len).sum();
-    if total <= SAMPLE {
-        let tokens = texts.map(|t| exact.count(t) as u64).sum();
-        return Estimate {
-            tokens,
-            model: tokens,
-            exact: true,
-        };
+    match class_model(texts.clone()) {
+        None => counted_whole(texts, exact),
+        Some(model) => Estimate {
+            tokens: scaled(texts, model, exact),
+            model: model.ceil() as u64,
+            exact: false,
+        },
     }
-    let model: f64 = texts
-        .clone()
-        .map(|t| Features::of(t.as_bytes()).weighted(&WEIGHTS))
-        .sum();
+}
+
+/// The class model's estimate of `texts`, not rounded; `None` for a response of up to
+/// [`SAMPLE`] bytes of text, which is counted exactly instead ([`counted_whole`]).
+pub fn class_model<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Option<f64> {
+    let total: usize = texts.clone().map(str::len).sum();
+    (total > SAMPLE).then(|| {
+        texts
+            .map(|t| Features::of(t.as_bytes()).weighted(&WEIGHTS))
+            .sum()
+    })
+}
+
+/// A small response's estimate: its exact count.
+pub fn counted_whole<'t>(
+    texts: impl Iterator<Item = &'t str>,
+    exact: &dyn TokenCounter,
+) -> Estimate {
+    let tokens = texts.map(|t| exact.count(t) as u64).sum();
+    Estimate {
+        tokens,
+        model: tokens,
+        exact: true,
+    }
+}
+
+/// The class model's estimate `model` of `texts` (over [`SAMPLE`] bytes), scaled by the
+/// windows' exact count over the model's estimate of them.
+pub fn scaled<'t>(
+    texts: impl Iterator<Item = &'t str> + Clone,
+    model: f64,
+    exact: &dyn TokenCounter,
+) -> u64 {
+    let total: usize = texts.clone().map(str::len).sum();
     let (mut sample_exact, mut sample_model, mut sample_bytes) = (0.0, 0.0, 0);
     for k in 0..WINDOWS {
         let w = window(texts.clone(), (total - WINDOW) * k / (WINDOWS - 1));
@@ -82,11 +111,7 @@ pub fn estimate<'t>(
     } else {
         model
     };
-    Estimate {
-        tokens: tokens.ceil() as u64,
-        model: model.ceil() as u64,
-        exact: false,
-    }
+    tokens.ceil() as u64
 }
 
 /// A counter's counts times a response's scale: the parts of a response (where its tokens go)
