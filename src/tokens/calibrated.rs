@@ -55,7 +55,14 @@ pub fn estimate<'t>(
     exact: &dyn TokenCounter,
 ) -> Estimate {
     match class_model(texts.clone()) {
-        None => counted_whole(texts, exact),
+        None => {
+            let tokens = counted_whole(texts, exact);
+            Estimate {
+                tokens,
+                model: tokens,
+                exact: true,
+            }
+        }
         Some(model) => Estimate {
             tokens: scaled(texts, model, exact),
             model: model.ceil() as u64,
@@ -76,16 +83,8 @@ pub fn class_model<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Option<f
 }
 
 /// A small response's estimate: its exact count.
-pub fn counted_whole<'t>(
-    texts: impl Iterator<Item = &'t str>,
-    exact: &dyn TokenCounter,
-) -> Estimate {
-    let tokens = texts.map(|t| exact.count(t) as u64).sum();
-    Estimate {
-        tokens,
-        model: tokens,
-        exact: true,
-    }
+pub fn counted_whole<'t>(texts: impl Iterator<Item = &'t str>, exact: &dyn TokenCounter) -> u64 {
+    texts.map(|t| exact.count(t) as u64).sum()
 }
 
 /// The class model's estimate `model` of `texts` (over [`SAMPLE`] bytes), scaled by the

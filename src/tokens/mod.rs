@@ -200,7 +200,7 @@ impl Tokenizer {
             match calibrated::class_model(texts.clone()) {
                 // A small response is counted exactly, and says so.
                 None => {
-                    let tokens = calibrated::counted_whole(texts.clone(), exact).tokens + fixed;
+                    let tokens = calibrated::counted_whole(texts.clone(), exact) + fixed;
                     Counted {
                         tokens,
                         by: Tokenizer::Claude,
