@@ -10,13 +10,7 @@
 # mcpguard (scripts/parse-choice is a workspace of its own, its versions pinned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus=${1:-target/bench/audit-corpus-165-real/files}
-if [ ! -d "$corpus" ]; then
-  mkdir -p "$corpus"
-  i=0
-  until [ "$(du -sm "$corpus" | cut -f1)" -ge 165 ]; do
-    for f in tests/fixtures/corpus/*.json; do cp "$f" "$corpus/r$(printf %06d $i)-$(basename "$f")"; i=$((i + 1)); done
-  done
-fi
+corpus=target/bench/audit-corpus-165-real/files
+if [ $# -gt 0 ]; then corpus=$1; else bash scripts/copy-corpus.sh "$corpus" 165; fi
 CARGO_TARGET_DIR=target/parse-choice cargo run --release --quiet \
   --manifest-path scripts/parse-choice/Cargo.toml -- "$corpus"

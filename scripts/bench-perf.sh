@@ -47,13 +47,7 @@ ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
 
 echo "== 1. audit over 165 MB of real captures"
 corpus=$dir/audit-corpus-165-real/files
-if [ ! -d "$corpus" ]; then
-  mkdir -p "$corpus"
-  i=0
-  while [ "$(du -sm "$corpus" | cut -f1)" -lt 165 ]; do
-    for f in tests/fixtures/corpus/*.json; do cp "$f" "$corpus/r$(printf %06d $i)-$(basename "$f")"; i=$((i + 1)); done
-  done
-fi
+bash scripts/copy-corpus.sh "$corpus" 165
 echo "corpus: $(ls "$corpus" | wc -l) responses, $(( $(du -sb "$corpus" | cut -f1) / 1000000 )) MB"
 read -r audit audit_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never")
 read -r cheap cheap_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never --client copilot-cli --tokenizer heuristic")
