@@ -54,47 +54,50 @@ pub fn estimate<'t>(
     texts: impl Iterator<Item = &'t str> + Clone,
     exact: &dyn TokenCounter,
 ) -> Estimate {
-    match class_model(texts.clone()) {
-        None => {
-            let tokens = counted_whole(texts, exact);
-            Estimate {
-                tokens,
-                model: tokens,
-                exact: true,
-            }
-        }
-        Some(model) => Estimate {
-            tokens: scaled(texts, model, exact),
-            model: model.ceil() as u64,
-            exact: false,
+    estimate_unless(texts, exact, |_| false)
+}
+
+/// [`estimate`], except where `decided(model)` says the class model's own estimate already
+/// settles the count elsewhere (`auto` counts exactly near a limit): then the windows would be
+/// counted for nothing, and `tokens` is the model's estimate.
+pub fn estimate_unless<'t>(
+    texts: impl Iterator<Item = &'t str> + Clone,
+    exact: &dyn TokenCounter,
+    decided: impl FnOnce(u64) -> bool,
+) -> Estimate {
+    let total: usize = texts.clone().map(str::len).sum();
+    if total <= SAMPLE {
+        let tokens = texts.map(|t| exact.count(t) as u64).sum();
+        return Estimate {
+            tokens,
+            model: tokens,
+            exact: true,
+        };
+    }
+    let model: f64 = texts
+        .clone()
+        .map(|t| Features::of(t.as_bytes()).weighted(&WEIGHTS))
+        .sum();
+    let model_tokens = model.ceil() as u64;
+    Estimate {
+        tokens: if decided(model_tokens) {
+            model_tokens
+        } else {
+            scaled(texts, total, model, exact)
         },
+        model: model_tokens,
+        exact: false,
     }
 }
 
-/// The class model's estimate of `texts`, not rounded; `None` for a response of up to
-/// [`SAMPLE`] bytes of text, which is counted exactly instead ([`counted_whole`]).
-pub fn class_model<'t>(texts: impl Iterator<Item = &'t str> + Clone) -> Option<f64> {
-    let total: usize = texts.clone().map(str::len).sum();
-    (total > SAMPLE).then(|| {
-        texts
-            .map(|t| Features::of(t.as_bytes()).weighted(&WEIGHTS))
-            .sum()
-    })
-}
-
-/// A small response's estimate: its exact count.
-pub fn counted_whole<'t>(texts: impl Iterator<Item = &'t str>, exact: &dyn TokenCounter) -> u64 {
-    texts.map(|t| exact.count(t) as u64).sum()
-}
-
-/// The class model's estimate `model` of `texts` (over [`SAMPLE`] bytes), scaled by the
-/// windows' exact count over the model's estimate of them.
-pub fn scaled<'t>(
+/// The class model's estimate `model` of `texts` (`total` bytes, over [`SAMPLE`]), scaled by
+/// the windows' exact count over the model's estimate of them.
+fn scaled<'t>(
     texts: impl Iterator<Item = &'t str> + Clone,
+    total: usize,
     model: f64,
     exact: &dyn TokenCounter,
 ) -> u64 {
-    let total: usize = texts.clone().map(str::len).sum();
     let (mut sample_exact, mut sample_model, mut sample_bytes) = (0.0, 0.0, 0);
     for k in 0..WINDOWS {
         let w = window(texts.clone(), (total - WINDOW) * k / (WINDOWS - 1));

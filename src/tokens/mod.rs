@@ -196,33 +196,17 @@ impl Tokenizer {
     ) -> Counted {
         let stage = self.first_stage();
         let first = if stage == Tokenizer::ClaudeFast {
-            let exact = Tokenizer::Claude.counter();
-            match calibrated::class_model(texts.clone()) {
+            // The model's own estimate is what the band is wide enough for, so either estimate
+            // near a limit takes the exact count.
+            let e =
+                calibrated::estimate_unless(texts.clone(), Tokenizer::Claude.counter(), |model| {
+                    self.needs_exact(model + fixed, limits)
+                });
+            Counted {
+                tokens: e.tokens + fixed,
                 // A small response is counted exactly, and says so.
-                None => {
-                    let tokens = calibrated::counted_whole(texts.clone(), exact) + fixed;
-                    Counted {
-                        tokens,
-                        by: Tokenizer::Claude,
-                        model: tokens,
-                    }
-                }
-                Some(model) => {
-                    let model_tokens = model.ceil() as u64 + fixed;
-                    // The model's own estimate is what the band is wide enough for, so either
-                    // estimate near a limit takes the exact count; when the model's is, the
-                    // windows would be counted for nothing.
-                    let tokens = if self.needs_exact(model_tokens, limits) {
-                        model_tokens
-                    } else {
-                        calibrated::scaled(texts.clone(), model, exact) + fixed
-                    };
-                    Counted {
-                        tokens,
-                        by: stage,
-                        model: model_tokens,
-                    }
-                }
+                by: if e.exact { Tokenizer::Claude } else { stage },
+                model: e.model + fixed,
             }
         } else {
             let counter = stage.counter();
