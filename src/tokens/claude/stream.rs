@@ -44,10 +44,53 @@ pub(super) trait Sink {
     fn push_str(&mut self, s: &str) {
         s.chars().for_each(|c| self.push(c));
     }
+
+    /// Pushes a stream spelled in [`marked_char`]'s bytes (ASCII as itself, the markers as
+    /// 0x80..0x84), as if codepoint by codepoint: the tiler takes it a segment at a time.
+    fn push_marked(&mut self, stream: &[u8]) {
+        stream.iter().for_each(|&b| self.push(marked_char(b)));
+    }
+
+    /// [`Sink::push_marked`], where a cut follows `stream` (a word's ⟨bow⟩ or the end of a
+    /// line comes next), so its last segment is complete too.
+    fn push_marked_to_cut(&mut self, stream: &[u8]) {
+        self.push_marked(stream);
+    }
+
+    /// Pushes a run of ASCII digits that no piece joins to what is before or after it.
+    fn push_digits(&mut self, digits: &[u8]) {
+        self.push_marked(digits);
+    }
+
+    /// Pushes a [`Stretch`]: a short stretch of marked stream with a cut on either side.
+    fn push_stretch(&mut self, stretch: Stretch) {
+        let bytes = stretch.0.to_le_bytes();
+        self.push_marked(&bytes[..usize::from(bytes[STRETCH_MAX])]);
+    }
+}
+
+/// At most [`STRETCH_MAX`] bytes of a marked stream that no piece joins to what is before or
+/// after them, as one number: the bytes, then zeros, then the length in the last byte. A
+/// sink may cost it whole (it costs what it costs alone) and remember it by this number.
+#[derive(Clone, Copy)]
+pub(super) struct Stretch(pub u128);
+
+/// The bytes a [`Stretch`] holds (the 16th is the length).
+pub(super) const STRETCH_MAX: usize = 15;
+
+/// The codepoint of a byte of a marked stream: ASCII as itself, 0x80..0x84 the markers
+/// U+FDD0..U+FDD4 (each codepoint's pair class, see [`super::table::pair_class`]).
+#[inline]
+pub(super) fn marked_char(b: u8) -> char {
+    if b.is_ascii() {
+        char::from(b)
+    } else {
+        char::from_u32(0xFDD0 + u32::from(b - 0x80)).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     /// Letters (and Alphabetic BMP marks): the full word model.
     Wordy,
     /// Ideographs, Hangul, astral characters, symbols, marks that are not Alphabetic.
@@ -77,7 +120,7 @@ const SYMBOL_LETTERS: [(char, char); 4] = [
 ];
 
 /// The suffixes an apostrophe binds into the word before it (whole-word, lowercase only).
-const CONTRACTION_SUFFIXES: [&str; 7] = ["s", "t", "d", "m", "ll", "re", "ve"];
+pub(super) const CONTRACTION_SUFFIXES: [&str; 7] = ["s", "t", "d", "m", "ll", "re", "ve"];
 
 fn is_letter(g: Gc) -> bool {
     matches!(
@@ -135,7 +178,7 @@ fn is_selector(c: char) -> bool {
 }
 
 /// The class of every ASCII character, looked up rather than matched (most text is ASCII).
-const ASCII_CLASSES: [Class; 128] = {
+pub(super) const ASCII_CLASSES: [Class; 128] = {
     let mut classes = [Class::Hard; 128]; // controls; normalization removed all but NUL
     let mut b = 0;
     while b < 128 {
@@ -413,7 +456,7 @@ impl<'a> Iterator for Runs<'a> {
 
 /// How a letter run's case is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Case {
+pub(super) enum Case {
     Literal,
     /// ⟨shift⟩ + the run lowered: a title-case word.
     Shift,
@@ -507,7 +550,7 @@ fn mark_case(span: &str, allcaps_min: Option<usize>, head_mark: bool) -> Case {
 }
 
 /// [`mark_case`] for ASCII letters, where every letter is cased and lowers to one letter.
-fn mark_ascii_case(span: &[u8], allcaps_min: Option<usize>) -> Case {
+pub(super) fn mark_ascii_case(span: &[u8], allcaps_min: Option<usize>) -> Case {
     let Some((&first, tail)) = span.split_first() else {
         return Case::Literal;
     };
@@ -526,6 +569,12 @@ fn mark_ascii_case(span: &[u8], allcaps_min: Option<usize>) -> Case {
 pub(super) struct StreamRules {
     /// Shortest all-caps run that takes ⟨caps⟩; `None`: the family has no ⟨caps⟩ (v4.7).
     pub allcaps_min: Option<usize>,
+    /// The vocabulary joins no word to its neighbours ([`super::table::Tables::words_stand_alone`]):
+    /// a short word may be handed over as a [`Sink::push_stretch`].
+    pub words_stand_alone: bool,
+    /// ... and no digit to anything else ([`super::table::Tables::digits_stand_alone`]): a run
+    /// of ASCII digits may be handed over with [`Sink::push_digits`].
+    pub digits_stand_alone: bool,
 }
 
 /// Pushes the marked stream of `text` (normalized, trailing newlines removed) into `sink`.
@@ -828,7 +877,11 @@ mod tests {
         write(
             text,
             text.starts_with(' '),
-            StreamRules { allcaps_min },
+            StreamRules {
+                allcaps_min,
+                words_stand_alone: false,
+                digits_stand_alone: false,
+            },
             &mut seam,
         );
         seam.finish();

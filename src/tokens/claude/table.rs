@@ -30,8 +30,8 @@ pub const TERMINAL: u32 = 1 << 31;
 /// Children above which a node gets a direct ASCII table.
 pub const LINEAR_CHILDREN: usize = 8;
 
-/// The first word of every embedded table ("CTK2"), so a stale or foreign file is refused.
-const MAGIC: u32 = u32::from_le_bytes(*b"CTK2");
+/// The first word of every embedded table ("CTK3"), so a stale or foreign file is refused.
+const MAGIC: u32 = u32::from_le_bytes(*b"CTK3");
 
 /// The characters whose pairs [`Tables::joins`] records: ASCII, then the five marker
 /// codepoints U+FDD0..U+FDD4. Any other character may join anything.
@@ -54,6 +54,9 @@ pub struct Tables<'a> {
     pub fold_quotes: bool,
     /// The shortest all-caps word the stream marks as one (v3), if any.
     pub allcaps_min: Option<u32>,
+    /// `n` if every string of 1 to `n` ASCII digits is a piece and no string of more is: then
+    /// a run of digits that no piece joins to its neighbours costs its length / `n`, rounded up.
+    pub digit_group: Option<u32>,
     /// `[first, len, ascii]` per node; node 0 is the root.
     pub nodes: &'a [[u32; 3]],
     /// `[label, target | TERMINAL]`: every node's children, contiguous.
@@ -77,6 +80,7 @@ pub struct Tables<'a> {
 pub struct Built {
     pub fold_quotes: bool,
     pub allcaps_min: Option<u32>,
+    pub digit_group: Option<u32>,
     pub nodes: Vec<[u32; 3]>,
     pub edges: Vec<[u32; 2]>,
     pub ascii_tables: Vec<u32>,
@@ -130,6 +134,7 @@ impl Built {
         pieces.dedup();
 
         let mut built = Built {
+            digit_group: digit_group(&pieces),
             nodes: vec![[0, 0, NONE]],
             root_bmp: vec![NONE; 0x10000],
             shortcuts,
@@ -205,6 +210,7 @@ impl Built {
         Tables {
             fold_quotes: self.fold_quotes,
             allcaps_min: self.allcaps_min,
+            digit_group: self.digit_group,
             nodes: &self.nodes,
             edges: &self.edges,
             ascii_tables: &self.ascii_tables,
@@ -217,12 +223,45 @@ impl Built {
 }
 
 impl<'a> Tables<'a> {
+    /// Does some piece have a codepoint of pair class `a` right before one of class `b`?
+    pub fn pair_joins(&self, a: usize, b: usize) -> bool {
+        let bit = a * PAIR_CLASSES + b;
+        self.joins[bit / 32] & (1 << (bit % 32)) != 0
+    }
+
+    /// No piece joins a word's markers to what is outside the word: nothing follows ⟨eow⟩,
+    /// nothing comes before a case marker, and only a case marker before ⟨bow⟩. Then a word's
+    /// stream, `[case] ⟨bow⟩ body ⟨eow⟩`, has a cut on either side and costs what it costs
+    /// alone. (True of both of ctok's vocabularies; a test checks it stays true.)
+    pub fn words_stand_alone(&self) -> bool {
+        let class = |marker: char| pair_class(marker).unwrap_or(usize::MAX);
+        let (bow, eow, shift, caps) = (class(BOW), class(EOW), class(SHIFT), class(CAPS));
+        (0..PAIR_CLASSES).all(|x| {
+            !self.pair_joins(eow, x)
+                && !self.pair_joins(x, shift)
+                && !self.pair_joins(x, caps)
+                && (x == shift || x == caps || !self.pair_joins(x, bow))
+        })
+    }
+
+    /// No piece has an ASCII digit beside anything but another (of ASCII and the markers): a
+    /// run of digits is tiled on its own. (True of both of ctok's vocabularies.)
+    pub fn digits_stand_alone(&self) -> bool {
+        let is_digit = |x: usize| (usize::from(b'0')..=usize::from(b'9')).contains(&x);
+        (0..PAIR_CLASSES).filter(|&d| is_digit(d)).all(|d| {
+            (0..PAIR_CLASSES)
+                .filter(|&x| !is_digit(x))
+                .all(|x| !self.pair_joins(d, x) && !self.pair_joins(x, d))
+        })
+    }
+
     /// The tables as one run of words: a header (magic, switches, lengths), then each table.
     pub fn to_words(self) -> Vec<u32> {
         let mut words = vec![
             MAGIC,
             u32::from(self.fold_quotes),
             self.allcaps_min.unwrap_or(NONE),
+            self.digit_group.unwrap_or(NONE),
             self.nodes.len() as u32,
             self.edges.len() as u32,
             self.ascii_tables.len() as u32,
@@ -243,13 +282,14 @@ impl<'a> Tables<'a> {
 
     /// Reads tables written by [`Tables::to_words`], in place.
     pub fn from_words(words: &'a [u32]) -> Result<Tables<'a>, String> {
-        let Some((header, mut rest)) = words.split_first_chunk::<10>() else {
+        let Some((header, mut rest)) = words.split_first_chunk::<11>() else {
             return Err("shorter than its header".into());
         };
         let [
             magic,
             fold,
             caps,
+            digits,
             nodes,
             edges,
             ascii,
@@ -271,6 +311,7 @@ impl<'a> Tables<'a> {
         let tables = Tables {
             fold_quotes: fold != 0,
             allcaps_min: (caps != NONE).then_some(caps),
+            digit_group: (digits != NONE).then_some(digits),
             nodes: take(nodes * 3)?.as_chunks().0,
             edges: take(edges * 2)?.as_chunks().0,
             ascii_tables: take(ascii)?,
@@ -288,6 +329,20 @@ impl<'a> Tables<'a> {
         }
         Ok(tables)
     }
+}
+
+/// [`Tables::digit_group`] of a vocabulary's (distinct) pieces.
+fn digit_group(pieces: &[Vec<char>]) -> Option<u32> {
+    let mut by_length = [0u64; 10];
+    for piece in pieces {
+        if piece.iter().all(char::is_ascii_digit) {
+            *by_length.get_mut(piece.len())? += 1;
+        }
+    }
+    let longest = by_length.iter().rposition(|&n| n > 0).filter(|&n| n > 0)?;
+    (1..=longest)
+        .all(|n| by_length[n] == 10u64.pow(n as u32))
+        .then_some(longest as u32)
 }
 
 /// A byte prefix (at most three bytes) as one sortable number: its length, then its bytes.

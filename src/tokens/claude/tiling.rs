@@ -17,7 +17,7 @@
 //! longest such piece `K` (K copies of a shorter piece can be swapped for fewer copies of K), so
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
-use super::stream::{Sink, unescape_literal_marker};
+use super::stream::{STRETCH_MAX, Sink, Stretch, marked_char, unescape_literal_marker};
 use rustc_hash::FxHashMap;
 
 use super::table::{
@@ -42,6 +42,11 @@ impl<'a> Vocabulary<'a> {
                 .unwrap_or(usize::MAX),
             tables,
         }
+    }
+
+    #[cfg(test)]
+    pub(super) fn digit_group(&self) -> Option<u32> {
+        self.tables.digit_group
     }
 
     /// The root's edge for `c`: target | TERMINAL, or NONE.
@@ -138,8 +143,8 @@ const JOINS_ANY: usize = usize::MAX;
 /// codepoints.
 #[derive(Default)]
 pub(super) struct Memo {
-    packed: FxHashMap<u128, u32>,
-    spelled: FxHashMap<Box<[char]>, u32>,
+    packed: Generations<u128>,
+    spelled: Generations<Box<[char]>>,
 }
 
 impl Memo {
@@ -152,13 +157,60 @@ impl Memo {
     fn len(&self) -> usize {
         self.packed.len() + self.spelled.len()
     }
+}
 
-    /// Remembers one more cost, starting again when full.
-    fn remember<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, u32>, key: K, cost: u32) {
-        if map.len() >= MEMO_MAX {
-            map.clear();
+/// Costs remembered in two generations of at most [`GENERATION_MAX`]: when the newer is full it
+/// becomes the older and the older is forgotten, and a cost found in the older moves to the
+/// newer. So what recurs stays remembered however much passes through once (a log's line
+/// numbers and timestamps), where one table started again when full forgot every word with them.
+struct Generations<K> {
+    newer: FxHashMap<K, u32>,
+    older: FxHashMap<K, u32>,
+}
+
+impl<K> Default for Generations<K> {
+    fn default() -> Self {
+        Generations {
+            newer: FxHashMap::default(),
+            older: FxHashMap::default(),
         }
-        map.insert(key, cost);
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Generations<K> {
+    #[inline]
+    fn get<Q>(&mut self, key: &Q) -> Option<u32>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        if let Some(&cost) = self.newer.get(key) {
+            return Some(cost);
+        }
+        if self.older.is_empty() {
+            return None;
+        }
+        let (key, cost) = self.older.remove_entry(key)?;
+        self.remember(key, cost);
+        Some(cost)
+    }
+
+    fn remember(&mut self, key: K, cost: u32) {
+        if self.newer.len() >= GENERATION_MAX {
+            std::mem::swap(&mut self.newer, &mut self.older);
+            self.newer.clear();
+        }
+        self.newer.insert(key, cost);
+    }
+
+    fn clear(&mut self) {
+        self.newer.clear();
+        self.older.clear();
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.newer.len() + self.older.len()
     }
 }
 
@@ -172,8 +224,9 @@ struct Packed {
     whole: bool,
 }
 
-/// Codepoints a [`Packed`] key holds (the 16th byte is the length).
-const PACKED_MAX: usize = 15;
+/// Codepoints a [`Packed`] key holds (the 16th byte is the length): a packed segment's key is a
+/// [`Stretch`]'s number.
+const PACKED_MAX: usize = STRETCH_MAX;
 
 impl Packed {
     const EMPTY: Packed = Packed {
@@ -200,8 +253,8 @@ impl Packed {
 /// Segments up to this many codepoints are remembered; a longer one is tiled as it comes.
 const SEGMENT_MAX: usize = 24;
 
-/// Entries a memo keeps before it starts again (about 2 MB).
-const MEMO_MAX: usize = 1 << 15;
+/// Entries a generation of a memo keeps (two of them: about 4 MB).
+const GENERATION_MAX: usize = 1 << 15;
 
 /// Counts the tokens of a stream pushed into it.
 ///
@@ -253,20 +306,20 @@ impl<'v, 'm> Tiler<'v, 'm> {
             0
         } else if let Some(key) = self.packed.key(self.len) {
             match self.memo.packed.get(&key) {
-                Some(&cost) => cost,
+                Some(cost) => cost,
                 None => {
                     let cost = self.walk_segment();
-                    Memo::remember(&mut self.memo.packed, key, cost);
+                    self.memo.packed.remember(key, cost);
                     cost
                 }
             }
         } else {
             match self.memo.spelled.get(&self.segment[..self.len]) {
-                Some(&cost) => cost,
+                Some(cost) => cost,
                 None => {
                     let cost = self.walk_segment();
                     let key = self.segment[..self.len].into();
-                    Memo::remember(&mut self.memo.spelled, key, cost);
+                    self.memo.spelled.remember(key, cost);
                     cost
                 }
             }
@@ -332,6 +385,141 @@ impl Sink for Tiler<'_, '_> {
             self.packed.bytes[self.len] = b;
             self.len += 1;
         }
+    }
+
+    /// A marked stream a segment at a time: see [`Tiler::tile_marked`].
+    fn push_marked(&mut self, stream: &[u8]) {
+        self.tile_marked(stream, false);
+    }
+
+    fn push_marked_to_cut(&mut self, stream: &[u8]) {
+        self.tile_marked(stream, true);
+    }
+
+    /// A run of digits with a cut on either side costs a token per group of
+    /// [`super::table::Tables::digit_group`] digits, if the vocabulary has every such group.
+    fn push_digits(&mut self, digits: &[u8]) {
+        let Some(group) = self.vocab.tables.digit_group else {
+            return self.push_marked(digits);
+        };
+        self.close_segment();
+        self.settled += (digits.len() as u32).div_ceil(group);
+        self.left = JOINS_ANY;
+    }
+
+    /// A stretch with a cut on either side closes the segment in progress and is costed whole
+    /// (a word is one lookup, whatever cuts it holds), remembered as a packed segment is.
+    fn push_stretch(&mut self, stretch: Stretch) {
+        self.close_segment();
+        let bytes = stretch.0.to_le_bytes();
+        self.settled += self.packed_cost(stretch.0, &bytes[..usize::from(bytes[PACKED_MAX])]);
+        self.left = JOINS_ANY;
+    }
+}
+
+impl Tiler<'_, '_> {
+    /// Tiles a marked stream a segment at a time: the cuts are found byte by byte, and each
+    /// segment between two of them is found in the memo (or tiled) as a slice, never copied
+    /// codepoint by codepoint. What comes before the first cut continues the segment in
+    /// progress, and so does, unless `cut_after`, what comes after the last one (it may go on
+    /// in the next push): both go codepoint by codepoint.
+    fn tile_marked(&mut self, stream: &[u8], cut_after: bool) {
+        let vocab = self.vocab;
+        let mut start = 0;
+        if self.len > 0 || self.long {
+            let mut left = self.left;
+            let first_cut = stream.iter().position(|&b| {
+                let cut = vocab.cuts(left, usize::from(b));
+                left = usize::from(b) * PAIR_CLASSES;
+                cut
+            });
+            match first_cut {
+                Some(cut) => start = cut,
+                None => return stream.iter().for_each(|&b| self.push(marked_char(b))),
+            }
+            stream[..start]
+                .iter()
+                .for_each(|&b| self.push(marked_char(b)));
+            self.close_segment();
+        }
+        let Some(&first) = stream.get(start) else {
+            return;
+        };
+        let mut left = usize::from(first) * PAIR_CLASSES;
+        for at in start + 1..stream.len() {
+            let b = usize::from(stream[at]);
+            if vocab.cuts(left, b) {
+                self.settled += self.marked_cost(stream, start, at);
+                start = at;
+            }
+            left = b * PAIR_CLASSES;
+        }
+        if cut_after {
+            self.settled += self.marked_cost(stream, start, stream.len());
+            self.left = JOINS_ANY; // nothing in progress: the next codepoint starts a segment
+        } else {
+            self.left = JOINS_ANY; // the segment in progress is empty: nothing to cut
+            stream[start..]
+                .iter()
+                .for_each(|&b| self.push(marked_char(b)));
+        }
+    }
+
+    /// The cost of the segment `stream[start..end]`, remembered as [`Tiler::close_segment`]
+    /// remembers it (the same keys: a byte of a marked stream is its codepoint's pair class).
+    fn marked_cost(&mut self, stream: &[u8], start: usize, end: usize) -> u32 {
+        let segment = &stream[start..end];
+        let len = segment.len();
+        if len <= PACKED_MAX {
+            // The segment's bytes and those after it, as one word, masked to the segment.
+            let key = match stream.get(start..start + 16) {
+                Some(word) => {
+                    let word = u128::from_le_bytes(word.try_into().unwrap_or([0; 16]));
+                    word & ((1 << (8 * len)) - 1)
+                }
+                None => {
+                    let mut bytes = [0u8; 16];
+                    bytes[..len].copy_from_slice(segment);
+                    u128::from_le_bytes(bytes)
+                }
+            } | (len as u128) << (8 * PACKED_MAX);
+            self.packed_cost(key, segment)
+        } else if len <= SEGMENT_MAX {
+            let mut chars = ['\0'; SEGMENT_MAX];
+            chars
+                .iter_mut()
+                .zip(segment)
+                .for_each(|(c, &b)| *c = marked_char(b));
+            let key = &chars[..len];
+            if let Some(cost) = self.memo.spelled.get(key) {
+                return cost;
+            }
+            let cost = self.walk_marked(segment);
+            self.memo.spelled.remember(key.into(), cost);
+            cost
+        } else {
+            self.walk_marked(segment)
+        }
+    }
+
+    /// The cost of a short stretch of marked stream (between two cuts) whose [`Packed`] key
+    /// is `key`: remembered, or tiled now and remembered.
+    fn packed_cost(&mut self, key: u128, stretch: &[u8]) -> u32 {
+        if let Some(cost) = self.memo.packed.get(&key) {
+            return cost;
+        }
+        let cost = self.walk_marked(stretch);
+        self.memo.packed.remember(key, cost);
+        cost
+    }
+
+    /// Tiles a segment of a marked stream afresh.
+    fn walk_marked(&mut self, segment: &[u8]) -> u32 {
+        self.walk.reset();
+        for &b in segment {
+            self.walk.push(self.vocab, marked_char(b));
+        }
+        self.walk.total()
     }
 }
 
@@ -444,6 +632,26 @@ mod tests {
         let mut w = Walk::new();
         text.chars().for_each(|c| w.push(v, c));
         w.total()
+    }
+
+    /// A cost looked up at least once a generation stays, however many others pass through
+    /// once; one that is not looked up is forgotten; the memo never holds more than two
+    /// generations.
+    #[test]
+    fn what_recurs_stays_remembered_while_one_offs_pass_through() {
+        let mut memo = Generations::<u128>::default();
+        memo.remember(7, 3);
+        let passing = 5 * GENERATION_MAX as u128;
+        for k in 0..passing {
+            memo.remember(1_000 + k, 1);
+            if k % 1_000 == 0 {
+                assert_eq!(memo.get(&7), Some(3), "after {k}");
+            }
+            assert!(memo.len() <= 2 * GENERATION_MAX);
+        }
+        assert_eq!(memo.get(&7), Some(3));
+        assert_eq!(memo.get(&1_000), None);
+        assert_eq!(memo.get(&(1_000 + passing - 1)), Some(1));
     }
 
     /// Cutting the stream where no piece joins two neighbours, and remembering segments,
