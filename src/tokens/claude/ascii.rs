@@ -83,6 +83,11 @@ fn write_runs(
                 .position(|&b| class(b) != kind)
                 .unwrap_or(text.len() - start - 1);
         let body = &text[start..end];
+        // A seam after a word or punctuation is skipped with it, not dispatched as a run.
+        let next = match kind {
+            Class::Wordy | Class::Punct if is_seam(text, end) => end + 1,
+            _ => end,
+        };
         match kind {
             Class::Wordy => {
                 let case = mark_ascii_case(body, rules.allcaps_min);
@@ -97,7 +102,7 @@ fn write_runs(
                         buf.clear();
                     }
                     sink.push_stretch(word);
-                    start = end;
+                    start = next;
                     continue;
                 }
                 match case {
@@ -133,7 +138,6 @@ fn write_runs(
                     buf.push(EOW);
                 }
             }
-            Class::Space if is_seam(text, start, end) => {}
             Class::Digit if rules.digits_stand_alone => {
                 // The stream so far ends at the cut before the digits.
                 if !buf.is_empty() {
@@ -149,7 +153,7 @@ fn write_runs(
             sink.push_marked(buf);
             buf.clear();
         }
-        start = end;
+        start = next;
     }
     // A cut follows a line's newlines, and the end of the text.
     sink.push_marked_to_cut(buf);
@@ -224,19 +228,15 @@ fn contraction_seam(text: &[u8], start: usize, body: &[u8]) -> bool {
         && CONTRACTION_SUFFIXES.iter().any(|s| s.as_bytes() == body)
 }
 
-/// The space run `start..end` is a seam: a single space after a run that ended in ⟨eow⟩ (a
-/// word does; punctuation does before a single space) and before one that starts with ⟨bow⟩,
-/// after its case marker if it has one (a word does; punctuation does after a space unless it
-/// is an apostrophe opening a word).
-fn is_seam(text: &[u8], start: usize, end: usize) -> bool {
-    let marked = |c: Class| matches!(c, Class::Wordy | Class::Punct);
-    end == start + 1
-        && text[start] == b' '
-        && start >= 1
-        && marked(class(text[start - 1]))
-        && text.get(end).is_some_and(|&next| match class(next) {
+/// The byte at `at`, after a word or punctuation, is a seam: a single space after a run that
+/// ended in ⟨eow⟩ (a word does; punctuation does before a single space) and before one that
+/// starts with ⟨bow⟩, after its case marker if it has one (a word does; punctuation does after
+/// a space unless it is an apostrophe opening a word).
+fn is_seam(text: &[u8], at: usize) -> bool {
+    text.get(at) == Some(&b' ')
+        && text.get(at + 1).is_some_and(|&next| match class(next) {
             Class::Wordy => true,
-            Class::Punct => !opens_word(text, end),
+            Class::Punct => !opens_word(text, at + 1),
             _ => false,
         })
 }
