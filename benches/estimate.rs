@@ -1,6 +1,7 @@
 //! Speed of the estimate path, in process:
 //! - heuristic estimate of a 100 KB document: <= 0.1 ms (>= 1 GB/s)
-//! - claude (ctok's reconstruction) on JSON tool-result text: >= 30 MB/s (100 KB <= 3.5 ms);
+//! - claude (ctok's reconstruction) on JSON tool-result text and logs: >= 150 MB/s (the
+//!   performance issue; it was >= 30 MB/s, 100 KB <= 3.5 ms);
 //!   each family's vocabulary loads in <= 30 ms (group `load`, one load per iteration)
 //! - claude-fast: >= 1 GB/s
 //!

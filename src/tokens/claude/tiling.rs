@@ -178,6 +178,7 @@ impl<K> Default for Generations<K> {
 }
 
 impl<K: std::hash::Hash + Eq> Generations<K> {
+    /// The cost remembered for `key`; one found in the older generation moves to the newer.
     #[inline]
     fn get<Q>(&mut self, key: &Q) -> Option<u32>
     where
@@ -253,7 +254,7 @@ impl Packed {
 /// Segments up to this many codepoints are remembered; a longer one is tiled as it comes.
 const SEGMENT_MAX: usize = 24;
 
-/// Entries a generation of a memo keeps (two of them: about 4 MB).
+/// Entries a generation of a memo keeps: a few MB a family and thread for both generations.
 const GENERATION_MAX: usize = 1 << 15;
 
 /// Counts the tokens of a stream pushed into it.
@@ -454,11 +455,11 @@ impl Tiler<'_, '_> {
             }
             left = b * PAIR_CLASSES;
         }
+        // No segment is in progress: the next codepoint starts one, with nothing to cut.
+        self.left = JOINS_ANY;
         if cut_after {
             self.settled += self.marked_cost(stream, start, stream.len());
-            self.left = JOINS_ANY; // nothing in progress: the next codepoint starts a segment
         } else {
-            self.left = JOINS_ANY; // the segment in progress is empty: nothing to cut
             stream[start..]
                 .iter()
                 .for_each(|&b| self.push(marked_char(b)));
