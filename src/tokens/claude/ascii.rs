@@ -23,8 +23,9 @@ const SHIFT: u8 = 0x83;
 const CAPS: u8 = 0x84;
 
 /// Bytes written before the buffer is handed to the sink: a line is usually far shorter, and a
-/// 100 MB JSON on one line is not held whole.
-const FLUSH_AT: usize = 1 << 14;
+/// 100 MB JSON on one line is not held whole. (In tests a few dozen, so that every test's text
+/// reaches the sink in parts cut everywhere, in the middle of a segment too.)
+const FLUSH_AT: usize = if cfg!(test) { 61 } else { 1 << 14 };
 
 /// [`super::stream::write`] for normalized ASCII `text`: the head of a text, which the
 /// frame's ⟨bow⟩ precedes. `buf` is scratch space (left empty).

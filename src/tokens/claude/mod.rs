@@ -374,6 +374,32 @@ mod tests {
         }
     }
 
+    /// A line longer than [`ascii`]'s buffer reaches the tiler in parts, each cut anywhere (a
+    /// segment may go on into the next part): one-line JSON of about 300 KB counts as the
+    /// general writer's stream.
+    #[test]
+    fn a_long_ascii_line_counts_as_the_general_stream() {
+        let record = |i: usize| {
+            format!(
+                "{{\"id\":\"bk_{i:06}\",\"guestName\":\"Guest {i}\",\"status\":\"CONFIRMED\",\
+                 \"notes\":\"it's  {}   ok\",\"amount\":{}}},",
+                "=".repeat(i % 40),
+                i * 7919 % 100_003
+            )
+        };
+        let text: String = (0..3_000).map(record).collect();
+        assert!(text.len() > 250_000 && text.is_ascii() && !text.contains('\n'));
+        for family in [Family::V3, Family::V4_7] {
+            let claude = Claude::load(family).unwrap();
+            forget_remembered_segments();
+            assert_eq!(
+                claude.count(&text),
+                count_whole(&claude, &text),
+                "{family:?}"
+            );
+        }
+    }
+
     #[test]
     fn both_families_load_and_count_like_ctok() {
         let v3 = Claude::load(Family::V3).unwrap();
