@@ -326,6 +326,18 @@ impl TokenCounter for Heuristic {
     }
 }
 
+/// A seeded xorshift64 generator for the tokenizers' randomized tests: the same numbers every
+/// run, with no dependency.
+#[cfg(test)]
+pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -288,13 +288,7 @@ mod tests {
     ];
 
     fn random_texts(rounds: usize) -> impl Iterator<Item = String> {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::tokens::xorshift(0x2545_f491_4f6c_dd1d);
         (0..rounds).map(move |round| {
             let n = (next() % [3, 10, 30][round % 3]) as usize;
             (0..n)

@@ -282,13 +282,7 @@ mod tests {
             Claude::load(Family::V3).unwrap(),
             Claude::load(Family::V4_7).unwrap(),
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::tokens::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut lines = 0;
         for round in 0..4_000 {
             let n = 1 + (next() % [4, 12, 40][round % 3]) as usize;
@@ -354,13 +348,7 @@ mod tests {
         assert!(families.iter().all(|c| c.rules.words_stand_alone));
         assert!(families.iter().all(|c| c.rules.digits_stand_alone));
         assert!(families.iter().all(|c| c.vocab_digit_group() == Some(3)));
-        let mut seed = 0x853c_49e6_748f_ea9b_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::tokens::xorshift(0x853c_49e6_748f_ea9b);
         for round in 0..3_000 {
             let n = 1 + (next() % [6, 30, 200][round % 3]) as usize;
             let text: String = (0..n)

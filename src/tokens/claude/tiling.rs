@@ -670,16 +670,11 @@ mod tests {
         assert!(v.joins('a', 'b') && !v.joins('b', 'b') && v.joins('é', 'a'));
         let alphabet: Vec<char> = "abc \n\":,éx".chars().collect();
         let mut memo = Memo::default();
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = crate::tokens::xorshift(0x2545_f491_4f6c_dd1d);
         for round in 0..3_000 {
             let len = [3, 20, 60, 400][round % 4];
             let text: String = (0..len)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    alphabet[(seed % alphabet.len() as u64) as usize]
-                })
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
                 .collect();
             let mut t = Tiler::new(&v, &mut memo);
             text.chars().for_each(|c| t.push(c));
