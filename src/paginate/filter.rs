@@ -276,8 +276,11 @@ impl Condition {
 impl fmt::Display for Condition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let show = |v: &str| {
+            // Unquoted, a value that starts with an operator's character would be read back
+            // as part of the operator: `a<"=5"` is not `a<=5`.
             let plain = !v.is_empty()
                 && !v.contains([' ', ',', '(', ')', '"', '\''])
+                && !v.starts_with(['=', '!', '<', '>', '~'])
                 && !v.eq_ignore_ascii_case("and");
             if plain {
                 v.to_owned()
@@ -537,6 +540,21 @@ mod tests {
         let text = w.to_string();
         assert_eq!(text, "a in (x, \"y z\") and b>2 and c~Q");
         assert_eq!(Where::parse(&[text]).unwrap().canonical(), w.canonical());
+    }
+
+    /// A value that starts with an operator's character is printed quoted, so it is read back
+    /// as the same value (proptest found `a<"="` printed as `a<=`, which does not parse).
+    #[test]
+    fn a_value_that_starts_like_an_operator_reads_back_the_same() {
+        for text in [
+            "a<\"=\"", "a<\"=5\"", "a>\">x\"", "a=\"!=\"", "a~\"~\"", "a=\"<\"",
+        ] {
+            let w = Where::parse(&[text]).unwrap();
+            let again = Where::parse(&[w.to_string()]).unwrap();
+            assert_eq!(again.canonical(), w.canonical(), "{text} printed as {w}");
+        }
+        let w = Where::parse(&["n<\"=5\""]).unwrap();
+        assert!(w.matches(&json!({"n": "<"})) && !w.matches(&json!({"n": "x"})));
     }
 
     #[test]
