@@ -56,26 +56,21 @@ fn json_tool_text() -> String {
         .expect("run from the repository root")
 }
 
-/// Counting `text` seen for the first time: the thread's remembered segments, lines and texts
-/// are forgotten before each count, outside the timing. (Per iteration: a batch runs all its
-/// set-ups first, so only its first count would be first-sight.)
-fn first_sight(t: Tokenizer, text: &str) -> impl FnMut(&mut criterion::Bencher) + '_ {
+/// Counting `text` after `forget` (outside the timing, before every count: a batch runs all
+/// its set-ups first, so only its first count would follow its own). Claude's counters remember
+/// segments, lines and whole texts per thread:
+/// - [`forget_remembered_segments`]: the text is seen for the first time ("first-sight");
+/// - [`forget_counts`]: its segments and lines were seen before (a corpus of one server's
+///   results), but not the text itself, whose remembered count would make the figure the hash
+///   that finds it.
+fn counting_after(
+    forget: fn(),
+    t: Tokenizer,
+    text: &str,
+) -> impl FnMut(&mut criterion::Bencher) + '_ {
     move |b| {
         b.iter_batched(
-            forget_remembered_segments,
-            |()| t.counter().count(black_box(text)),
-            criterion::BatchSize::PerIteration,
-        )
-    }
-}
-
-/// Counting `text` whose segments and lines were seen before (a corpus of one server's
-/// results): the whole text's remembered count is forgotten before each count, or the figure
-/// would be the hash that finds it.
-fn remembered(t: Tokenizer, text: &str) -> impl FnMut(&mut criterion::Bencher) + '_ {
-    move |b| {
-        b.iter_batched(
-            forget_counts,
+            forget,
             |()| t.counter().count(black_box(text)),
             criterion::BatchSize::PerIteration,
         )
@@ -102,13 +97,19 @@ fn counters(c: &mut Criterion) {
     ] {
         t.counter()
             .count("warm up: build the tables once, outside the timing");
-        g.bench_function(format!("{t}/100KB"), remembered(t, &text));
+        g.bench_function(
+            format!("{t}/100KB"),
+            counting_after(forget_counts, t, &text),
+        );
     }
     // Claude's counters remember segment costs per thread: the figures above are a text whose
     // segments were seen before (a corpus of one server's results), these a text seen for the
     // first time.
     for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
-        g.bench_function(format!("{t}/100KB/first-sight"), first_sight(t, &text));
+        g.bench_function(
+            format!("{t}/100KB/first-sight"),
+            counting_after(forget_remembered_segments, t, &text),
+        );
     }
     g.throughput(Throughput::Bytes(json.len() as u64));
     for t in [
@@ -118,21 +119,24 @@ fn counters(c: &mut Criterion) {
     ] {
         g.bench_function(
             format!("{t}/json-tool-text-{}KB", json.len() / 1000),
-            remembered(t, &json),
+            counting_after(forget_counts, t, &json),
         );
     }
     for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
         g.bench_function(
             format!("{t}/json-tool-text-{}KB/first-sight", json.len() / 1000),
-            first_sight(t, &json),
+            counting_after(forget_remembered_segments, t, &json),
         );
     }
     g.throughput(Throughput::Bytes(big.len() as u64));
     g.sample_size(10);
-    g.bench_function("claude/1MB", remembered(Tokenizer::Claude, &big));
+    g.bench_function(
+        "claude/1MB",
+        counting_after(forget_counts, Tokenizer::Claude, &big),
+    );
     g.bench_function(
         "claude/1MB/first-sight",
-        first_sight(Tokenizer::Claude, &big),
+        counting_after(forget_remembered_segments, Tokenizer::Claude, &big),
     );
     g.finish();
 

@@ -5,22 +5,30 @@
 //! marker reads the run itself, a border marker the byte beside the run, a contraction the two
 //! bytes before it, and the seam (`⟨eow⟩ ␠ [case] ⟨bow⟩` loses its space) the byte before a
 //! single space and the run after it. So no window of runs is kept and no seam filter runs per
-//! codepoint: the stream is written into a buffer spelled in [`super::stream::marked_char`]'s
-//! bytes, which the tiler takes a segment at a time.
+//! codepoint: the stream is written into a buffer spelled in pair classes
+//! ([`super::table::pair_class`]), which the tiler takes a segment at a time.
 //!
 //! Normalized ASCII holds only TAB, LF and U+0020..U+007E ([`super::normalize`] removes or
 //! replaces every other control), so its runs are letters, digits, punctuation and space.
 
 use super::stream::{
-    ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, STRETCH_MAX, Sink, StreamRules, Stretch,
-    mark_ascii_case,
+    self, ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, STRETCH_MAX, Sink, StreamRules,
+    Stretch, mark_ascii_case,
 };
+use super::table::pair_class;
 
-/// The markers as the buffer spells them (their pair classes).
-const BOW: u8 = 0x80;
-const EOW: u8 = 0x81;
-const SHIFT: u8 = 0x83;
-const CAPS: u8 = 0x84;
+/// The markers as the buffer spells them: their pair classes.
+const BOW: u8 = marker_class(stream::BOW);
+const EOW: u8 = marker_class(stream::EOW);
+const SHIFT: u8 = marker_class(stream::SHIFT);
+const CAPS: u8 = marker_class(stream::CAPS);
+
+const fn marker_class(marker: char) -> u8 {
+    match pair_class(marker) {
+        Some(class) => class as u8,
+        None => panic!("every marker has a pair class"),
+    }
+}
 
 /// Bytes written before the buffer is handed to the sink: a line is usually far shorter, and a
 /// 100 MB JSON on one line is not held whole. (In tests a few dozen, so that every test's text
@@ -97,20 +105,12 @@ fn write_runs(
                     && rules.words_stand_alone
                     && let Some(word) = word_stretch(text, start, end, case)
                 {
-                    // The stream so far ends at the cut before the word.
-                    if !buf.is_empty() {
-                        sink.push_marked_to_cut(buf);
-                        buf.clear();
-                    }
+                    hand_on_to_cut(buf, sink); // the cut before the word
                     sink.push_stretch(word);
                     start = next;
                     continue;
                 }
-                match case {
-                    Case::Shift => buf.push(SHIFT),
-                    Case::Caps => buf.push(CAPS),
-                    Case::Literal => {}
-                }
+                buf.extend(case_marker(case));
                 if bow {
                     buf.push(BOW);
                 }
@@ -140,11 +140,7 @@ fn write_runs(
                 }
             }
             Class::Digit if rules.digits_stand_alone => {
-                // The stream so far ends at the cut before the digits.
-                if !buf.is_empty() {
-                    sink.push_marked_to_cut(buf);
-                    buf.clear();
-                }
+                hand_on_to_cut(buf, sink); // the cut before the digits
                 sink.push_digits(body);
             }
             // Space, and ASCII digits: no markers (only a border digit takes them).
@@ -157,8 +153,25 @@ fn write_runs(
         start = next;
     }
     // A cut follows a line's newlines, and the end of the text.
-    sink.push_marked_to_cut(buf);
-    buf.clear();
+    hand_on_to_cut(buf, sink);
+}
+
+/// Hands the buffer to the sink where a cut follows it, and empties it.
+#[inline]
+fn hand_on_to_cut(buf: &mut Vec<u8>, sink: &mut impl Sink) {
+    if !buf.is_empty() {
+        sink.push_marked_to_cut(buf);
+        buf.clear();
+    }
+}
+
+/// The marker a word's case takes before its ⟨bow⟩, if any.
+fn case_marker(case: Case) -> Option<u8> {
+    match case {
+        Case::Literal => None,
+        Case::Shift => Some(SHIFT),
+        Case::Caps => Some(CAPS),
+    }
 }
 
 /// A word's stream, `[case] ⟨bow⟩ body ⟨eow⟩`, as a [`Stretch`], if it is short enough: built
@@ -166,10 +179,9 @@ fn write_runs(
 /// letter, which `| 0x20` lowers).
 fn word_stretch(text: &[u8], start: usize, end: usize, case: Case) -> Option<Stretch> {
     let len = end - start;
-    let (head, head_len) = match case {
-        Case::Literal => (u128::from(BOW), 1),
-        Case::Shift => (u128::from(SHIFT) | u128::from(BOW) << 8, 2),
-        Case::Caps => (u128::from(CAPS) | u128::from(BOW) << 8, 2),
+    let (head, head_len) = match case_marker(case) {
+        None => (u128::from(BOW), 1),
+        Some(marker) => (u128::from(marker) | u128::from(BOW) << 8, 2),
     };
     let stream_len = head_len + len + 1;
     if stream_len > STRETCH_MAX {

@@ -167,14 +167,7 @@ impl Claude {
             let mut tiler = Tiler::new(&self.vocab, memo);
             let mut parts = lines::split(body);
             let head = parts.next().unwrap_or_default();
-            let raw_head_space = text.starts_with(' ');
-            if head.is_ascii() {
-                ascii::write(head.as_bytes(), raw_head_space, self.rules, buf, &mut tiler);
-            } else {
-                let mut seam = Seam::new(&mut tiler);
-                stream::write(head, raw_head_space, self.rules, &mut seam);
-                seam.finish();
-            }
+            self.write_part(head, Some(text.starts_with(' ')), buf, &mut tiler);
             // A cut follows every part but the last, so the tiling so far is settled there.
             let mut settled = tiler.total();
             let mut remembered = 0;
@@ -184,13 +177,7 @@ impl Claude {
                     remembered += cost;
                     continue;
                 }
-                if line.is_ascii() {
-                    ascii::write_line(line.as_bytes(), self.rules, buf, &mut tiler);
-                } else {
-                    let mut seam = Seam::new(&mut tiler);
-                    stream::write_line(line, self.rules, &mut seam);
-                    seam.finish();
-                }
+                self.write_part(line, None, buf, &mut tiler);
                 let total = tiler.total();
                 if let Some(key) = key {
                     line_memo.remember(key, total - settled);
@@ -202,6 +189,26 @@ impl Claude {
             let content = (tiler.total() + remembered).saturating_sub(1) as usize;
             content + self.final_newlines(norm.len() - body.len(), memo)
         })
+    }
+
+    /// Writes one part of a body into the tiler: the head (`Some(raw_head_space)`: the raw text
+    /// began with a space), which the frame precedes, or a line after a newline (`None`). ASCII
+    /// goes through [`ascii`] in one loop over its bytes, the rest through [`stream`] and the
+    /// seam filter.
+    fn write_part(&self, part: &str, head: Option<bool>, buf: &mut Vec<u8>, tiler: &mut Tiler) {
+        if part.is_ascii() {
+            let bytes = part.as_bytes();
+            return match head {
+                Some(space) => ascii::write(bytes, space, self.rules, buf, tiler),
+                None => ascii::write_line(bytes, self.rules, buf, tiler),
+            };
+        }
+        let mut seam = Seam::new(tiler);
+        match head {
+            Some(space) => stream::write(part, space, self.rules, &mut seam),
+            None => stream::write_line(part, self.rules, &mut seam),
+        }
+        seam.finish();
     }
 
     /// What `trailing` newlines at the end of the content cost. The frame appends two newlines

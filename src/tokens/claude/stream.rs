@@ -15,6 +15,7 @@
 use unicode_general_category::{GeneralCategory as Gc, get_general_category};
 use unicode_normalization::char::canonical_combining_class;
 
+use super::table::class_char;
 /// Word start, word end, and the two case markers (a literal one in the input is escaped, see
 /// [`escape_literal_marker`]). The vocabulary's pieces spell them the same way.
 pub(super) use super::table::{BOW, CAPS, EOW, SHIFT};
@@ -45,10 +46,11 @@ pub(super) trait Sink {
         s.chars().for_each(|c| self.push(c));
     }
 
-    /// Pushes a stream spelled in [`marked_char`]'s bytes (ASCII as itself, the markers as
-    /// 0x80..0x84), as if codepoint by codepoint: the tiler takes it a segment at a time.
+    /// Pushes a stream spelled in pair classes ([`super::table::pair_class`]: ASCII as itself,
+    /// the markers as 0x80..0x84), as if codepoint by codepoint: the tiler takes it a segment
+    /// at a time.
     fn push_marked(&mut self, stream: &[u8]) {
-        stream.iter().for_each(|&b| self.push(marked_char(b)));
+        stream.iter().for_each(|&b| self.push(class_char(b)));
     }
 
     /// [`Sink::push_marked`], where a cut follows `stream` (a word's ⟨bow⟩ or the end of a
@@ -77,17 +79,6 @@ pub(super) struct Stretch(pub u128);
 
 /// The bytes a [`Stretch`] holds (the 16th is the length).
 pub(super) const STRETCH_MAX: usize = 15;
-
-/// The codepoint of a byte of a marked stream: ASCII as itself, 0x80..0x84 the markers
-/// U+FDD0..U+FDD4 (each codepoint's pair class, see [`super::table::pair_class`]).
-#[inline]
-pub(super) fn marked_char(b: u8) -> char {
-    if b.is_ascii() {
-        char::from(b)
-    } else {
-        char::from_u32(0xFDD0 + u32::from(b - 0x80)).unwrap_or(char::REPLACEMENT_CHARACTER)
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Class {

@@ -37,13 +37,24 @@ const MAGIC: u32 = u32::from_le_bytes(*b"CTK3");
 /// codepoints U+FDD0..U+FDD4. Any other character may join anything.
 pub const PAIR_CLASSES: usize = 128 + 5;
 
-/// A character's place among [`PAIR_CLASSES`], if it has one.
+/// A character's place among [`PAIR_CLASSES`], if it has one. A marked stream written as bytes
+/// spells each codepoint as this (see [`class_char`]).
 #[inline]
-pub fn pair_class(c: char) -> Option<usize> {
+pub const fn pair_class(c: char) -> Option<usize> {
     match c as u32 {
         a @ 0..=0x7F => Some(a as usize),
-        m @ 0xFDD0..=0xFDD4 => Some(128 + (m - 0xFDD0) as usize),
+        m @ 0xFDD0..=0xFDD4 => Some(128 + (m - BOW as u32) as usize),
         _ => None,
+    }
+}
+
+/// The character whose [`pair_class`] `class` is (a byte of a marked stream read back).
+#[inline]
+pub fn class_char(class: u8) -> char {
+    if class.is_ascii() {
+        char::from(class)
+    } else {
+        char::from_u32(BOW as u32 + u32::from(class - 128)).unwrap_or(char::REPLACEMENT_CHARACTER)
     }
 }
 
@@ -225,7 +236,13 @@ impl Built {
 impl<'a> Tables<'a> {
     /// Does some piece have a codepoint of pair class `a` right before one of class `b`?
     pub fn pair_joins(&self, a: usize, b: usize) -> bool {
-        let bit = a * PAIR_CLASSES + b;
+        self.joins_at(a * PAIR_CLASSES + b)
+    }
+
+    /// [`Tables::joins`]' bit for the pair `a * PAIR_CLASSES + b` (so a caller may keep `a`'s
+    /// row from one codepoint to the next).
+    #[inline]
+    pub fn joins_at(&self, bit: usize) -> bool {
         self.joins[bit / 32] & (1 << (bit % 32)) != 0
     }
 

@@ -17,11 +17,11 @@
 //! longest such piece `K` (K copies of a shorter piece can be swapped for fewer copies of K), so
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
-use super::stream::{STRETCH_MAX, Sink, Stretch, marked_char, unescape_literal_marker};
+use super::stream::{STRETCH_MAX, Sink, Stretch, unescape_literal_marker};
 use rustc_hash::FxHashMap;
 
 use super::table::{
-    LINEAR_CHILDREN, NONE, PAIR_CLASSES, TERMINAL, Tables, WINDOW, pack, pair_class,
+    LINEAR_CHILDREN, NONE, PAIR_CLASSES, TERMINAL, Tables, WINDOW, class_char, pack, pair_class,
 };
 
 /// The vocabulary as the tiler reads it: the tables, and the shortest run any shortcut needs
@@ -88,8 +88,7 @@ impl<'a> Vocabulary<'a> {
     /// class `b`: no piece has the two side by side.
     #[inline]
     fn cuts(&self, row: usize, b: usize) -> bool {
-        let bit = row.wrapping_add(b);
-        row != JOINS_ANY && self.tables.joins[bit / 32] & (1 << (bit % 32)) == 0
+        row != JOINS_ANY && !self.tables.joins_at(row.wrapping_add(b))
     }
 
     /// The period a run of `c` settles into once it is `after` long, if it does.
@@ -306,37 +305,15 @@ impl<'v, 'm> Tiler<'v, 'm> {
         } else if self.len == 0 {
             0
         } else if let Some(key) = self.packed.key(self.len) {
-            match self.memo.packed.get(&key) {
-                Some(cost) => cost,
-                None => {
-                    let cost = self.walk_segment();
-                    self.memo.packed.remember(key, cost);
-                    cost
-                }
-            }
+            self.packed_cost(key)
         } else {
-            match self.memo.spelled.get(&self.segment[..self.len]) {
-                Some(cost) => cost,
-                None => {
-                    let cost = self.walk_segment();
-                    let key = self.segment[..self.len].into();
-                    self.memo.spelled.remember(key, cost);
-                    cost
-                }
-            }
+            let segment = self.segment;
+            self.spelled_cost(&segment[..self.len])
         };
         self.settled += cost;
         self.len = 0;
         self.packed = Packed::EMPTY;
         self.long = false;
-    }
-
-    /// Tiles the current (short) segment afresh.
-    fn walk_segment(&mut self) -> u32 {
-        self.walk.reset();
-        let segment = &self.segment[..self.len];
-        segment.iter().for_each(|&c| self.walk.push(self.vocab, c));
-        self.walk.total()
     }
 }
 
@@ -412,8 +389,7 @@ impl Sink for Tiler<'_, '_> {
     /// (a word is one lookup, whatever cuts it holds), remembered as a packed segment is.
     fn push_stretch(&mut self, stretch: Stretch) {
         self.close_segment();
-        let bytes = stretch.0.to_le_bytes();
-        self.settled += self.packed_cost(stretch.0, &bytes[..usize::from(bytes[PACKED_MAX])]);
+        self.settled += self.packed_cost(stretch.0);
         self.left = JOINS_ANY;
     }
 }
@@ -436,11 +412,11 @@ impl Tiler<'_, '_> {
             });
             match first_cut {
                 Some(cut) => start = cut,
-                None => return stream.iter().for_each(|&b| self.push(marked_char(b))),
+                None => return stream.iter().for_each(|&b| self.push(class_char(b))),
             }
             stream[..start]
                 .iter()
-                .for_each(|&b| self.push(marked_char(b)));
+                .for_each(|&b| self.push(class_char(b)));
             self.close_segment();
         }
         let Some(&first) = stream.get(start) else {
@@ -462,7 +438,7 @@ impl Tiler<'_, '_> {
         } else {
             stream[start..]
                 .iter()
-                .for_each(|&b| self.push(marked_char(b)));
+                .for_each(|&b| self.push(class_char(b)));
         }
     }
 
@@ -484,43 +460,45 @@ impl Tiler<'_, '_> {
                     u128::from_le_bytes(bytes)
                 }
             } | (len as u128) << (8 * PACKED_MAX);
-            self.packed_cost(key, segment)
+            self.packed_cost(key)
         } else if len <= SEGMENT_MAX {
             let mut chars = ['\0'; SEGMENT_MAX];
             chars
                 .iter_mut()
                 .zip(segment)
-                .for_each(|(c, &b)| *c = marked_char(b));
-            let key = &chars[..len];
-            if let Some(cost) = self.memo.spelled.get(key) {
-                return cost;
-            }
-            let cost = self.walk_marked(segment);
-            self.memo.spelled.remember(key.into(), cost);
-            cost
+                .for_each(|(c, &b)| *c = class_char(b));
+            self.spelled_cost(&chars[..len])
         } else {
-            self.walk_marked(segment)
+            self.walk
+                .tile(self.vocab, segment.iter().map(|&b| class_char(b)))
         }
     }
 
-    /// The cost of a short stretch of marked stream (between two cuts) whose [`Packed`] key
-    /// is `key`: remembered, or tiled now and remembered.
-    fn packed_cost(&mut self, key: u128, stretch: &[u8]) -> u32 {
+    /// The cost of a short stretch of stream (between two cuts) whose [`Packed`] key (a
+    /// [`Stretch`]'s number: its pair classes, then its length) is `key`: remembered, or tiled
+    /// from the key's own bytes and remembered.
+    fn packed_cost(&mut self, key: u128) -> u32 {
         if let Some(cost) = self.memo.packed.get(&key) {
             return cost;
         }
-        let cost = self.walk_marked(stretch);
+        let bytes = key.to_le_bytes();
+        let stretch = &bytes[..usize::from(bytes[PACKED_MAX])];
+        let cost = self
+            .walk
+            .tile(self.vocab, stretch.iter().map(|&b| class_char(b)));
         self.memo.packed.remember(key, cost);
         cost
     }
 
-    /// Tiles a segment of a marked stream afresh.
-    fn walk_marked(&mut self, segment: &[u8]) -> u32 {
-        self.walk.reset();
-        for &b in segment {
-            self.walk.push(self.vocab, marked_char(b));
+    /// The cost of a segment (between two cuts) that does not pack, by its codepoints:
+    /// remembered, or tiled now and remembered.
+    fn spelled_cost(&mut self, segment: &[char]) -> u32 {
+        if let Some(cost) = self.memo.spelled.get(segment) {
+            return cost;
         }
-        self.walk.total()
+        let cost = self.walk.tile(self.vocab, segment.iter().copied());
+        self.memo.spelled.remember(segment.into(), cost);
+        cost
     }
 }
 
@@ -556,6 +534,13 @@ impl Walk {
 
     fn total(&self) -> u32 {
         self.best[self.pos % WINDOW]
+    }
+
+    /// The cost of the best tiling of `segment` alone.
+    fn tile(&mut self, vocab: &Vocabulary, segment: impl IntoIterator<Item = char>) -> u32 {
+        self.reset();
+        segment.into_iter().for_each(|c| self.push(vocab, c));
+        self.total()
     }
 
     #[inline]
