@@ -206,15 +206,28 @@ impl<'t> Scanner<'t, '_> {
     }
 
     /// The byte after the string that starts (with its quote) at `start`, or the end.
+    ///
+    /// A few dozen bytes are read one by one before each jump with `memchr2`: JSON inside a
+    /// JSON string has an escape every few bytes, where a search per escape costs more than
+    /// it skips.
     fn string_end(&self, start: usize) -> usize {
+        let bytes = self.bytes;
         let mut i = start + 1;
-        while let Some(k) = memchr::memchr2(b'"', b'\\', self.bytes.get(i..).unwrap_or_default()) {
-            if self.bytes[i + k] == b'"' {
-                return i + k + 1;
+        loop {
+            let stop = (i + 32).min(bytes.len());
+            while i < stop {
+                match bytes[i] {
+                    b'"' => return i + 1,
+                    b'\\' => i += 2, // A backslash and the character it escapes.
+                    _ => i += 1,
+                }
             }
-            i += k + 2; // A backslash and the character it escapes.
+            match memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
+                None => return bytes.len(),
+                Some(k) if bytes[i + k] == b'"' => return i + k + 1,
+                Some(k) => i += k + 2,
+            }
         }
-        self.bytes.len()
     }
 
     /// Reads a key: as it is written when it has no escape, else unescaped as the document
@@ -435,6 +448,22 @@ mod locate_tests {
         assert_eq!(got["/a/1/b~0~1"], (2, 20));
         assert_eq!(got["/c#/x"], (3, 8));
         assert!(!got.contains_key("/missing"));
+    }
+
+    /// A string is skipped a few dozen bytes by hand, then by `memchr2`: an escape on either
+    /// side of that seam, or spanning it, still ends the string at its real quote.
+    #[test]
+    fn long_strings_with_escapes_anywhere_are_skipped_whole() {
+        for at in 0..80 {
+            for escape in ["\\\"", "\\\\", "\\n", "\\u0022"] {
+                let inner = format!("{}{escape}{}{escape}", "x".repeat(at), "y".repeat(80 - at));
+                let text = format!(r#"{{"a":"{inner}","b":[1]}}"#);
+                let column = text.find("[1]").unwrap() + 1;
+                let got = locate_all(&text, &["/b", "/b/0"]);
+                assert_eq!(got["/b"], (1, column), "{text}");
+                assert_eq!(got["/b/0"], (1, column + 1), "{text}");
+            }
+        }
     }
 
     #[test]
