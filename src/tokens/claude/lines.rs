@@ -35,9 +35,26 @@ pub(super) fn split(text: &str) -> impl Iterator<Item = &str> {
 /// Costs of lines (not the head) by their normalized text, per family and thread. A line is
 /// known by its length and 128-bit XXH3, as whole texts are (`super::RECENT`): no line is
 /// copied or allocated to be remembered.
-#[derive(Default)]
+///
+/// Once the memo is past [`EAGER_MAX`] lines, a line is remembered the second time it is seen,
+/// not the first: a log's lines, each with its own number or timestamp, never come back, and
+/// remembering every one of them cost a quarter of the count (a miss and an insert in a table
+/// of megabytes per line, and the table's growth). A small table of fingerprints in front,
+/// [`SEEN_SLOTS`] of them by hash, tells a line seen lately from one never seen; only the
+/// former are looked up and remembered.
 pub(super) struct LineMemo {
     costs: FxHashMap<(u32, u128), u32>,
+    /// A fingerprint of the last line whose hash fell in each slot (0: none yet).
+    seen: Box<[u32]>,
+}
+
+impl Default for LineMemo {
+    fn default() -> Self {
+        LineMemo {
+            costs: FxHashMap::default(),
+            seen: vec![0; SEEN_SLOTS].into_boxed_slice(),
+        }
+    }
 }
 
 /// Lines longer than this are neither looked up nor remembered (a long line seldom recurs).
@@ -46,25 +63,61 @@ const LINE_MAX: usize = 4096;
 /// Lines a memo keeps before it starts again (about 1.5 MB).
 const LINES_MAX: usize = 1 << 16;
 
+/// Until the memo holds this many lines, a line is remembered the first time it is seen: a
+/// small table costs little to fill, and a text of a few lines repeated (pretty-printed JSON)
+/// is spared their second writing.
+const EAGER_MAX: usize = 1 << 12;
+
+/// Fingerprints of lines seen lately (128 KB: they stay in the cache). A line seen again
+/// after so many others that its slot was taken is counted afresh once more, which costs time,
+/// never a wrong count.
+const SEEN_SLOTS: usize = 1 << 15;
+
 /// A line's key, if it is short enough to be remembered.
 pub(super) fn key(line: &str) -> Option<(u32, u128)> {
     (line.len() <= LINE_MAX).then(|| (line.len() as u32, xxh3_128(line.as_bytes())))
 }
 
+/// What the memo knows of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Seen {
+    /// Its cost.
+    Known(u32),
+    /// Count it and remember it: it was seen lately, or the memo is still small.
+    Remember,
+    /// Count it, and do not remember it yet: not seen lately, and the memo is large.
+    Pass,
+}
+
 impl LineMemo {
-    pub(super) fn get(&self, key: (u32, u128)) -> Option<u32> {
-        self.costs.get(&key).copied()
+    /// What is known of the line with `key`; marks it seen.
+    pub(super) fn seen(&mut self, key: (u32, u128)) -> Seen {
+        let (_, hash) = key;
+        let slot = hash as usize % SEEN_SLOTS;
+        // Never 0, which marks an empty slot.
+        let fingerprint = (hash >> 96) as u32 | 1;
+        if self.seen[slot] != fingerprint {
+            self.seen[slot] = fingerprint;
+            if self.costs.len() >= EAGER_MAX {
+                return Seen::Pass;
+            }
+        }
+        match self.costs.get(&key) {
+            Some(&cost) => Seen::Known(cost),
+            None => Seen::Remember,
+        }
     }
 
     pub(super) fn remember(&mut self, key: (u32, u128), cost: u32) {
         if self.costs.len() >= LINES_MAX {
-            self.clear();
+            self.costs.clear();
         }
         self.costs.insert(key, cost);
     }
 
     pub(super) fn clear(&mut self) {
         self.costs.clear();
+        self.seen.fill(0);
     }
 }
 
@@ -121,9 +174,40 @@ mod tests {
         }
         assert_eq!(memo.costs.len(), 3);
         assert_eq!(
-            memo.get(key(&format!("{}\n", LINES_MAX + 2)).unwrap()),
-            Some(1)
+            memo.costs
+                .get(&key(&format!("{}\n", LINES_MAX + 2)).unwrap()),
+            Some(&1)
         );
-        assert_eq!(memo.get(key("0\n").unwrap()), None);
+        assert_eq!(memo.costs.get(&key("0\n").unwrap()), None);
+    }
+
+    /// While the memo is small a line is remembered at once; past that, from its second
+    /// sighting, and lines that never come back cost the big table nothing.
+    #[test]
+    fn a_line_is_remembered_when_it_comes_back() {
+        let mut memo = LineMemo::default();
+        let first = key("{\n").unwrap();
+        assert_eq!(memo.seen(first), Seen::Remember);
+        memo.remember(first, 1);
+        assert_eq!(memo.seen(first), Seen::Known(1));
+        for i in 1..EAGER_MAX {
+            memo.remember(key(&format!("{i}:filler\n")).unwrap(), 2);
+        }
+        let line = key("      \"status\": \"ok\",\n").unwrap();
+        assert_eq!(memo.seen(line), Seen::Pass);
+        assert_eq!(memo.seen(line), Seen::Remember);
+        memo.remember(line, 7);
+        assert_eq!(memo.seen(line), Seen::Known(7));
+        // Ten thousand lines that never come back: none of them is remembered, and the line
+        // that recurs between them is still known.
+        for i in 0..10_000 {
+            assert_eq!(memo.seen(key(&format!("{i}:entry\n")).unwrap()), Seen::Pass);
+            if i % 1000 == 0 {
+                assert_eq!(memo.seen(line), Seen::Known(7));
+            }
+        }
+        assert_eq!(memo.costs.len(), EAGER_MAX + 1);
+        memo.clear();
+        assert_eq!(memo.seen(line), Seen::Remember);
     }
 }
