@@ -158,37 +158,52 @@ impl TokenCounter for Claude {
 }
 
 impl Claude {
-    /// The count, tiled now (segments may still be remembered).
+    /// The count, tiled now (segments may still be remembered). The text is normalized a
+    /// piece at a time ([`normalize::pieces`]), so only the pieces that need it are copied.
     fn count_afresh(&self, text: &str) -> usize {
         MEMOS.with_borrow_mut(|memos| {
             let (memo, line_memo, buf) = &mut memos[self.family as usize];
-            let norm = normalize::normalize(text, self.fold_quotes);
-            let body = norm.trim_end_matches('\n');
             let mut tiler = Tiler::new(&self.vocab, memo);
-            let mut parts = lines::split(body);
-            let head = parts.next().unwrap_or_default();
-            self.write_part(head, Some(text.starts_with(' ')), buf, &mut tiler);
-            // A cut follows every part but the last, so the tiling so far is settled there.
-            let mut settled = tiler.total();
+            let mut pieces = normalize::pieces(text).peekable();
+            let mut head = true;
+            let mut settled = 0;
             let mut remembered = 0;
-            for line in parts {
-                let key = lines::key(line);
-                let seen = key.map(|key| line_memo.seen(key));
-                if let Some(Seen::Known(cost)) = seen {
-                    remembered += cost;
-                    continue;
+            let mut trailing = 0;
+            while let Some(piece) = pieces.next() {
+                let norm = normalize::normalize(piece, self.fold_quotes);
+                let mut body: &str = &norm;
+                if pieces.peek().is_none() {
+                    body = norm.trim_end_matches('\n');
+                    trailing = norm.len() - body.len();
                 }
-                self.write_part(line, None, buf, &mut tiler);
-                let total = tiler.total();
-                if let (Some(key), Some(Seen::Remember)) = (key, seen) {
-                    line_memo.remember(key, total - settled);
+                let mut parts = lines::split(body);
+                if head {
+                    head = false;
+                    let first = parts.next().unwrap_or_default();
+                    self.write_part(first, Some(text.starts_with(' ')), buf, &mut tiler);
+                    // A cut follows every part but the last, so the tiling so far is settled
+                    // there.
+                    settled = tiler.total();
                 }
-                settled = total;
+                for line in parts {
+                    let key = lines::key(line);
+                    let seen = key.map(|key| line_memo.seen(key));
+                    if let Some(Seen::Known(cost)) = seen {
+                        remembered += cost;
+                        continue;
+                    }
+                    self.write_part(line, None, buf, &mut tiler);
+                    let total = tiler.total();
+                    if let (Some(key), Some(Seen::Remember)) = (key, seen) {
+                        line_memo.remember(key, total - settled);
+                    }
+                    settled = total;
+                }
             }
             // The empty message's stream is the frame's ⟨bow⟩ alone: one token that is not
             // content.
             let content = (tiler.total() + remembered).saturating_sub(1) as usize;
-            content + self.final_newlines(norm.len() - body.len(), memo)
+            content + self.final_newlines(trailing, memo)
         })
     }
 

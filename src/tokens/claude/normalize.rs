@@ -81,6 +81,49 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Pieces of about this many bytes are normalized one at a time...
+#[cfg(not(test))]
+const PIECE: usize = 1 << 16;
+/// ...and of a few dozen in tests, so that every test's text is cut, some in odd places.
+#[cfg(test)]
+const PIECE: usize = 37;
+
+/// The text in pieces that normalize one at a time to the text's normalization, and whose
+/// normalized lines are the text's: each piece but the last is at least [`PIECE`] bytes and
+/// ends with a newline that a plain ASCII byte follows (not a newline and not a stripped
+/// control, so the next piece starts with that byte, normalized or not). Nothing reaches across
+/// such a cut: NFC neither composes with a newline nor into an ASCII character, and every other
+/// step reads one character (the Thai fold two, both non-ASCII). So a long text with a few
+/// accented names is copied a piece at a time where those are, not whole. A text without such
+/// a newline is one piece.
+pub(super) fn pieces(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let mut from = PIECE;
+        while from < bytes.len() {
+            let Some(newline) = memchr::memchr(b'\n', &bytes[from..]) else {
+                break;
+            };
+            let cut = from + newline + 1;
+            match bytes.get(cut) {
+                Some(&b) if b.is_ascii() && b != b'\n' && !is_stripped_control(char::from(b)) => {
+                    let (piece, after) = rest.split_at(cut);
+                    rest = after;
+                    return Some(piece);
+                }
+                _ => from = cut,
+            }
+        }
+        done = true;
+        Some(rest)
+    })
+}
+
 /// Everything after NFC, in order: controls stripped and NUL read as a space, Thai SARA AM
 /// composed, private use stripped, quotes (v3) and spaces folded, literal markers escaped.
 fn push_folded(out: &mut String, nfc: impl Iterator<Item = char>, fold_quotes: bool) {
@@ -177,6 +220,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Normalizing piece by piece gives the whole text's normalization, on texts made of
+    /// what the steps turn on around newlines (controls, CR, NUL, combining marks, the Thai
+    /// pair, private use, quotes, spaces), and the pieces are the text, cut after newlines.
+    #[test]
+    fn pieces_normalize_to_the_whole() {
+        const FRAGMENTS: [&str; 18] = [
+            "\n", "\n", "\r\n", "\u{1}", "\0", "x", "word ", "é", "e", "\u{301}", "\u{e4d}",
+            "\u{e32}", "\u{e000}", "\u{201c}", "\u{a0}", "\t", "中", " ",
+        ];
+        let mut next = crate::tokens::xorshift(0x5eed_0f_1ece5);
+        let mut cuts = 0;
+        for _ in 0..3_000 {
+            let n = 1 + (next() % 60) as usize;
+            let text: String = (0..n)
+                .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
+                .collect();
+            let parts: Vec<&str> = pieces(&text).collect();
+            assert_eq!(parts.concat(), text);
+            for part in &parts[..parts.len() - 1] {
+                assert!(part.len() >= PIECE && part.ends_with('\n'), "{part:?}");
+            }
+            cuts += parts.len() - 1;
+            for fold in [false, true] {
+                let whole = normalize(&text, fold);
+                let by_piece: Vec<Cow<'_, str>> =
+                    parts.iter().map(|p| normalize(p, fold)).collect();
+                assert_eq!(by_piece.concat(), whole, "{text:?}");
+                // Every piece after the first starts a line of the normalized text.
+                assert!(
+                    by_piece[1..]
+                        .iter()
+                        .all(|p| !p.is_empty() && !p.starts_with('\n'))
+                );
+            }
+        }
+        assert!(cuts > 1_000, "the texts were cut: {cuts}");
+        assert_eq!(pieces("").collect::<Vec<_>>(), [""]);
     }
 
     #[test]
