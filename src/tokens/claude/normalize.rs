@@ -231,7 +231,7 @@ mod tests {
             "\n", "\n", "\r\n", "\u{1}", "\0", "x", "word ", "é", "e", "\u{301}", "\u{e4d}",
             "\u{e32}", "\u{e000}", "\u{201c}", "\u{a0}", "\t", "中", " ",
         ];
-        let mut next = crate::tokens::xorshift(0x5eed_0f_1ece5);
+        let mut next = crate::tokens::xorshift(0x05ee_d0f1_ece5);
         let mut cuts = 0;
         for _ in 0..3_000 {
             let n = 1 + (next() % 60) as usize;
