@@ -45,14 +45,14 @@ pub(super) fn split(text: &str) -> impl Iterator<Item = &str> {
 pub(super) struct LineMemo {
     costs: FxHashMap<(u32, u128), u32>,
     /// A fingerprint of the last line whose hash fell in each slot (0: none yet).
-    seen: Box<[u32]>,
+    fingerprints: Box<[u32]>,
 }
 
 impl Default for LineMemo {
     fn default() -> Self {
         LineMemo {
             costs: FxHashMap::default(),
-            seen: vec![0; SEEN_SLOTS].into_boxed_slice(),
+            fingerprints: vec![0; SEEN_SLOTS].into_boxed_slice(),
         }
     }
 }
@@ -96,8 +96,8 @@ impl LineMemo {
         let slot = hash as usize % SEEN_SLOTS;
         // Never 0, which marks an empty slot.
         let fingerprint = (hash >> 96) as u32 | 1;
-        if self.seen[slot] != fingerprint {
-            self.seen[slot] = fingerprint;
+        if self.fingerprints[slot] != fingerprint {
+            self.fingerprints[slot] = fingerprint;
             if self.costs.len() >= EAGER_MAX {
                 return Seen::Pass;
             }
@@ -117,7 +117,7 @@ impl LineMemo {
 
     pub(super) fn clear(&mut self) {
         self.costs.clear();
-        self.seen.fill(0);
+        self.fingerprints.fill(0);
     }
 }
 

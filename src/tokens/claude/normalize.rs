@@ -81,12 +81,9 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Pieces of about this many bytes are normalized one at a time...
-#[cfg(not(test))]
-const PIECE: usize = 1 << 16;
-/// ...and of a few dozen in tests, so that every test's text is cut, some in odd places.
-#[cfg(test)]
-const PIECE: usize = 37;
+/// Pieces of about this many bytes are normalized one at a time (in tests a few dozen, so that
+/// every test's text is cut, some in odd places).
+const PIECE: usize = if cfg!(test) { 37 } else { 1 << 16 };
 
 /// The text in pieces that normalize one at a time to the text's normalization, and whose
 /// normalized lines are the text's: each piece but the last is at least [`PIECE`] bytes and
@@ -97,30 +94,24 @@ const PIECE: usize = 37;
 /// accented names is copied a piece at a time where those are, not whole. A text without such
 /// a newline is one piece.
 pub(super) fn pieces(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    let mut done = false;
+    let mut rest = Some(text);
     std::iter::from_fn(move || {
-        if done {
-            return None;
-        }
-        let bytes = rest.as_bytes();
+        let text = rest?;
+        let bytes = text.as_bytes();
         let mut from = PIECE;
-        while from < bytes.len() {
-            let Some(newline) = memchr::memchr(b'\n', &bytes[from..]) else {
-                break;
-            };
+        while let Some(newline) = bytes.get(from..).and_then(|b| memchr::memchr(b'\n', b)) {
             let cut = from + newline + 1;
             match bytes.get(cut) {
                 Some(&b) if b.is_ascii() && b != b'\n' && !is_stripped_control(char::from(b)) => {
-                    let (piece, after) = rest.split_at(cut);
-                    rest = after;
+                    let (piece, after) = text.split_at(cut);
+                    rest = Some(after);
                     return Some(piece);
                 }
                 _ => from = cut,
             }
         }
-        done = true;
-        Some(rest)
+        rest = None;
+        Some(text)
     })
 }
 
