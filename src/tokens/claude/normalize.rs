@@ -54,7 +54,7 @@ pub(super) fn normalize(text: &str, fold_quotes: bool) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        let Some(offset) = bytes[at..].iter().position(|b| !b.is_ascii()) else {
+        let Some(offset) = first_non_ascii(&bytes[at..]) else {
             out.push_str(&normalize_ascii(&text[at..]));
             break;
         };
@@ -113,6 +113,26 @@ pub(super) fn pieces(text: &str) -> impl Iterator<Item = &str> {
         rest = None;
         Some(text)
     })
+}
+
+/// Where the first non-ASCII byte of `bytes` is: eight bytes at a time, as a text with a few
+/// accented names is ASCII for kilobytes between them.
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let high =
+            u64::from_le_bytes(word.try_into().expect("eight bytes")) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(at + high.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|p| at + p)
 }
 
 /// Everything after NFC, in order: controls stripped and NUL read as a space, Thai SARA AM
@@ -186,6 +206,22 @@ fn normalize_ascii(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_non_ascii_byte_is_found_in_any_word_and_the_tail() {
+        for len in 0..40 {
+            let mut bytes = vec![b'a'; len];
+            assert_eq!(first_non_ascii(&bytes), None);
+            for at in 0..len {
+                bytes[at] = 0xC3;
+                if let Some(after) = bytes.get_mut(at + 3) {
+                    *after = 0xA9; // a later one does not hide the first
+                }
+                assert_eq!(first_non_ascii(&bytes), Some(at), "len {len}, at {at}");
+                bytes.fill(b'a');
+            }
+        }
+    }
 
     #[test]
     fn ascii_without_controls_is_borrowed() {
