@@ -12,8 +12,8 @@
 //! replaces every other control), so its runs are letters, digits, punctuation and space.
 
 use super::stream::{
-    self, ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, STRETCH_MAX, Sink, StreamRules,
-    Stretch, mark_ascii_case,
+    self, ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, LOW_MASKS, STRETCH_MAX, Sink,
+    StreamRules, Stretch, low_bytes, mark_ascii_case,
 };
 use super::table::pair_class;
 
@@ -187,19 +187,11 @@ fn word_stretch(text: &[u8], start: usize, end: usize, case: Case) -> Option<Str
     if stream_len > STRETCH_MAX {
         return None;
     }
-    let ones = |n: usize| (1u128 << (8 * n)) - 1;
-    let mut body = match text.get(start..start + 16) {
-        Some(word) => u128::from_le_bytes(word.try_into().ok()?),
-        None => {
-            let mut bytes = [0; 16];
-            bytes[..len].copy_from_slice(&text[start..end]);
-            u128::from_le_bytes(bytes)
-        }
-    } & ones(len);
+    let mut body = low_bytes(text, start, len);
     body |= match case {
         Case::Literal => 0,
         Case::Shift => 0x20,
-        Case::Caps => 0x2020_2020_2020_2020_2020_2020_2020_2020 & ones(len),
+        Case::Caps => 0x2020_2020_2020_2020_2020_2020_2020_2020 & LOW_MASKS[len],
     };
     Some(Stretch(
         head | body << (8 * head_len)

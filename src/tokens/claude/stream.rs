@@ -80,6 +80,37 @@ pub(super) struct Stretch(pub u128);
 /// The bytes a [`Stretch`] holds (the 16th is the length).
 pub(super) const STRETCH_MAX: usize = 15;
 
+/// `bytes[start..start + len]` (`len` <= [`STRETCH_MAX`]) as the low bytes of a little-endian
+/// number, zeros above: one unaligned read, also for the last word of a line, where a copy
+/// into a scratch array cost a call to `memcpy` per line.
+#[inline]
+pub(super) fn low_bytes(bytes: &[u8], start: usize, len: usize) -> u128 {
+    debug_assert!(len <= STRETCH_MAX && start + len <= bytes.len());
+    let word = |at: usize| u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes"));
+    let shifted = match bytes.len().checked_sub(16) {
+        Some(last) if start <= last => word(start),
+        // The 16 bytes that end the slice, shifted down to `start` (fewer than 16 places).
+        Some(last) => word(last) >> (8 * (start - last)),
+        None => bytes[start..start + len]
+            .iter()
+            .rev()
+            .fold(0, |n, &b| n << 8 | u128::from(b)),
+    };
+    shifted & LOW_MASKS[len]
+}
+
+/// `LOW_MASKS[n]`: the low `n` bytes of a number set (a load, where a 128-bit shift by a
+/// variable amount is a dozen instructions).
+pub(super) const LOW_MASKS: [u128; 16] = {
+    let mut masks = [0; 16];
+    let mut n = 1;
+    while n < 16 {
+        masks[n] = (1 << (8 * n)) - 1;
+        n += 1;
+    }
+    masks
+};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Class {
     /// Letters (and Alphabetic BMP marks): the full word model.
@@ -854,6 +885,22 @@ impl<S: Sink> Sink for Seam<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn low_bytes_reads_any_stretch_of_any_slice() {
+        let all: Vec<u8> = (1..=40).collect();
+        for size in 0..=all.len() {
+            let bytes = &all[..size];
+            for start in 0..=size {
+                for len in 0..=STRETCH_MAX.min(size - start) {
+                    let mut expected = [0; 16];
+                    expected[..len].copy_from_slice(&bytes[start..start + len]);
+                    let got = low_bytes(bytes, start, len).to_le_bytes();
+                    assert_eq!(got, expected, "size {size}, start {start}, len {len}");
+                }
+            }
+        }
+    }
 
     impl Sink for String {
         fn push(&mut self, c: char) {

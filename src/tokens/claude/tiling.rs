@@ -17,7 +17,7 @@
 //! longest such piece `K` (K copies of a shorter piece can be swapped for fewer copies of K), so
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
-use super::stream::{STRETCH_MAX, Sink, Stretch, unescape_literal_marker};
+use super::stream::{STRETCH_MAX, Sink, Stretch, low_bytes, unescape_literal_marker};
 use rustc_hash::FxHashMap;
 
 use super::table::{
@@ -448,18 +448,7 @@ impl Tiler<'_, '_> {
         let segment = &stream[start..end];
         let len = segment.len();
         if len <= PACKED_MAX {
-            // The segment's bytes and those after it, as one word, masked to the segment.
-            let key = match stream.get(start..start + 16) {
-                Some(word) => {
-                    let word = u128::from_le_bytes(word.try_into().unwrap_or([0; 16]));
-                    word & ((1 << (8 * len)) - 1)
-                }
-                None => {
-                    let mut bytes = [0u8; 16];
-                    bytes[..len].copy_from_slice(segment);
-                    u128::from_le_bytes(bytes)
-                }
-            } | (len as u128) << (8 * PACKED_MAX);
+            let key = low_bytes(stream, start, len) | (len as u128) << (8 * PACKED_MAX);
             self.packed_cost(key)
         } else if len <= SEGMENT_MAX {
             let mut chars = ['\0'; SEGMENT_MAX];
