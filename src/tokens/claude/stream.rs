@@ -89,8 +89,9 @@ pub(super) fn low_bytes(bytes: &[u8], start: usize, len: usize) -> u128 {
     let word = |at: usize| u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes"));
     let shifted = match bytes.len().checked_sub(16) {
         Some(last) if start <= last => word(start),
-        // The 16 bytes that end the slice, shifted down to `start` (fewer than 16 places).
-        Some(last) => word(last) >> (8 * (start - last)),
+        // The 16 bytes that end the slice, shifted down to `start`: fewer than 16 places, but
+        // for an empty stretch at the very end, which the mask clears whatever the shift.
+        Some(last) => word(last).wrapping_shr(8 * (start - last) as u32),
         None => bytes[start..start + len]
             .iter()
             .rev()

@@ -402,6 +402,13 @@ impl Tiler<'_, '_> {
     /// in the next push): both go codepoint by codepoint.
     fn tile_marked(&mut self, stream: &[u8], cut_after: bool) {
         let vocab = self.vocab;
+        if cut_after && self.len == 0 && !self.long && (1..=PACKED_MAX).contains(&stream.len()) {
+            // A cut on either side (the punctuation and space between two words): costed
+            // whole, as a stretch is, one lookup whatever cuts it holds.
+            self.settled += self.marked_cost(stream, 0, stream.len());
+            self.left = JOINS_ANY;
+            return;
+        }
         let mut start = 0;
         if self.len > 0 || self.long {
             let mut left = self.left;
