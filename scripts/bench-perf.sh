@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The performance issue's figures, each beside its peer in one run (release build, whole
-# processes, medians of several runs, both cores):
+# processes, medians of several runs taking turns with the figures they are compared to, both
+# cores):
 #
 #   1. audit, default flags, over 165 MB of real captures (tests/fixtures/corpus copied until it
 #      is that large), against the cheapest audit (--client copilot-cli --tokenizer heuristic),
@@ -22,25 +23,32 @@ bin=$PWD/target/release/mcpguard
 dir=target/bench
 mkdir -p "$dir"
 
-# Median wall seconds and user+system CPU seconds of RUNS runs of a command (after one warm-up).
+# Median wall seconds and user+system CPU seconds of RUNS runs of each command (after one
+# warm-up each), one line per command in order. The commands take turns, run by run, so that
+# figures compared with each other saw the same spells of this shared machine (run one after
+# the other, a slow minute could land on one side only).
 median() {
   python3 - "$@" <<'PY'
 import os, shlex, statistics, subprocess, sys, time
-runs, cmd = int(sys.argv[1]), sys.argv[2]
-# Through a shell only where the command needs one (a glob): a shell's start-up is not ours.
-shell = any(c in cmd for c in "*|<>;")
-argv = cmd if shell else shlex.split(cmd)
-walls, cpus = [], []
+runs, cmds = int(sys.argv[1]), sys.argv[2:]
+def argv(cmd):
+    # Through a shell only where the command needs one (a glob): a shell's start-up is not ours.
+    shell = any(c in cmd for c in "*|<>;")
+    return (cmd if shell else shlex.split(cmd)), shell
+walls, cpus = [[] for _ in cmds], [[] for _ in cmds]
 for i in range(runs + 1):
-    before = os.times()
-    start = time.perf_counter()
-    subprocess.run(argv, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = os.times()
-    if i:
-        walls.append(wall)
-        cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
-print(f"{statistics.median(walls):.6f} {statistics.median(cpus):.3f}")
+    for k, cmd in enumerate(cmds):
+        args, shell = argv(cmd)
+        before = os.times()
+        start = time.perf_counter()
+        subprocess.run(args, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = os.times()
+        if i:
+            walls[k].append(wall)
+            cpus[k].append(after.children_user - before.children_user + after.children_system - before.children_system)
+for w, c in zip(walls, cpus):
+    print(f"{statistics.median(w):.6f} {statistics.median(c):.3f}")
 PY
 }
 ratio() { python3 -c "print(f'{$1 / $2:.1f}')"; }
@@ -49,10 +57,10 @@ echo "== 1. audit over 165 MB of real captures"
 corpus=$dir/audit-corpus-165-real/files
 bash scripts/copy-corpus.sh "$corpus" 165
 echo "corpus: $(ls "$corpus" | wc -l) responses, $(( $(du -sb "$corpus" | cut -f1) / 1000000 )) MB"
-read -r audit audit_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never")
-read -r cheap cheap_cpu < <(median 5 "$bin audit $corpus --format json --fail-on never --client copilot-cli --tokenizer heuristic")
-read -r seed seed_cpu < <(median 3 "python3 tests/peers/seed_audit.py $corpus")
-read -r jqs jq_cpu < <(median 3 "jq -c . $corpus/*.json")
+{ read -r audit audit_cpu; read -r cheap cheap_cpu; read -r seed seed_cpu; read -r jqs jq_cpu; } \
+  < <(median 5 "$bin audit $corpus --format json --fail-on never" \
+    "$bin audit $corpus --format json --fail-on never --client copilot-cli --tokenizer heuristic" \
+    "python3 tests/peers/seed_audit.py $corpus" "jq -c . $corpus/*.json")
 peak=$(/usr/bin/time -f %M "$bin" audit "$corpus" --format json --fail-on never 2>&1 >/dev/null | tail -1)
 printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard audit (default flags)" "$audit" "$audit_cpu"
 printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard audit --client copilot-cli --tokenizer heuristic" "$cheap" "$cheap_cpu"
@@ -63,6 +71,8 @@ echo "  default audit: $(ratio "$seed" "$audit")x the Python, $(ratio "$jqs" "$a
 echo "== 2. summarize 80 MB of bookings"
 bookings=$dir/bookings-80mb.json
 [ -f "$bookings" ] || python3 scripts/make-bookings.py 344000 > "$bookings"
+# Apart: right after the Python (400 MB of objects freed), the same summarize takes up to twice
+# as long on this machine for reasons of the machine's, not of either program.
 read -r summ summ_cpu < <(median 5 "$bin summarize $bookings --no-artifact")
 read -r seed seed_cpu < <(median 3 "python3 tests/peers/seed_ref.py truncate $bookings")
 printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard summarize --no-artifact" "$summ" "$summ_cpu"
@@ -88,8 +98,8 @@ PY
 exact_mbs() { # FILE LABEL: the whole process's time and the counting's MB/s, against the heuristic
   local mb exact heur
   mb=$(python3 -c "print(round(len(open('${1%.json}.txt', encoding='utf-8').read().encode()) / 1e6, 2))")
-  read -r exact _ < <(median 5 "$bin estimate --tokenizer claude --top 0 $1")
-  read -r heur _ < <(median 5 "$bin estimate --tokenizer heuristic --top 0 $1")
+  { read -r exact _; read -r heur _; } < <(median 9 \
+    "$bin estimate --tokenizer claude --top 0 $1" "$bin estimate --tokenizer heuristic --top 0 $1")
   echo "  mcpguard estimate --tokenizer claude, $mb MB, $2: $(printf %.3f "$exact") s whole process ($(python3 -c "print(round($mb / $exact))") MB/s, $(python3 -c "print(round($mb / ($exact - $heur)))") MB/s counting; with --tokenizer heuristic $(printf %.3f "$heur") s)"
 }
 exact_mbs "$dir/count-5mb.json" "no line repeated"
@@ -116,10 +126,9 @@ fi
 
 echo "== 4. start-up"
 resp=tests/fixtures/corpus/filesystem__tools_call__search_files__all_rs.json
-read -r version _ < <(median 40 "$bin --version")
-read -r est _ < <(median 40 "$bin estimate $resp")
-read -r est_exact _ < <(median 40 "$bin estimate --tokenizer claude $resp")
-read -r est_v3 _ < <(median 40 "$bin estimate --tokenizer claude-v3 $resp")
+{ read -r version _; read -r est _; read -r est_exact _; read -r est_v3 _; } < <(median 40 \
+  "$bin --version" "$bin estimate $resp" "$bin estimate --tokenizer claude $resp" \
+  "$bin estimate --tokenizer claude-v3 $resp")
 printf '  %-58s %7.2f ms\n' "mcpguard --version" "$(python3 -c "print($version * 1000)")"
 printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate (73 KB response, default)" "$(python3 -c "print($est * 1000)")" "$(ratio "$est" "$version")"
 printf '  %-58s %7.2f ms (%sx --version)\n' "mcpguard estimate --tokenizer claude (exact, 73 KB)" "$(python3 -c "print($est_exact * 1000)")" "$(ratio "$est_exact" "$version")"
