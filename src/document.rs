@@ -9,7 +9,11 @@
 //! audio at a fixed token cost, `structuredContent`, and for other results the result itself.
 //! [`Anatomy::parts`] lists those pieces with the JSON pointer of each.
 
-use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
 
 use crate::pointer;
 
@@ -81,8 +85,14 @@ pub struct Part<'a> {
 #[derive(Clone, Debug)]
 pub enum PartContent<'a> {
     /// Text the model reads: a text content block, a text resource. `json` holds the parsed
-    /// value when the whole text is a JSON object or array.
-    Text { text: &'a str, json: Option<Value> },
+    /// value when the whole text is a JSON object or array: borrowed from `structuredContent`
+    /// when the text is that value written out (the same keys in the same order, the same
+    /// numbers and strings), or the array its one member wraps (`{"items": [...]}` for a tool
+    /// that returns a list), so the two are one tree.
+    Text {
+        text: &'a str,
+        json: Option<Cow<'a, Value>>,
+    },
     /// An image or audio block: a fixed token cost, whatever its size. `data_bytes` is the
     /// length of its base64 data on the wire.
     Media { mime: &'a str, data_bytes: usize },
@@ -183,12 +193,18 @@ fn payload_anatomy<'a>(
     {
         anatomy.kind = Kind::ToolResult;
         let base = pointer::join(at, "content");
+        let structured = payload.get("structuredContent");
+        let parse = if parse {
+            Parse::Text { twin: structured }
+        } else {
+            Parse::No
+        };
         for (i, block) in blocks.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
             anatomy.parts.push(block_part(p, block, parse));
         }
-        if let Some(structured) = payload.get("structuredContent") {
+        if let Some(structured) = structured {
             anatomy.parts.push(json_part(
                 &pointer::join(at, "structuredContent"),
                 structured,
@@ -214,6 +230,11 @@ fn payload_anatomy<'a>(
         for (i, item) in contents.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
+            let parse = if parse {
+                Parse::Text { twin: None }
+            } else {
+                Parse::No
+            };
             anatomy.parts.push(resource_part(p, item, parse));
         }
         return anatomy;
@@ -229,13 +250,25 @@ fn json_part<'a>(at: &str, value: &'a Value) -> Part<'a> {
     }
 }
 
-fn text_part(pointer: String, text: &str, parse: bool) -> Part<'_> {
+/// Whether the JSON inside text blocks is parsed, and the value a text block may be written
+/// out from (a tool result's `structuredContent`).
+#[derive(Clone, Copy)]
+enum Parse<'a> {
+    No,
+    Text { twin: Option<&'a Value> },
+}
+
+fn text_part<'a>(pointer: String, text: &'a str, parse: Parse<'a>) -> Part<'a> {
+    let json = match parse {
+        Parse::No => None,
+        Parse::Text { twin } => match twin.and_then(|s| written_from(text, s)) {
+            Some(twin) if writes_out(text, twin) => Some(Cow::Borrowed(twin)),
+            _ => parse_json_text(text).map(Cow::Owned),
+        },
+    };
     Part {
         pointer,
-        content: PartContent::Text {
-            text,
-            json: if parse { parse_json_text(text) } else { None },
-        },
+        content: PartContent::Text { text, json },
     }
 }
 
@@ -246,13 +279,131 @@ pub fn parse_json_text(text: &str) -> Option<Value> {
         .flatten()
 }
 
+/// What of `structured` a JSON text could be written out from: the object itself for an
+/// object, and for an array the one member of a wrapper object (`{"result": [...]}`, as the
+/// SDKs wrap a tool's list; structuredContent is always an object).
+fn written_from<'a>(text: &str, structured: &'a Value) -> Option<&'a Value> {
+    match text.trim_start().as_bytes().first() {
+        Some(b'{') => Some(structured),
+        Some(b'[') => match structured.as_object() {
+            Some(wrapper) if wrapper.len() == 1 => wrapper.values().next().filter(|v| v.is_array()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `text` parses to exactly `value`, read without building anything: the same keys in
+/// the same order, strings equal, and numbers as `serde_json` would make them (integers by
+/// value, floats bit for bit). A duplicate key, another order or anything unreadable is a no,
+/// and the text is then parsed on its own as before.
+fn writes_out(text: &str, value: &Value) -> bool {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    Same(value).deserialize(&mut reader).is_ok() && reader.end().is_ok()
+}
+
+/// A seed that reads a JSON value and fails at the first thing that differs from its own.
+#[derive(Clone, Copy)]
+struct Same<'v>(&'v Value);
+
+impl<'de> DeserializeSeed<'de> for Same<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+/// The error that stops the reading at a difference (never shown).
+fn differs<E: de::Error>() -> E {
+    E::custom("differs")
+}
+
+fn same_or_differs<E: de::Error>(same: bool) -> Result<(), E> {
+    if same { Ok(()) } else { Err(differs()) }
+}
+
+impl<'de> Visitor<'de> for Same<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        same_or_differs(self.0.is_null())
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        same_or_differs(self.0.as_bool() == Some(b))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        same_or_differs(self.0.as_number() == Some(&Number::from(n)))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        same_or_differs(self.0.as_number() == Some(&Number::from(n)))
+    }
+
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<(), E> {
+        // Bit for bit: -0.0 == 0.0, but the two are written differently.
+        let float = self.0.as_number().filter(|n| n.is_f64());
+        same_or_differs(float.and_then(Number::as_f64).map(f64::to_bits) == Some(x.to_bits()))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        same_or_differs(self.0.as_str() == Some(s))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        let expected = self.0.as_array().ok_or_else(differs)?;
+        for item in expected {
+            items.next_element_seed(Same(item))?.ok_or_else(differs)?;
+        }
+        same_or_differs(items.next_element::<IgnoredAny>()?.is_none())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+        let expected = self.0.as_object().ok_or_else(differs)?;
+        for (key, value) in expected {
+            members.next_key_seed(Key(key))?.ok_or_else(differs)?;
+            members.next_value_seed(Same(value))?;
+        }
+        same_or_differs(members.next_key::<IgnoredAny>()?.is_none())
+    }
+}
+
+/// A seed that reads an object's key and fails unless it is this one.
+struct Key<'k>(&'k str);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        same_or_differs(self.0 == s)
+    }
+}
+
 /// True when a text starts (after whitespace) as a JSON object or array would.
 pub fn looks_like_json(text: &str) -> bool {
     let trimmed = text.trim_start();
     trimmed.starts_with('{') || trimmed.starts_with('[')
 }
 
-fn block_part(at: String, block: &Value, parse: bool) -> Part<'_> {
+fn block_part<'a>(at: String, block: &'a Value, parse: Parse<'a>) -> Part<'a> {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "text" => match block.get("text").and_then(Value::as_str) {
@@ -278,7 +429,7 @@ fn block_part(at: String, block: &Value, parse: bool) -> Part<'_> {
     }
 }
 
-fn resource_part(at: String, resource: &Value, parse: bool) -> Part<'_> {
+fn resource_part<'a>(at: String, resource: &'a Value, parse: Parse<'a>) -> Part<'a> {
     if let Some(text) = resource.get("text").and_then(Value::as_str) {
         return text_part(pointer::join(&at, "text"), text, parse);
     }
@@ -300,7 +451,154 @@ fn resource_part(at: String, resource: &Value, parse: bool) -> Part<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    /// The text block's tree: borrowed from structuredContent or parsed, and what it holds.
+    fn text_json(text: &str, structured: &Value) -> (bool, Option<Value>) {
+        let doc =
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": structured});
+        let a = anatomy(&doc, "");
+        match &a.parts[0].content {
+            PartContent::Text { json, .. } => (
+                matches!(json, Some(Cow::Borrowed(_))),
+                json.as_ref().map(|v| v.as_ref().clone()),
+            ),
+            other => panic!("not a text part: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_text_block_written_out_from_structured_content_borrows_its_tree() {
+        let structured = json!({"items": [{"id": 1, "name": "é\"x", "ok": true, "v": [0.5, -2, null]}], "total": 1});
+        for text in [
+            serde_json::to_string(&structured).unwrap(),
+            serde_json::to_string_pretty(&structured).unwrap(),
+            // The same strings escaped otherwise.
+            r#"{"items":[{"id":1,"name":"\u00e9\"\u0078","ok":true,"v":[0.5,-2,null]}],"total":1}"#
+                .to_owned(),
+        ] {
+            assert_eq!(
+                text_json(&text, &structured),
+                (true, Some(structured.clone())),
+                "{text}"
+            );
+        }
+        // A list, and structuredContent the object that wraps it.
+        let list = json!([{"id": 0, "tags": ["a"]}, {"id": 1, "tags": []}]);
+        let text = serde_json::to_string(&list).unwrap();
+        for wrapper in [json!({"items": list}), json!({"result": list})] {
+            assert_eq!(text_json(&text, &wrapper), (true, Some(list.clone())));
+        }
+        // Not when the wrapper has more than the list, or the list is another.
+        for not_a_wrapper in [
+            json!({"items": list, "total": 2}),
+            json!({"items": [list[0]]}),
+        ] {
+            assert_eq!(
+                text_json(&text, &not_a_wrapper),
+                (false, Some(list.clone()))
+            );
+        }
+    }
+
+    #[test]
+    fn a_text_block_that_differs_in_any_way_is_parsed_on_its_own() {
+        let structured = json!({"a": 1, "b": [0.0, "x"]});
+        for text in [
+            r#"{"b":[0.0,"x"],"a":1}"#,       // another order
+            r#"{"a":1.0,"b":[0.0,"x"]}"#,     // a float for an integer
+            r#"{"a":1,"b":[-0.0,"x"]}"#,      // -0.0 is written otherwise
+            r#"{"a":1,"b":[0.0,"y"]}"#,       // another string
+            r#"{"a":1,"b":[0.0]}"#,           // an item fewer
+            r#"{"a":1,"b":[0.0,"x",null]}"#,  // an item more
+            r#"{"a":1}"#,                     // a member fewer
+            r#"{"a":1,"b":[0.0,"x"],"c":2}"#, // a member more
+            r#"{"a":0,"a":1,"b":[0.0,"x"]}"#, // a duplicate key (the last wins)
+            r#"[1]"#,
+        ] {
+            let parsed: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                text_json(text, &structured),
+                (false, Some(parsed)),
+                "{text}"
+            );
+        }
+        // Not JSON at all, or JSON with something after it: no tree, as before.
+        assert_eq!(
+            text_json(r#"{"a":1,"b":[0.0,"x"]} and more"#, &structured),
+            (false, None)
+        );
+        assert_eq!(text_json("a=1", &structured), (false, None));
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let scalars = prop_oneof![
+            (-3i64..3).prop_map(Value::from),
+            prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5)].prop_map(Value::from),
+        ];
+        crate::compact::random_json(scalars, "[ab\"é]{0,2}", 3, 3)
+    }
+
+    /// structuredContent (an object, often one member wrapping a list) and a text block: the
+    /// text written from it, from what it wraps, or from another value, compact or indented,
+    /// and now and then with one of its numbers or strings changed.
+    fn structured_and_text() -> impl Strategy<Value = (Value, String)> {
+        let wrapper = (prop_oneof![Just("items"), Just("result")], json_value())
+            .prop_map(|(k, v)| json!({ k: if v.is_array() { v } else { json!([v]) } }));
+        let object = json_value().prop_map(|v| if v.is_object() { v } else { json!({"v": v}) });
+        let structured = prop_oneof![wrapper, object];
+        (
+            structured,
+            json_value(),
+            0..3usize,
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(structured, other, source, pretty, nudge)| {
+                let inner = structured
+                    .as_object()
+                    .and_then(|m| m.values().next())
+                    .cloned();
+                let from = match source {
+                    0 => structured.clone(),
+                    1 => inner.unwrap_or(Value::Null),
+                    _ => other,
+                };
+                let mut text = if pretty {
+                    serde_json::to_string_pretty(&from).unwrap()
+                } else {
+                    serde_json::to_string(&from).unwrap()
+                };
+                if nudge {
+                    // The first 0 becomes -0 (and 0.0 -0.0), or the first "a" "b".
+                    text = text
+                        .replacen(":0", ":-0", 1)
+                        .replacen("[0", "[-0", 1)
+                        .replacen("\"a", "\"b", 1);
+                }
+                (structured, text)
+            })
+    }
+
+    proptest! {
+        /// Borrowed exactly when the text's own tree is structuredContent's, or the list it
+        /// wraps, written the same (so equal bit for bit); and the tree is always the text's.
+        #[test]
+        fn the_text_block_tree_is_always_the_texts_own((structured, text) in structured_and_text()) {
+            let own: Option<Value> = parse_json_text(&text);
+            let (borrowed, tree) = text_json(&text, &structured);
+            let written = |v: Option<&Value>| v.map(|v| serde_json::to_string(v).unwrap());
+            prop_assert_eq!(written(tree.as_ref()), written(own.as_ref()));
+            let twin = match (&own, &structured) {
+                (Some(Value::Array(_)), Value::Object(m)) if m.len() == 1 => m.values().next(),
+                (Some(Value::Object(_)), _) => Some(&structured),
+                _ => None,
+            };
+            let identical = own.is_some() && written(own.as_ref()) == written(twin);
+            prop_assert_eq!(borrowed, identical);
+        }
+    }
 
     #[test]
     fn tool_result_parts() {

@@ -164,7 +164,7 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
     let mut texts = with_paths.then(PathTexts::default);
     for part in &anatomy.parts {
         let json = match &part.content {
-            PartContent::Text { json: Some(v), .. } => Some((v, format!("{}#", part.pointer))),
+            PartContent::Text { json: Some(v), .. } => Some((&**v, format!("{}#", part.pointer))),
             PartContent::Json(v) => Some((*v, part.pointer.clone())),
             PartContent::Raw(_) => Some((anatomy.payload, String::new())),
             PartContent::Text { text, json: None } => {

@@ -30,7 +30,7 @@ fn measure_all() -> Vec<(String, Measured)> {
             let anatomy = document::anatomy(&d.value, &d.text);
             let profile = measure::profile(&anatomy, false, 0);
             let payload = anatomy.parts.iter().find_map(|p| match &p.content {
-                PartContent::Text { json: Some(v), .. } => Some(v.clone()),
+                PartContent::Text { json: Some(v), .. } => Some(v.as_ref().clone()),
                 PartContent::Raw(_) => Some(anatomy.payload.clone()),
                 _ => None,
             });

@@ -292,7 +292,7 @@ fn default_tool_name(file: &str, kind: document::Kind) -> String {
 /// else structuredContent, else the payload itself for plain JSON.
 fn payload_json<'a>(anatomy: &'a document::Anatomy<'_>) -> Option<&'a Value> {
     anatomy.parts.iter().find_map(|p| match &p.content {
-        document::PartContent::Text { json: Some(v), .. } => Some(v),
+        document::PartContent::Text { json: Some(v), .. } => Some(&**v),
         document::PartContent::Raw(_) => Some(anatomy.payload),
         _ => None,
     })

@@ -158,7 +158,8 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
     let mut anatomy = document::anatomy(doc, "");
     let (holder, data) = match anatomy.kind {
         Kind::ToolResult => {
-            // The parsed text is moved out of the anatomy, not copied: it can be 100 MB.
+            // The parsed text is moved out of the anatomy, not copied: it can be 100 MB (or it
+            // is structuredContent's, borrowed).
             let text_block = anatomy.parts.iter_mut().find_map(|p| match &mut p.content {
                 PartContent::Text {
                     json: json @ Some(_),
@@ -173,7 +174,7 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                         block,
                         structured: anatomy.payload.get("structuredContent").is_some(),
                     },
-                    Cow::Owned(data),
+                    data,
                 ),
                 None => (
                     Holder::Document {

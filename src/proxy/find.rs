@@ -550,7 +550,7 @@ pub fn text_view(value: &Value, fields: Option<&str>) -> Result<String, String> 
             .cloned()
             .or_else(|| {
                 anatomy.parts.iter().find_map(|p| match &p.content {
-                    PartContent::Text { json: Some(v), .. } => Some(v.clone()),
+                    PartContent::Text { json: Some(v), .. } => Some(v.as_ref().clone()),
                     _ => None,
                 })
             })
