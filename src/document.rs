@@ -119,16 +119,16 @@ pub struct Anatomy<'a> {
 
 /// Recognises `value` (whose exact text is `text`) and lists what the model sees.
 pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
-    anatomy_with(value, text, true)
+    anatomy_with(value, text, Parse::Text { twin: None })
 }
 
 /// [`anatomy`] without parsing the JSON inside text blocks (`json` is always `None`), for a
 /// caller that parses it its own way (summarize samples a 100 MB text instead of building it).
 pub fn anatomy_shallow<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
-    anatomy_with(value, text, false)
+    anatomy_with(value, text, Parse::No)
 }
 
-fn anatomy_with<'a>(value: &'a Value, text: &'a str, parse: bool) -> Anatomy<'a> {
+fn anatomy_with<'a>(value: &'a Value, text: &'a str, parse: Parse<'a>) -> Anatomy<'a> {
     let envelope = value.get("jsonrpc").is_some_and(|v| v == "2.0");
     let id = if envelope { value.get("id") } else { None };
 
@@ -176,7 +176,7 @@ fn payload_anatomy<'a>(
     payload: &'a Value,
     at: &'static str,
     id: Option<&'a Value>,
-    parse: bool,
+    parse: Parse<'a>,
 ) -> Anatomy<'a> {
     let mut anatomy = Anatomy {
         kind: Kind::OtherResult,
@@ -194,11 +194,7 @@ fn payload_anatomy<'a>(
         anatomy.kind = Kind::ToolResult;
         let base = pointer::join(at, "content");
         let structured = payload.get("structuredContent");
-        let parse = if parse {
-            Parse::Text { twin: structured }
-        } else {
-            Parse::No
-        };
+        let parse = parse.with_twin(structured);
         for (i, block) in blocks.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
@@ -230,11 +226,6 @@ fn payload_anatomy<'a>(
         for (i, item) in contents.iter().enumerate() {
             let mut p = base.clone();
             pointer::push_index(&mut p, i);
-            let parse = if parse {
-                Parse::Text { twin: None }
-            } else {
-                Parse::No
-            };
             anatomy.parts.push(resource_part(p, item, parse));
         }
         return anatomy;
@@ -256,6 +247,16 @@ fn json_part<'a>(at: &str, value: &'a Value) -> Part<'a> {
 enum Parse<'a> {
     No,
     Text { twin: Option<&'a Value> },
+}
+
+impl<'a> Parse<'a> {
+    /// The same choice, with the value text blocks may be written out from.
+    fn with_twin(self, twin: Option<&'a Value>) -> Parse<'a> {
+        match self {
+            Parse::No => Parse::No,
+            Parse::Text { .. } => Parse::Text { twin },
+        }
+    }
 }
 
 fn text_part<'a>(pointer: String, text: &'a str, parse: Parse<'a>) -> Part<'a> {

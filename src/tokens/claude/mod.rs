@@ -165,7 +165,8 @@ impl Claude {
             let (memo, line_memo, buf) = &mut memos[self.family as usize];
             let mut tiler = Tiler::new(&self.vocab, memo);
             let mut pieces = normalize::pieces(text).peekable();
-            let mut head = true;
+            // The head's raw-space flag until the head is written.
+            let mut head = Some(text.starts_with(' '));
             let mut settled = 0;
             let mut remembered = 0;
             let mut trailing = 0;
@@ -177,10 +178,9 @@ impl Claude {
                     trailing = norm.len() - body.len();
                 }
                 let mut parts = lines::split(body);
-                if head {
-                    head = false;
+                if let Some(space) = head.take() {
                     let first = parts.next().unwrap_or_default();
-                    self.write_part(first, Some(text.starts_with(' ')), buf, &mut tiler);
+                    self.write_part(first, Some(space), buf, &mut tiler);
                     // A cut follows every part but the last, so the tiling so far is settled
                     // there.
                     settled = tiler.total();
