@@ -307,6 +307,13 @@ fn check_field(field: &str) -> Result<(), String> {
             "`{field}` is not a field name (a field has no spaces; nested ones are dotted, a.b)"
         ));
     }
+    // `a! = x` would print back as `a!=x`, another condition.
+    if field.ends_with('!') {
+        return Err(format!(
+            "`{field}` is not a field name (it ends in `!`: for not-equal write `{} != VALUE`)",
+            field.trim_end_matches('!')
+        ));
+    }
     Ok(())
 }
 
@@ -565,6 +572,8 @@ mod tests {
             ("my field=x", "not a field name"),
             ("total>", "needs a value"),
             ("status in ()", "needs values"),
+            ("! =", "ends in `!`"),
+            ("status! = x", "write `status != VALUE`"),
         ] {
             let e = Where::parse(&[text]).unwrap_err();
             assert!(e.to_string().contains(why), "{text}: {e}");
