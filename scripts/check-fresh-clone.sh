@@ -5,7 +5,9 @@
 # directory. Cargo names a workspace's own crate by its path relative to the workspace, so the
 # clone's test binaries would take the names of this checkout's (and later runs here would run
 # the clone's); a profile setting for the crate alone (codegen-units, which does not change
-# what is tested) gives the clone's builds names of their own.
+# what is tested) gives the clone's builds names of their own. The clone builds without
+# incremental state (it is never built again), and its test binaries are removed afterwards:
+# a CI machine's disk is not ours to fill twice.
 #
 #   bash scripts/check-fresh-clone.sh
 set -euo pipefail
@@ -20,4 +22,10 @@ if [ "$(ls -A ..)" != mcpguard ]; then
   exit 1
 fi
 echo "clone of $(git rev-parse --short HEAD) at $tmp/mcpguard, nothing beside it"
-CARGO_TARGET_DIR=$root/target cargo test --config 'profile.dev.package.mcpguard.codegen-units=255'
+stamp=$tmp/before-build
+touch "$stamp"
+CARGO_INCREMENTAL=0 CARGO_TARGET_DIR=$root/target \
+  cargo test --config 'profile.dev.package.mcpguard.codegen-units=255'
+# Only the clone's own crate was built (the dependencies are this checkout's): what is newer
+# than the stamp is the clone's.
+find "$root/target/debug/deps" -maxdepth 1 -type f -newer "$stamp" -delete
