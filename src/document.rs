@@ -286,12 +286,25 @@ pub fn parse_json_text(text: &str) -> Option<Value> {
 fn written_from<'a>(text: &str, structured: &'a Value) -> Option<&'a Value> {
     match text.trim_start().as_bytes().first() {
         Some(b'{') => Some(structured),
-        Some(b'[') => match structured.as_object() {
-            Some(wrapper) if wrapper.len() == 1 => wrapper.values().next().filter(|v| v.is_array()),
-            _ => None,
-        },
+        Some(b'[') => wrapped_list(structured),
         _ => None,
     }
+}
+
+/// The list a one-member wrapper object holds (`{"items": [...]}`).
+fn wrapped_list(structured: &Value) -> Option<&Value> {
+    match structured.as_object() {
+        Some(wrapper) if wrapper.len() == 1 => wrapper.values().next().filter(|v| v.is_array()),
+        _ => None,
+    }
+}
+
+/// Whether a text block's JSON only repeats what `structured` (structuredContent) sends: the
+/// same value, or the list its one-member wrapper holds. A tree the anatomy borrowed from
+/// structuredContent is known equal without walking it.
+pub fn repeats_structured(structured: &Value, json: &Value) -> bool {
+    let same = |a: &Value| std::ptr::eq(a, json) || *a == *json;
+    same(structured) || (json.is_array() && wrapped_list(structured).is_some_and(same))
 }
 
 /// Whether `text` parses to exactly `value`, read without building anything: the same keys in
@@ -499,6 +512,28 @@ mod tests {
             assert_eq!(
                 text_json(&text, &not_a_wrapper),
                 (false, Some(list.clone()))
+            );
+        }
+    }
+
+    #[test]
+    fn a_text_block_repeats_structured_content_or_the_list_it_wraps() {
+        let list = json!([{"id": 1, "tags": ["a"]}]);
+        let object = json!({"a": 1, "b": list});
+        assert!(repeats_structured(&object, &object));
+        // Equal as JSON values: another key order is the same object.
+        assert!(repeats_structured(&object, &json!({"b": list, "a": 1})));
+        assert!(repeats_structured(&json!({"items": list}), &list));
+        assert!(repeats_structured(&json!({"result": list}), &list.clone()));
+        for (structured, json) in [
+            (json!({"items": list, "total": 1}), list.clone()),
+            (json!({"items": [1]}), list.clone()),
+            (json!({"items": {"id": 1}}), json!({"id": 1})),
+            (object.clone(), json!({"a": 1})),
+        ] {
+            assert!(
+                !repeats_structured(&structured, &json),
+                "{structured} {json}"
             );
         }
     }

@@ -101,6 +101,28 @@ fn every_failing_example_breaks_its_invariant_and_passing_ones_pass() {
 }
 
 #[test]
+fn a_list_sent_as_text_and_as_wrapped_structured_content_is_reported_once_as_sent_twice() {
+    // A real capture: 2,000 items as a JSON text block and again as {"items": [...]}.
+    let (_, report) = audit_json(&[
+        "tests/fixtures/corpus/paged__tools_call__big__2000.json",
+        "--fail-on",
+        "never",
+    ]);
+    let findings = report["documents"][0]["findings"].as_array().unwrap();
+    let twice: Vec<&Value> = findings.iter().filter(|f| f["code"] == "MG013").collect();
+    assert_eq!(twice.len(), 1, "{findings:#?}");
+    assert_eq!(twice[0]["pointer"], "/result/content/0/text");
+    assert!(
+        twice[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(167116 bytes sent twice)"),
+        "{}",
+        twice[0]
+    );
+}
+
+#[test]
 fn fail_on_sets_the_exit_code() {
     let warning_only = "contracts/examples/fail-inv004-depth-9.json";
     let run = |fail_on: &str| {

@@ -310,6 +310,43 @@ fn a_small_error_result_is_kept_whole_even_when_forced() {
 }
 
 #[test]
+fn a_list_also_sent_wrapped_as_structured_content_keeps_one_copy() {
+    // A real capture: 2,000 items as a JSON text block and again as {"items": [...]}.
+    let dir = scratch();
+    let input = repo("tests/fixtures/corpus/paged__tools_call__big__2000.json");
+    let out = run(
+        dir.path(),
+        &[
+            "summarize",
+            input.to_str().unwrap(),
+            "--report",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
+    let duplicate: Vec<&Value> = report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["fix"] == "duplicate")
+        .collect();
+    assert_eq!(duplicate.len(), 1, "{report:#}");
+    assert_eq!(duplicate[0]["bytes"], 167116);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        !warnings.contains("structuredContent left out"),
+        "{warnings}"
+    );
+    assert!(
+        stdout_json(&out)["result"]
+            .get("structuredContent")
+            .is_none()
+    );
+}
+
+#[test]
 fn bloat_fixes_are_reported_with_their_savings() {
     let dir = scratch();
     let input = repo("contracts/examples/fail-inv001-pretty-duplicated-structured.json");

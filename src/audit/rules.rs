@@ -9,7 +9,7 @@ use super::findings::{Input, Out};
 use super::{Context, Finding};
 use crate::compact;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
-use crate::document::{Kind, PartContent};
+use crate::document::{self, Kind, PartContent};
 use crate::estimate::DocumentEstimate;
 use crate::json_whitespace;
 use crate::measure::{self, BASE64_MIN_RUN};
@@ -263,7 +263,7 @@ fn check_content(out: &mut Out<'_>) {
     for (at, text, v) in &text_json {
         check_pretty(out, at, text);
         // MG013: the same JSON as text and as structuredContent.
-        if structured.is_some_and(|s| s == *v) {
+        if structured.is_some_and(|s| document::repeats_structured(s, v)) {
             out.add(
                 "MG013",
                 at,
@@ -614,5 +614,24 @@ mod tests {
         let v = serde_json::json!({"a": 1});
         let dup = serde_json::json!({"content":[{"type":"text","text": v.to_string()}], "structuredContent": v}).to_string();
         assert_eq!(codes(&dup), ["MG013"]);
+    }
+
+    #[test]
+    fn a_list_sent_as_text_and_wrapped_in_structured_content_is_sent_twice() {
+        let list = serde_json::json!([{"id": 1}, {"id": 2}]);
+        let result = |structured: serde_json::Value| {
+            serde_json::json!({"content":[{"type":"text","text": list.to_string()}], "structuredContent": structured}).to_string()
+        };
+        assert_eq!(
+            codes(&result(serde_json::json!({"items": list}))),
+            ["MG013"]
+        );
+        // Indented the same: the anatomy parses it on its own, and it is still the same list.
+        let pretty = serde_json::to_string_pretty(&list).unwrap();
+        let doc = serde_json::json!({"content":[{"type":"text","text": pretty}], "structuredContent": {"items": list}});
+        assert!(codes(&doc.to_string()).contains(&"MG013"));
+        // A wrapper with more than the list, or another list, is not a copy.
+        assert!(codes(&result(serde_json::json!({"items": list, "total": 2}))).is_empty());
+        assert!(codes(&result(serde_json::json!({"items": [list[0]]}))).is_empty());
     }
 }

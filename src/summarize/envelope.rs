@@ -175,7 +175,8 @@ pub(super) fn unwrap(
                         ));
                     }
                     if let Some((s, at)) = &structured {
-                        if **s == v {
+                        let repeated = document::repeats_structured(s, &v);
+                        if repeated {
                             fixes.push(fix(
                                 "duplicate",
                                 "structuredContent repeated the text: one copy kept".into(),
@@ -184,7 +185,7 @@ pub(super) fn unwrap(
                         }
                         if opts.output_schema.is_some() {
                             structured_at = Some(at.clone());
-                        } else if **s != v {
+                        } else if !repeated {
                             warnings.push(
                                 "structuredContent left out: pass --output-schema FILE to keep it valid against the tool's outputSchema".into(),
                             );
