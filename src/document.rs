@@ -462,6 +462,62 @@ fn resource_part<'a>(at: String, resource: &'a Value, parse: Parse<'a>) -> Part<
     json_part(&at, resource)
 }
 
+/// For property tests: small JSON values whose numbers include 0.0, -0.0 and 1.0 (written
+/// otherwise than the integers 0 and 1) and whose strings need escapes.
+#[cfg(test)]
+fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let scalars = prop_oneof![
+        (-3i64..3).prop_map(Value::from),
+        prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5)].prop_map(Value::from),
+    ];
+    crate::compact::random_json(scalars, "[ab\"é]{0,2}", 3, 3)
+}
+
+/// For property tests: structuredContent (an object, often one member wrapping a list) and a
+/// text block: the text written from it, from what it wraps, or from another value, compact or
+/// indented, and now and then with one of its numbers or strings changed.
+#[cfg(test)]
+pub(crate) fn structured_and_text() -> impl proptest::strategy::Strategy<Value = (Value, String)> {
+    use proptest::prelude::*;
+    use serde_json::json;
+    let wrapper = (prop_oneof![Just("items"), Just("result")], json_value())
+        .prop_map(|(k, v)| json!({ k: if v.is_array() { v } else { json!([v]) } }));
+    let object = json_value().prop_map(|v| if v.is_object() { v } else { json!({"v": v}) });
+    let structured = prop_oneof![wrapper, object];
+    (
+        structured,
+        json_value(),
+        0..3usize,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(structured, other, source, pretty, nudge)| {
+            let inner = structured
+                .as_object()
+                .and_then(|m| m.values().next())
+                .cloned();
+            let from = match source {
+                0 => structured.clone(),
+                1 => inner.unwrap_or(Value::Null),
+                _ => other,
+            };
+            let mut text = if pretty {
+                serde_json::to_string_pretty(&from).unwrap()
+            } else {
+                serde_json::to_string(&from).unwrap()
+            };
+            if nudge {
+                // The first 0 becomes -0 (and 0.0 -0.0), or the first "a" "b".
+                text = text
+                    .replacen(":0", ":-0", 1)
+                    .replacen("[0", "[-0", 1)
+                    .replacen("\"a", "\"b", 1);
+            }
+            (structured, text)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,55 +622,6 @@ mod tests {
             (false, None)
         );
         assert_eq!(text_json("a=1", &structured), (false, None));
-    }
-
-    fn json_value() -> impl Strategy<Value = Value> {
-        let scalars = prop_oneof![
-            (-3i64..3).prop_map(Value::from),
-            prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5)].prop_map(Value::from),
-        ];
-        crate::compact::random_json(scalars, "[ab\"é]{0,2}", 3, 3)
-    }
-
-    /// structuredContent (an object, often one member wrapping a list) and a text block: the
-    /// text written from it, from what it wraps, or from another value, compact or indented,
-    /// and now and then with one of its numbers or strings changed.
-    fn structured_and_text() -> impl Strategy<Value = (Value, String)> {
-        let wrapper = (prop_oneof![Just("items"), Just("result")], json_value())
-            .prop_map(|(k, v)| json!({ k: if v.is_array() { v } else { json!([v]) } }));
-        let object = json_value().prop_map(|v| if v.is_object() { v } else { json!({"v": v}) });
-        let structured = prop_oneof![wrapper, object];
-        (
-            structured,
-            json_value(),
-            0..3usize,
-            any::<bool>(),
-            any::<bool>(),
-        )
-            .prop_map(|(structured, other, source, pretty, nudge)| {
-                let inner = structured
-                    .as_object()
-                    .and_then(|m| m.values().next())
-                    .cloned();
-                let from = match source {
-                    0 => structured.clone(),
-                    1 => inner.unwrap_or(Value::Null),
-                    _ => other,
-                };
-                let mut text = if pretty {
-                    serde_json::to_string_pretty(&from).unwrap()
-                } else {
-                    serde_json::to_string(&from).unwrap()
-                };
-                if nudge {
-                    // The first 0 becomes -0 (and 0.0 -0.0), or the first "a" "b".
-                    text = text
-                        .replacen(":0", ":-0", 1)
-                        .replacen("[0", "[-0", 1)
-                        .replacen("\"a", "\"b", 1);
-                }
-                (structured, text)
-            })
     }
 
     proptest! {

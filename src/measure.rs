@@ -160,9 +160,46 @@ pub fn shape(value: &Value) -> Shape {
 /// Measures every visible part of a document. `with_paths` also collects per-path costs
 /// (the costlier half of the work); `media_tokens` is what an image or audio block costs.
 pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> Profile {
+    profile_with(anatomy, with_paths, media_tokens, Twins::Replay)
+}
+
+/// Whether structuredContent that is a JSON text block's very tree is measured from the text's
+/// walk ([`replay`]) or walked again (the oracle the replay is tested against).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Twins {
+    Replay,
+    #[cfg(test)]
+    Walk,
+}
+
+/// A JSON text block's walk, kept for structuredContent that is the same tree.
+struct Walked<'v> {
+    tree: &'v Value,
+    /// The walk's base (`/result/content/0/text#`): every pointer and path it made starts so.
+    base: String,
+    /// The walk's own shape, before it was merged with the other parts'.
+    shape: Shape,
+    /// The path texts the walk added (a part's paths are all its own: they start with its base).
+    entries: std::ops::Range<usize>,
+}
+
+fn profile_with(
+    anatomy: &Anatomy<'_>,
+    with_paths: bool,
+    media_tokens: usize,
+    twins: Twins,
+) -> Profile {
     let mut shape = Shape::default();
     let mut texts = with_paths.then(PathTexts::default);
+    let mut walked: Vec<Walked<'_>> = Vec::new();
     for part in &anatomy.parts {
+        if let PartContent::Json(v) = &part.content
+            && twins == Twins::Replay
+            && let Some((w, key)) = walked.iter().find_map(|w| twin_of(v, w))
+        {
+            shape.merge(replay(w, key, &part.pointer, texts.as_mut()));
+            continue;
+        }
         let json = match &part.content {
             PartContent::Text { json: Some(v), .. } => Some((&**v, format!("{}#", part.pointer))),
             PartContent::Json(v) => Some((*v, part.pointer.clone())),
@@ -193,13 +230,103 @@ pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> 
             }
         };
         if let Some((value, prefix)) = json {
+            let first_entry = texts.as_ref().map_or(0, |t| t.entries.len());
             let mut walk = Walk::new(texts.take(), &prefix);
             walk.value(value, 0, None);
-            shape.merge(walk.shape);
             texts = walk.texts;
+            if matches!(part.content, PartContent::Text { .. }) {
+                walked.push(Walked {
+                    tree: value,
+                    base: prefix,
+                    shape: walk.shape.clone(),
+                    entries: first_entry..texts.as_ref().map_or(0, |t| t.entries.len()),
+                });
+            }
+            shape.merge(walk.shape);
         }
     }
     Profile { shape, texts }
+}
+
+/// Whether `structured` is a walked text block's tree (the anatomy borrowed it: the same
+/// allocation, not only equal), itself (`Some(None)`) or as the non-empty list its one member
+/// holds (`Some(Some(key))`, `{"items": [...]}`).
+fn twin_of<'a>(
+    structured: &'a Value,
+    w: &'a Walked<'_>,
+) -> Option<(&'a Walked<'a>, Option<&'a str>)> {
+    if std::ptr::eq(structured, w.tree) {
+        return Some((w, None));
+    }
+    let Value::Object(wrapper) = structured else {
+        return None;
+    };
+    let (key, list) = wrapper.iter().next().filter(|_| wrapper.len() == 1)?;
+    let wraps = std::ptr::eq(list, w.tree)
+        && list.as_array().is_some_and(|items| !items.is_empty())
+        && !crate::collection::is_record_map(wrapper);
+    wraps.then_some((w, Some(key.as_str())))
+}
+
+/// What walking structuredContent at `base` would measure, made from the walk of the text block
+/// whose tree it is: the same shape and path texts under `base` instead of the text's base.
+/// Through a wrapper (`key`) everything is one level deeper, and the wrapper's key is charged to
+/// the list's own path, as [`Walk::note_key`] charges it (the wrapper itself is neither a list
+/// nor a map of records: it has one member). The replayed paths are not indexed: no later part
+/// can reach them, every part's paths starting with its own pointer.
+fn replay(w: &Walked<'_>, key: Option<&str>, base: &str, texts: Option<&mut PathTexts>) -> Shape {
+    let base = match key {
+        Some(k) => crate::pointer::join(base, k),
+        None => base.to_owned(),
+    };
+    let rebase = |p: &str| {
+        let rest = p.strip_prefix(w.base.as_str());
+        debug_assert!(rest.is_some(), "{p} was made under {}", w.base);
+        format!("{base}{}", rest.unwrap_or_default())
+    };
+    let extent = |e: &Option<Extent>| {
+        e.as_ref().map(|e| Extent {
+            pointer: rebase(&e.pointer),
+            len: e.len,
+        })
+    };
+    let shape = Shape {
+        depth: w.shape.depth + usize::from(key.is_some()),
+        // A walk that never went down (a scalar or an empty root) names no deepest place.
+        deepest: if w.shape.depth == 0 {
+            String::new()
+        } else {
+            rebase(&w.shape.deepest)
+        },
+        longest_array: extent(&w.shape.longest_array),
+        longest_string: extent(&w.shape.longest_string),
+    };
+    if let Some(t) = texts {
+        if let Some(k) = key {
+            let mut text = Vec::new();
+            compact::write_str(&mut text, k);
+            text.extend_from_slice(b":,");
+            t.entries.push(PathText {
+                path: base.clone(),
+                count: 0,
+                text,
+                fixed_tokens: 0,
+                media_bytes: 0,
+            });
+        }
+        for i in w.entries.clone() {
+            let e = &t.entries[i];
+            let copy = PathText {
+                path: rebase(&e.path),
+                count: e.count,
+                text: e.text.clone(),
+                fixed_tokens: e.fixed_tokens,
+                media_bytes: e.media_bytes,
+            };
+            t.entries.push(copy);
+        }
+    }
+    shape
 }
 
 /// A walk keeps its place as a [`PathStack`] and writes a pointer out only when it has
@@ -444,6 +571,53 @@ mod tests {
             })
         );
         assert_eq!(shape(&json!([])).depth, 0);
+    }
+
+    /// The profile with structuredContent measured from its text block's walk, and walked again.
+    fn replayed_and_walked(doc: &Value, text: &str) -> [(Shape, Vec<PathCost>); 2] {
+        let a = anatomy(doc, text);
+        [Twins::Replay, Twins::Walk].map(|twins| {
+            let p = profile_with(&a, true, 0, twins);
+            let paths = p.top_paths(&Heuristic, usize::MAX);
+            (p.shape, paths)
+        })
+    }
+
+    #[test]
+    fn structured_content_measured_from_its_text_block_is_measured_as_walked() {
+        // A real capture: 2,000 items as a JSON text block and again as {"items": [...]}.
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/corpus/paged__tools_call__big__2000.json"
+        ))
+        .unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let [replayed, walked] = replayed_and_walked(&doc, &text);
+        assert_eq!(replayed, walked);
+        assert!(
+            walked
+                .1
+                .iter()
+                .any(|p| p.path == "/result/structuredContent/items/*/id")
+        );
+        // The object itself, with an awkward key on the way.
+        let structured = json!({"a/b~": [{"x": "é"}], "n": {"deep": [[1]]}, "s": "long string"});
+        let doc = json!({"result": {"content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured}});
+        let [replayed, walked] = replayed_and_walked(&doc, &doc.to_string());
+        assert_eq!(replayed, walked);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn structured_content_is_measured_as_walked_whatever_the_text(
+            (structured, text) in crate::document::structured_and_text()
+        ) {
+            let doc = json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": text}], "structuredContent": structured}});
+            let [replayed, walked] = replayed_and_walked(&doc, &doc.to_string());
+            proptest::prop_assert_eq!(replayed, walked);
+        }
     }
 
     #[test]
