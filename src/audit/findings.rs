@@ -79,4 +79,28 @@ impl<'a> Out<'a> {
     pub fn into_findings(self) -> Vec<Finding> {
         self.findings
     }
+
+    /// How many findings there are so far: where the next rule's start.
+    pub fn len(&self) -> usize {
+        self.findings.len()
+    }
+
+    /// Adds again the findings in `from` that `keep` keeps, each at the pointer `at` makes of
+    /// its own: what a rule would find in a second copy of the same value.
+    pub fn repeat(
+        &mut self,
+        from: std::ops::Range<usize>,
+        keep: impl Fn(&Finding) -> bool,
+        at: impl Fn(&str) -> String,
+    ) {
+        for i in from {
+            if keep(&self.findings[i]) {
+                let f = Finding {
+                    pointer: at(&self.findings[i].pointer),
+                    ..self.findings[i].clone()
+                };
+                self.findings.push(f);
+            }
+        }
+    }
 }

@@ -238,6 +238,7 @@ fn check_content(out: &mut Out<'_>) {
 
     let mut structured: Option<&Value> = None;
     let mut text_json: Vec<(&str, &str, &Value)> = Vec::new();
+    let mut walked: Vec<Walked<'_>> = Vec::new();
     for part in &anatomy.parts {
         match &part.content {
             PartContent::Text {
@@ -245,14 +246,21 @@ fn check_content(out: &mut Out<'_>) {
                 json: Some(v),
             } => {
                 text_json.push((&part.pointer, text, v));
-                walk(out, v, &format!("{}#", part.pointer), l);
+                walked.push(walk(out, v, &format!("{}#", part.pointer), l));
             }
             PartContent::Text { text, json: None } => check_text(out, &part.pointer, text, l),
             PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
                 structured = Some(v);
+                match walked.iter().find_map(|w| twin_of(v, w)) {
+                    Some((w, key)) if !walk_twins() => repeat(out, w, key, &part.pointer, l),
+                    _ => {
+                        walk(out, v, &part.pointer, l);
+                    }
+                }
+            }
+            PartContent::Json(v) => {
                 walk(out, v, &part.pointer, l);
             }
-            PartContent::Json(v) => walk(out, v, &part.pointer, l),
             PartContent::Raw(text) => {
                 walk(out, anatomy.payload, "", l);
                 check_pretty(out, "", text);
@@ -438,21 +446,104 @@ fn check_pretty(out: &mut Out<'_>, at: &str, text: &str) {
     }
 }
 
+/// What [`walk`] found in a JSON text block's tree, kept for structuredContent that is the same
+/// tree (the anatomy borrowed it).
+struct Walked<'v> {
+    tree: &'v Value,
+    /// The walk's base (`/result/content/0/text#`): every pointer it made starts so.
+    base: String,
+    findings: std::ops::Range<usize>,
+    /// The deepest nesting and the first place it is reached, over the limit or not.
+    deepest: (usize, String),
+}
+
+#[cfg(test)]
+thread_local! {
+    static WALK_TWINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether structuredContent that is a text block's tree is walked again rather than given the
+/// text's findings ([`repeat`]). Only a test asks for it: the oracle `repeat` is checked against.
+fn walk_twins() -> bool {
+    #[cfg(test)]
+    return WALK_TWINS.get();
+    #[cfg(not(test))]
+    false
+}
+
 /// MG002, MG003, MG004, MG012 over a JSON value the model sees.
-fn walk(out: &mut Out<'_>, value: &Value, base: &str, l: &Limits) {
+fn walk<'v>(out: &mut Out<'_>, value: &'v Value, base: &str, l: &Limits) -> Walked<'v> {
+    let first = out.len();
     let mut at = PathStack::new(base);
-    let mut deepest: Option<(usize, String)> = None;
+    let mut deepest = (0, at.pointer());
     walk_value(out, value, &mut at, 0, None, l, &mut deepest);
-    if let Some((depth, p)) = deepest {
+    too_deep(out, &deepest, l);
+    Walked {
+        tree: value,
+        base: base.to_owned(),
+        findings: first..out.len(),
+        deepest,
+    }
+}
+
+/// MG004 at the first place the deepest nesting is reached, if that is over the limit.
+fn too_deep(out: &mut Out<'_>, (depth, at): &(usize, String), l: &Limits) {
+    if *depth as u64 > l.max_json_depth {
         out.add(
             "MG004",
-            &p,
+            at,
             format!("nested {depth} levels deep, over {}", l.max_json_depth),
             "flatten: return ids and summaries of nested records, and the full record on request"
                 .into(),
             None,
         );
     }
+}
+
+/// Whether structuredContent is a walked text block's very tree (the same allocation): itself
+/// (`Some(None)`), or the non-empty list its one member holds (`Some(Some(key))`) when that
+/// member does not say the list is paged (`hasMore`, `nextCursor`): the list's findings are
+/// then the same wherever it sits.
+fn twin_of<'a>(
+    structured: &'a Value,
+    w: &'a Walked<'_>,
+) -> Option<(&'a Walked<'a>, Option<&'a str>)> {
+    if std::ptr::eq(structured, w.tree) {
+        return Some((w, None));
+    }
+    let Value::Object(wrapper) = structured else {
+        return None;
+    };
+    let (key, list) = wrapper.iter().next().filter(|_| wrapper.len() == 1)?;
+    let wraps = std::ptr::eq(list, w.tree)
+        && list.as_array().is_some_and(|items| !items.is_empty())
+        && !paged(Some(wrapper))
+        && !crate::collection::is_record_map(wrapper);
+    wraps.then_some((w, Some(key.as_str())))
+}
+
+/// What [`walk`] would find in structuredContent at `base`, from the walk of the text block
+/// whose tree it is: the same findings at `base` instead of the text's base. Through a wrapper
+/// (`key`) the list is one level deeper, so MG004 is judged again on the deepest nesting plus
+/// one (reached first at the same place); the wrapper itself breaks no rule (one member, not a
+/// string, at depth 0).
+fn repeat(out: &mut Out<'_>, w: &Walked<'_>, key: Option<&str>, base: &str, l: &Limits) {
+    let base = match key {
+        Some(k) => pointer::join(base, k),
+        None => base.to_owned(),
+    };
+    let at = |p: &str| {
+        let rest = p.strip_prefix(w.base.as_str());
+        debug_assert!(rest.is_some(), "{p} was found under {}", w.base);
+        format!("{base}{}", rest.unwrap_or_default())
+    };
+    if key.is_none() {
+        out.repeat(w.findings.clone(), |_| true, at);
+        return;
+    }
+    out.repeat(w.findings.clone(), |f| f.code != "MG004", at);
+    let (depth, first) = &w.deepest;
+    too_deep(out, &(depth + 1, at(first)), l);
 }
 
 fn walk_value<'v>(
@@ -462,10 +553,10 @@ fn walk_value<'v>(
     depth: usize,
     parent: Option<&serde_json::Map<String, Value>>,
     l: &Limits,
-    deepest: &mut Option<(usize, String)>,
+    deepest: &mut (usize, String),
 ) {
-    if depth as u64 > l.max_json_depth && deepest.as_ref().is_none_or(|(d, _)| depth > *d) {
-        *deepest = Some((depth, at.pointer()));
+    if depth > deepest.0 {
+        *deepest = (depth, at.pointer());
     }
     match value {
         Value::Array(items) => {
@@ -614,6 +705,63 @@ mod tests {
         let v = serde_json::json!({"a": 1});
         let dup = serde_json::json!({"content":[{"type":"text","text": v.to_string()}], "structuredContent": v}).to_string();
         assert_eq!(codes(&dup), ["MG013"]);
+    }
+
+    /// The findings of `text` (as JSON), with structuredContent given its text block's findings
+    /// and walked again, under limits that most values break.
+    fn repeated_and_walked(text: &str) -> [String; 2] {
+        let doc = parse_text("t.json", text).pop().unwrap().unwrap();
+        let mut ctx = ctx();
+        ctx.config.limits.max_array_items = 2;
+        ctx.config.limits.max_json_depth = 2;
+        ctx.config.limits.max_string_length = 1;
+        [false, true].map(|walk| {
+            super::WALK_TWINS.set(walk);
+            let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx);
+            serde_json::to_string_pretty(&r.findings).unwrap()
+        })
+    }
+
+    #[test]
+    fn structured_content_gets_the_findings_a_walk_would_find() {
+        // A real capture: 2,000 items as a JSON text block and again as {"items": [...]}.
+        let capture = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/corpus/paged__tools_call__big__2000.json"
+        ))
+        .unwrap();
+        let [repeated, walked] = repeated_and_walked(&capture);
+        assert_eq!(repeated, walked);
+        assert!(
+            walked.contains("/result/structuredContent/items/0"),
+            "{walked}"
+        );
+        // The object itself, nested deep enough for MG004, with an awkward key on the way.
+        let structured = serde_json::json!({"a/b~": [{"x": "é"}, 1, 2], "n": {"deep": [[1]]}});
+        let doc = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured}});
+        let [repeated, walked] = repeated_and_walked(&doc.to_string());
+        assert_eq!(repeated, walked);
+        assert!(walked.contains("MG004") && walked.contains("/result/structuredContent/a~1b~0"));
+        // A wrapper whose one member says the list is paged: the list is too long only as text.
+        let list = serde_json::json!([1, 2, 3]);
+        let doc = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": list.to_string()}],
+            "structuredContent": {"nextCursor": list}}});
+        let [repeated, walked] = repeated_and_walked(&doc.to_string());
+        assert_eq!(repeated, walked);
+        assert_eq!(walked.matches("MG002").count(), 1, "{walked}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn structured_content_gets_its_findings_whatever_the_text(
+            (structured, text) in crate::document::structured_and_text()
+        ) {
+            let doc = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "content": [{"type": "text", "text": text}], "structuredContent": structured}});
+            let [repeated, walked] = repeated_and_walked(&doc.to_string());
+            proptest::prop_assert_eq!(repeated, walked);
+        }
     }
 
     #[test]
