@@ -299,6 +299,29 @@ fn wrapped_list(structured: &Value) -> Option<&Value> {
     }
 }
 
+/// Where a JSON text block's tree sits in structuredContent, when the anatomy borrowed it from
+/// there (the same allocation, not only an equal value): a measure of the text is then a measure
+/// of structuredContent, at other pointers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Twin<'a> {
+    /// structuredContent itself.
+    Whole,
+    /// The non-empty list its one member `key` holds (one member: neither a list nor a map of
+    /// records itself), one level deeper than in the text.
+    Wrapped { key: &'a str },
+}
+
+/// How `structured` holds `tree`, a text block's tree that may be borrowed from it.
+pub fn twin_of<'a>(structured: &'a Value, tree: &Value) -> Option<Twin<'a>> {
+    if std::ptr::eq(structured, tree) {
+        return Some(Twin::Whole);
+    }
+    let wrapper = structured.as_object().filter(|w| w.len() == 1)?;
+    let (key, list) = wrapper.iter().next()?;
+    (std::ptr::eq(list, tree) && list.as_array().is_some_and(|items| !items.is_empty()))
+        .then_some(Twin::Wrapped { key })
+}
+
 /// Whether a text block's JSON only repeats what `structured` (structuredContent) sends: the
 /// same value, or the list its one-member wrapper holds. A tree the anatomy borrowed from
 /// structuredContent is known equal without walking it.
@@ -570,6 +593,21 @@ mod tests {
                 (false, Some(list.clone()))
             );
         }
+    }
+
+    #[test]
+    fn a_twin_is_the_same_tree_not_an_equal_one() {
+        let structured = json!({"items": [1, 2]});
+        let list = &structured["items"];
+        assert_eq!(twin_of(&structured, &structured), Some(Twin::Whole));
+        assert_eq!(
+            twin_of(&structured, list),
+            Some(Twin::Wrapped { key: "items" })
+        );
+        assert_eq!(twin_of(&structured, &structured.clone()), None);
+        assert_eq!(twin_of(&structured, &list.clone()), None);
+        let empty = json!({"items": []});
+        assert_eq!(twin_of(&empty, &empty["items"]), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use rustc_hash::FxHasher;
 use serde_json::Value;
 
 use crate::compact;
-use crate::document::{Anatomy, PartContent};
+use crate::document::{self, Anatomy, PartContent, Twin};
 use crate::pointer::{PathStack, Seg};
 use crate::tokens::TokenCounter;
 
@@ -195,9 +195,11 @@ fn profile_with(
     for part in &anatomy.parts {
         if let PartContent::Json(v) = &part.content
             && twins == Twins::Replay
-            && let Some((w, key)) = walked.iter().find_map(|w| twin_of(v, w))
+            && let Some((w, twin)) = walked
+                .iter()
+                .find_map(|w| document::twin_of(v, w.tree).map(|t| (w, t)))
         {
-            shape.merge(replay(w, key, &part.pointer, texts.as_mut()));
+            shape.merge(replay(w, twin, &part.pointer, texts.as_mut()));
             continue;
         }
         let json = match &part.content {
@@ -248,33 +250,16 @@ fn profile_with(
     Profile { shape, texts }
 }
 
-/// Whether `structured` is a walked text block's tree (the anatomy borrowed it: the same
-/// allocation, not only equal), itself (`Some(None)`) or as the non-empty list its one member
-/// holds (`Some(Some(key))`, `{"items": [...]}`).
-fn twin_of<'a>(
-    structured: &'a Value,
-    w: &'a Walked<'_>,
-) -> Option<(&'a Walked<'a>, Option<&'a str>)> {
-    if std::ptr::eq(structured, w.tree) {
-        return Some((w, None));
-    }
-    let Value::Object(wrapper) = structured else {
-        return None;
-    };
-    let (key, list) = wrapper.iter().next().filter(|_| wrapper.len() == 1)?;
-    let wraps = std::ptr::eq(list, w.tree)
-        && list.as_array().is_some_and(|items| !items.is_empty())
-        && !crate::collection::is_record_map(wrapper);
-    wraps.then_some((w, Some(key.as_str())))
-}
-
 /// What walking structuredContent at `base` would measure, made from the walk of the text block
 /// whose tree it is: the same shape and path texts under `base` instead of the text's base.
-/// Through a wrapper (`key`) everything is one level deeper, and the wrapper's key is charged to
-/// the list's own path, as [`Walk::note_key`] charges it (the wrapper itself is neither a list
-/// nor a map of records: it has one member). The replayed paths are not indexed: no later part
-/// can reach them, every part's paths starting with its own pointer.
-fn replay(w: &Walked<'_>, key: Option<&str>, base: &str, texts: Option<&mut PathTexts>) -> Shape {
+/// Through a wrapper everything is one level deeper, and the wrapper's key is charged to the
+/// list's own path, as [`Walk::note_key`] charges it. The replayed paths are not indexed: no
+/// later part can reach them, every part's paths starting with its own pointer.
+fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTexts>) -> Shape {
+    let key = match twin {
+        Twin::Whole => None,
+        Twin::Wrapped { key } => Some(key),
+    };
     let base = match key {
         Some(k) => crate::pointer::join(base, k),
         None => base.to_owned(),

@@ -27,6 +27,34 @@ fn stdout_json(out: &std::process::Output) -> Value {
     })
 }
 
+/// `summarize FILE --report --format json` and more `flags`, run in `dir`: the run, its output
+/// and its report (on stderr), after checking that it succeeded.
+fn summarize_with_report(dir: &Path, file: &str, flags: &[&str]) -> (Value, Value) {
+    let input = repo(file);
+    let mut args = vec![
+        "summarize",
+        input.to_str().unwrap(),
+        "--report",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(flags);
+    let out = run(dir, &args);
+    assert_eq!(code(&out), 0, "{}", transcript(&out));
+    let report = serde_json::from_slice(&out.stderr).unwrap();
+    (stdout_json(&out), report)
+}
+
+/// The fixes a summarize report lists, by name.
+fn fix_names(report: &Value) -> Vec<&str> {
+    report["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fix"].as_str().unwrap())
+        .collect()
+}
+
 /// The contract object of an output: itself, or the JSON text of a tool result.
 fn contract(output: &Value) -> Value {
     let result = output.get("result").unwrap_or(output);
@@ -313,63 +341,24 @@ fn a_small_error_result_is_kept_whole_even_when_forced() {
 fn a_list_also_sent_wrapped_as_structured_content_keeps_one_copy() {
     // A real capture: 2,000 items as a JSON text block and again as {"items": [...]}.
     let dir = scratch();
-    let input = repo("tests/fixtures/corpus/paged__tools_call__big__2000.json");
-    let out = run(
-        dir.path(),
-        &[
-            "summarize",
-            input.to_str().unwrap(),
-            "--report",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(code(&out), 0, "{}", transcript(&out));
-    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
-    let duplicate: Vec<&Value> = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["fix"] == "duplicate")
-        .collect();
-    assert_eq!(duplicate.len(), 1, "{report:#}");
-    assert_eq!(duplicate[0]["bytes"], 167116);
+    let file = "tests/fixtures/corpus/paged__tools_call__big__2000.json";
+    let (output, report) = summarize_with_report(dir.path(), file, &[]);
+    assert_eq!(fix_names(&report), ["duplicate"], "{report:#}");
+    assert_eq!(report["fixes"][0]["bytes"], 167116);
     let warnings = report["warnings"].to_string();
     assert!(
         !warnings.contains("structuredContent left out"),
         "{warnings}"
     );
-    assert!(
-        stdout_json(&out)["result"]
-            .get("structuredContent")
-            .is_none()
-    );
+    assert!(output["result"].get("structuredContent").is_none());
 }
 
 #[test]
 fn bloat_fixes_are_reported_with_their_savings() {
     let dir = scratch();
-    let input = repo("contracts/examples/fail-inv001-pretty-duplicated-structured.json");
-    let out = run(
-        dir.path(),
-        &[
-            "summarize",
-            input.to_str().unwrap(),
-            "--report",
-            "--format",
-            "json",
-            "--drop-empty",
-            "--table",
-        ],
-    );
-    assert_eq!(code(&out), 0, "{}", transcript(&out));
-    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
-    let fixes: Vec<&str> = report["fixes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["fix"].as_str().unwrap())
-        .collect();
+    let file = "contracts/examples/fail-inv001-pretty-duplicated-structured.json";
+    let (output, report) = summarize_with_report(dir.path(), file, &["--drop-empty", "--table"]);
+    let fixes = fix_names(&report);
     assert!(
         fixes.contains(&"minify") && fixes.contains(&"duplicate"),
         "{fixes:?}"
@@ -377,7 +366,6 @@ fn bloat_fixes_are_reported_with_their_savings() {
     for f in report["fixes"].as_array().unwrap() {
         assert!(f["bytes"].as_u64().unwrap() > 0, "{f}");
     }
-    let output = stdout_json(&out);
     assert!(
         output["result"].get("structuredContent").is_none(),
         "one copy kept"

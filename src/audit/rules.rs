@@ -9,7 +9,7 @@ use super::findings::{Input, Out};
 use super::{Context, Finding};
 use crate::compact;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
-use crate::document::{self, Kind, PartContent};
+use crate::document::{self, Kind, PartContent, Twin};
 use crate::estimate::DocumentEstimate;
 use crate::json_whitespace;
 use crate::measure::{self, BASE64_MIN_RUN};
@@ -251,8 +251,14 @@ fn check_content(out: &mut Out<'_>) {
             PartContent::Text { text, json: None } => check_text(out, &part.pointer, text, l),
             PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
                 structured = Some(v);
-                match walked.iter().find_map(|w| twin_of(v, w)) {
-                    Some((w, key)) if !walk_twins() => repeat(out, w, key, &part.pointer, l),
+                // A list is paged or not by its parent: a wrapper that says so (its one member
+                // `hasMore` or `nextCursor`) is walked.
+                let twin = walked
+                    .iter()
+                    .find_map(|w| document::twin_of(v, w.tree).map(|t| (w, t)))
+                    .filter(|(_, t)| *t == Twin::Whole || !paged(v.as_object()));
+                match twin {
+                    Some((w, twin)) if !walk_twins() => repeat(out, w, twin, &part.pointer, l),
                     _ => {
                         walk(out, v, &part.pointer, l);
                     }
@@ -500,34 +506,16 @@ fn too_deep(out: &mut Out<'_>, (depth, at): &(usize, String), l: &Limits) {
     }
 }
 
-/// Whether structuredContent is a walked text block's very tree (the same allocation): itself
-/// (`Some(None)`), or the non-empty list its one member holds (`Some(Some(key))`) when that
-/// member does not say the list is paged (`hasMore`, `nextCursor`): the list's findings are
-/// then the same wherever it sits.
-fn twin_of<'a>(
-    structured: &'a Value,
-    w: &'a Walked<'_>,
-) -> Option<(&'a Walked<'a>, Option<&'a str>)> {
-    if std::ptr::eq(structured, w.tree) {
-        return Some((w, None));
-    }
-    let Value::Object(wrapper) = structured else {
-        return None;
-    };
-    let (key, list) = wrapper.iter().next().filter(|_| wrapper.len() == 1)?;
-    let wraps = std::ptr::eq(list, w.tree)
-        && list.as_array().is_some_and(|items| !items.is_empty())
-        && !paged(Some(wrapper))
-        && !crate::collection::is_record_map(wrapper);
-    wraps.then_some((w, Some(key.as_str())))
-}
-
 /// What [`walk`] would find in structuredContent at `base`, from the walk of the text block
 /// whose tree it is: the same findings at `base` instead of the text's base. Through a wrapper
-/// (`key`) the list is one level deeper, so MG004 is judged again on the deepest nesting plus
-/// one (reached first at the same place); the wrapper itself breaks no rule (one member, not a
+/// the list is one level deeper, so MG004 is judged again on the deepest nesting plus one
+/// (reached first at the same place); the wrapper itself breaks no rule (one member, not a
 /// string, at depth 0).
-fn repeat(out: &mut Out<'_>, w: &Walked<'_>, key: Option<&str>, base: &str, l: &Limits) {
+fn repeat(out: &mut Out<'_>, w: &Walked<'_>, twin: Twin<'_>, base: &str, l: &Limits) {
+    let key = match twin {
+        Twin::Whole => None,
+        Twin::Wrapped { key } => Some(key),
+    };
     let base = match key {
         Some(k) => pointer::join(base, k),
         None => base.to_owned(),
