@@ -286,17 +286,16 @@ pub fn parse_json_text(text: &str) -> Option<Value> {
 fn written_from<'a>(text: &str, structured: &'a Value) -> Option<&'a Value> {
     match text.trim_start().as_bytes().first() {
         Some(b'{') => Some(structured),
-        Some(b'[') => wrapped_list(structured),
+        Some(b'[') => wrapped_list(structured).map(|(_, list)| list),
         _ => None,
     }
 }
 
-/// The list a one-member wrapper object holds (`{"items": [...]}`).
-fn wrapped_list(structured: &Value) -> Option<&Value> {
-    match structured.as_object() {
-        Some(wrapper) if wrapper.len() == 1 => wrapper.values().next().filter(|v| v.is_array()),
-        _ => None,
-    }
+/// The key and the list of a one-member wrapper object (`{"items": [...]}`).
+fn wrapped_list(structured: &Value) -> Option<(&str, &Value)> {
+    let wrapper = structured.as_object().filter(|w| w.len() == 1)?;
+    let (key, list) = wrapper.iter().next()?;
+    list.is_array().then_some((key.as_str(), list))
 }
 
 /// Where a JSON text block's tree sits in structuredContent, when the anatomy borrowed it from
@@ -311,13 +310,30 @@ pub enum Twin<'a> {
     Wrapped { key: &'a str },
 }
 
+impl Twin<'_> {
+    /// Where the tree sits, structuredContent being at `structured`.
+    pub fn pointer(self, structured: &str) -> String {
+        match self {
+            Twin::Whole => structured.to_owned(),
+            Twin::Wrapped { key } => pointer::join(structured, key),
+        }
+    }
+
+    /// How many levels deeper the tree sits in structuredContent than in the text.
+    pub fn depth(self) -> usize {
+        match self {
+            Twin::Whole => 0,
+            Twin::Wrapped { .. } => 1,
+        }
+    }
+}
+
 /// How `structured` holds `tree`, a text block's tree that may be borrowed from it.
 pub fn twin_of<'a>(structured: &'a Value, tree: &Value) -> Option<Twin<'a>> {
     if std::ptr::eq(structured, tree) {
         return Some(Twin::Whole);
     }
-    let wrapper = structured.as_object().filter(|w| w.len() == 1)?;
-    let (key, list) = wrapper.iter().next()?;
+    let (key, list) = wrapped_list(structured)?;
     (std::ptr::eq(list, tree) && list.as_array().is_some_and(|items| !items.is_empty()))
         .then_some(Twin::Wrapped { key })
 }
@@ -327,7 +343,7 @@ pub fn twin_of<'a>(structured: &'a Value, tree: &Value) -> Option<Twin<'a>> {
 /// structuredContent is known equal without walking it.
 pub fn repeats_structured(structured: &Value, json: &Value) -> bool {
     let same = |a: &Value| std::ptr::eq(a, json) || *a == *json;
-    same(structured) || (json.is_array() && wrapped_list(structured).is_some_and(same))
+    same(structured) || (json.is_array() && wrapped_list(structured).is_some_and(|(_, l)| same(l)))
 }
 
 /// Whether `text` parses to exactly `value`, read without building anything: the same keys in

@@ -256,19 +256,8 @@ fn profile_with(
 /// list's own path, as [`Walk::note_key`] charges it. The replayed paths are not indexed: no
 /// later part can reach them, every part's paths starting with its own pointer.
 fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTexts>) -> Shape {
-    let key = match twin {
-        Twin::Whole => None,
-        Twin::Wrapped { key } => Some(key),
-    };
-    let base = match key {
-        Some(k) => crate::pointer::join(base, k),
-        None => base.to_owned(),
-    };
-    let rebase = |p: &str| {
-        let rest = p.strip_prefix(w.base.as_str());
-        debug_assert!(rest.is_some(), "{p} was made under {}", w.base);
-        format!("{base}{}", rest.unwrap_or_default())
-    };
+    let base = twin.pointer(base);
+    let rebase = |p: &str| crate::pointer::rebase(p, &w.base, &base);
     let extent = |e: &Option<Extent>| {
         e.as_ref().map(|e| Extent {
             pointer: rebase(&e.pointer),
@@ -276,7 +265,7 @@ fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTex
         })
     };
     let shape = Shape {
-        depth: w.shape.depth + usize::from(key.is_some()),
+        depth: w.shape.depth + twin.depth(),
         // A walk that never went down (a scalar or an empty root) names no deepest place.
         deepest: if w.shape.depth == 0 {
             String::new()
@@ -287,9 +276,9 @@ fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTex
         longest_string: extent(&w.shape.longest_string),
     };
     if let Some(t) = texts {
-        if let Some(k) = key {
+        if let Twin::Wrapped { key } = twin {
             let mut text = Vec::new();
-            compact::write_str(&mut text, k);
+            compact::write_str(&mut text, key);
             text.extend_from_slice(b":,");
             t.entries.push(PathText {
                 path: base.clone(),
@@ -587,7 +576,8 @@ mod tests {
         );
         // The object itself, with an awkward key on the way.
         let structured = json!({"a/b~": [{"x": "é"}], "n": {"deep": [[1]]}, "s": "long string"});
-        let doc = json!({"result": {"content": [{"type": "text", "text": structured.to_string()}],
+        let doc = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "content": [{"type": "text", "text": structured.to_string()}],
             "structuredContent": structured}});
         let [replayed, walked] = replayed_and_walked(&doc, &doc.to_string());
         assert_eq!(replayed, walked);

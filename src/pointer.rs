@@ -33,6 +33,14 @@ pub fn join(pointer: &str, key: &str) -> String {
     p
 }
 
+/// `pointer` (or pattern), made under `from`, moved to the same place under `to`: what was
+/// found in one copy of a value, named in another.
+pub fn rebase(pointer: &str, from: &str, to: &str) -> String {
+    let rest = pointer.strip_prefix(from);
+    debug_assert!(rest.is_some(), "{pointer} is not under {from}");
+    format!("{to}{}", rest.unwrap_or_default())
+}
+
 /// Shows a pointer to a human: the root is `/` rather than the empty string.
 pub fn display(pointer: &str) -> &str {
     if pointer.is_empty() { "/" } else { pointer }

@@ -507,31 +507,16 @@ fn too_deep(out: &mut Out<'_>, (depth, at): &(usize, String), l: &Limits) {
 }
 
 /// What [`walk`] would find in structuredContent at `base`, from the walk of the text block
-/// whose tree it is: the same findings at `base` instead of the text's base. Through a wrapper
-/// the list is one level deeper, so MG004 is judged again on the deepest nesting plus one
-/// (reached first at the same place); the wrapper itself breaks no rule (one member, not a
-/// string, at depth 0).
+/// whose tree it is: the same findings at the tree's place in it instead of the text's base,
+/// and MG004 (the walk's last) judged again on the deepest nesting plus the levels the tree
+/// sits deeper, reached first at the same place. The wrapper around a list breaks no rule
+/// itself (one member, not a string, at depth 0).
 fn repeat(out: &mut Out<'_>, w: &Walked<'_>, twin: Twin<'_>, base: &str, l: &Limits) {
-    let key = match twin {
-        Twin::Whole => None,
-        Twin::Wrapped { key } => Some(key),
-    };
-    let base = match key {
-        Some(k) => pointer::join(base, k),
-        None => base.to_owned(),
-    };
-    let at = |p: &str| {
-        let rest = p.strip_prefix(w.base.as_str());
-        debug_assert!(rest.is_some(), "{p} was found under {}", w.base);
-        format!("{base}{}", rest.unwrap_or_default())
-    };
-    if key.is_none() {
-        out.repeat(w.findings.clone(), |_| true, at);
-        return;
-    }
+    let base = twin.pointer(base);
+    let at = |p: &str| pointer::rebase(p, &w.base, &base);
     out.repeat(w.findings.clone(), |f| f.code != "MG004", at);
     let (depth, first) = &w.deepest;
-    too_deep(out, &(depth + 1, at(first)), l);
+    too_deep(out, &(depth + twin.depth(), at(first)), l);
 }
 
 fn walk_value<'v>(
