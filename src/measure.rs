@@ -86,7 +86,11 @@ struct PathTexts {
 struct PathText {
     path: String,
     count: usize,
+    /// The compact JSON charged to the path; empty for a replayed path (see `copy_of`).
     text: Vec<u8>,
+    /// For a path replayed from a text block's walk: the entry whose text and costs it has,
+    /// so the text is neither copied nor counted twice.
+    copy_of: Option<usize>,
     /// Tokens that are not text: images and audio at their fixed cost.
     fixed_tokens: usize,
     /// Wire bytes that are not text: the base64 of images and audio.
@@ -103,6 +107,7 @@ impl PathTexts {
                     path: path(),
                     count: 0,
                     text: Vec::new(),
+                    copy_of: None,
                     fixed_tokens: 0,
                     media_bytes: 0,
                 });
@@ -125,19 +130,31 @@ impl Profile {
         let Some(texts) = &self.texts else {
             return Vec::new();
         };
+        // The text's bytes and tokens of each entry, in order: a replayed entry takes its
+        // original's, which comes before it.
+        let mut measured: Vec<(usize, usize)> = Vec::with_capacity(texts.entries.len());
+        for e in &texts.entries {
+            let text_cost = match e.copy_of {
+                Some(original) => measured[original],
+                None => {
+                    // serde_json's output: UTF-8, so the quick check passes and nothing is
+                    // copied.
+                    let text = std::str::from_utf8(&e.text)
+                        .map_or_else(|_| String::from_utf8_lossy(&e.text), Into::into);
+                    (e.text.len(), counter.count(&text))
+                }
+            };
+            measured.push(text_cost);
+        }
         let mut costs: Vec<PathCost> = texts
             .entries
             .iter()
-            .map(|e| {
-                // serde_json's output: UTF-8, so the quick check passes and nothing is copied.
-                let text = std::str::from_utf8(&e.text)
-                    .map_or_else(|_| String::from_utf8_lossy(&e.text), Into::into);
-                PathCost {
-                    path: e.path.clone(),
-                    count: e.count,
-                    bytes: e.text.len() + e.media_bytes,
-                    tokens: counter.count(&text) + e.fixed_tokens,
-                }
+            .zip(measured)
+            .map(|(e, (bytes, tokens))| PathCost {
+                path: e.path.clone(),
+                count: e.count,
+                bytes: bytes + e.media_bytes,
+                tokens: tokens + e.fixed_tokens,
             })
             .collect();
         costs.sort_by(|a, b| {
@@ -284,6 +301,7 @@ fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTex
                 path: base.clone(),
                 count: 0,
                 text,
+                copy_of: None,
                 fixed_tokens: 0,
                 media_bytes: 0,
             });
@@ -293,7 +311,8 @@ fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTex
             let copy = PathText {
                 path: rebase(&e.path),
                 count: e.count,
-                text: e.text.clone(),
+                text: Vec::new(),
+                copy_of: Some(e.copy_of.unwrap_or(i)),
                 fixed_tokens: e.fixed_tokens,
                 media_bytes: e.media_bytes,
             };
