@@ -63,31 +63,139 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let mut run = 0;
     while let Some(at) = next_escape(bytes, run) {
         out.extend_from_slice(&bytes[run..at]);
-        match bytes[at] {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            control => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let hex = |nibble: u8| HEX[usize::from(nibble)];
-                out.extend_from_slice(&[
+        out.extend_from_slice(escape(bytes[at]).as_bytes());
+        run = at + 1;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+/// How a byte a JSON string must escape is written: `\"`, `\\`, a short escape, or `\u00xx`.
+#[inline]
+fn escape(byte: u8) -> Escape {
+    let short = |c: u8| Escape {
+        bytes: [b'\\', c, 0, 0, 0, 0],
+        len: 2,
+    };
+    match byte {
+        b'"' => short(b'"'),
+        b'\\' => short(b'\\'),
+        0x08 => short(b'b'),
+        b'\t' => short(b't'),
+        b'\n' => short(b'n'),
+        0x0c => short(b'f'),
+        b'\r' => short(b'r'),
+        control => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let hex = |nibble: u8| HEX[usize::from(nibble)];
+            Escape {
+                bytes: [
                     b'\\',
                     b'u',
                     b'0',
                     b'0',
                     hex(control >> 4),
                     hex(control & 0xf),
-                ]);
+                ],
+                len: 6,
             }
+        }
+    }
+}
+
+/// An escape sequence: at most six bytes.
+struct Escape {
+    bytes: [u8; 6],
+    len: usize,
+}
+
+impl Escape {
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// Whether `bytes` are exactly what [`write`] writes for `value`, and `serde_json` reads them
+/// back as `value`: compared as the value is walked, nothing written. A JSON text block that
+/// structuredContent was written out to (as the TypeScript SDK sends a structured result) is
+/// then known to be its compact JSON without being read. A float's shortest form is read back
+/// as itself only with serde_json's `float_roundtrip` (jsonschema turns it on; without it a
+/// quarter of random doubles come back a bit off), so each float is read back to make sure.
+pub fn is_written(value: &Value, bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    matches(value, &mut rest) && rest.is_empty()
+}
+
+/// Takes `expected` off the front of `rest`, if it starts so.
+fn take(rest: &mut &[u8], expected: &[u8]) -> bool {
+    match rest.strip_prefix(expected) {
+        Some(after) => {
+            *rest = after;
+            true
+        }
+        None => false,
+    }
+}
+
+fn matches(value: &Value, rest: &mut &[u8]) -> bool {
+    match value {
+        Value::Null => take(rest, b"null"),
+        Value::Bool(true) => take(rest, b"true"),
+        Value::Bool(false) => take(rest, b"false"),
+        Value::Number(n) => matches_number(n, rest),
+        Value::String(s) => matches_str(s, rest),
+        Value::Array(items) => {
+            take(rest, b"[")
+                && items
+                    .iter()
+                    .enumerate()
+                    .all(|(i, item)| (i == 0 || take(rest, b",")) && matches(item, rest))
+                && take(rest, b"]")
+        }
+        Value::Object(members) => {
+            take(rest, b"{")
+                && members.iter().enumerate().all(|(i, (k, v))| {
+                    (i == 0 || take(rest, b","))
+                        && matches_str(k, rest)
+                        && take(rest, b":")
+                        && matches(v, rest)
+                })
+                && take(rest, b"}")
+        }
+    }
+}
+
+fn matches_str(s: &str, rest: &mut &[u8]) -> bool {
+    let bytes = s.as_bytes();
+    if !take(rest, b"\"") {
+        return false;
+    }
+    let mut run = 0;
+    while let Some(at) = next_escape(bytes, run) {
+        if !(take(rest, &bytes[run..at]) && take(rest, escape(bytes[at]).as_bytes())) {
+            return false;
         }
         run = at + 1;
     }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
+    take(rest, &bytes[run..]) && take(rest, b"\"")
+}
+
+fn matches_number(n: &Number, rest: &mut &[u8]) -> bool {
+    if let Some(u) = n.as_u64() {
+        return take(rest, itoa::Buffer::new().format(u).as_bytes());
+    }
+    if let Some(i) = n.as_i64() {
+        return take(rest, itoa::Buffer::new().format(i).as_bytes());
+    }
+    let mut written = Vec::new();
+    write_number(&mut written, n);
+    // Read back bit for bit, by the reader that reads the text.
+    take(rest, &written)
+        && serde_json::from_slice::<Value>(&written)
+            .ok()
+            .and_then(|v| v.as_f64())
+            .zip(n.as_f64())
+            .is_some_and(|(read, own)| read.to_bits() == own.to_bits())
 }
 
 /// The first byte at or after `from` that a JSON string must escape: a control, `"` or `\`.
@@ -222,6 +330,27 @@ mod tests {
         let theirs = serde_json::to_string(v).unwrap();
         assert_eq!(string(v), theirs, "{v}");
         assert_eq!(len(v), theirs.len(), "{v}");
+        recognized_only_as_written(v, &theirs);
+        recognized_only_as_written(v, &serde_json::to_string_pretty(v).unwrap());
+    }
+
+    /// `is_written` says yes to `text` exactly when it is `v`'s compact JSON and reads back as
+    /// `v`; and no to it with any one byte taken away or added.
+    fn recognized_only_as_written(v: &Value, text: &str) {
+        let reads_back = serde_json::from_str::<Value>(text).is_ok_and(|back| back == *v);
+        let expected = text == string(v) && reads_back;
+        assert_eq!(is_written(v, text.as_bytes()), expected, "{v} as {text}");
+        let bytes = text.as_bytes();
+        for at in [0, bytes.len() / 2, bytes.len().saturating_sub(1)] {
+            let mut shorter = bytes.to_vec();
+            if at < shorter.len() {
+                shorter.remove(at);
+                assert!(!is_written(v, &shorter), "{v} as {shorter:?}");
+            }
+            let mut longer = bytes.to_vec();
+            longer.insert(at, b' ');
+            assert!(!is_written(v, &longer), "{v} as {longer:?}");
+        }
     }
 
     #[test]
@@ -286,5 +415,30 @@ mod tests {
         fn any_value_is_written_and_measured_as_serde_json_writes_it(v in json()) {
             same_as_serde_json(&v);
         }
+
+        #[test]
+        fn a_text_is_recognized_as_a_value_written_only_when_it_is(v in json(), w in json()) {
+            // Mostly another value's text; sometimes one that differs from v's in one place.
+            recognized_only_as_written(&v, &string(&w));
+        }
+    }
+
+    #[test]
+    fn a_float_is_recognized_only_when_it_reads_back_bit_for_bit() {
+        let zero = json!(0.0);
+        assert!(is_written(&zero, b"0.0"));
+        assert!(!is_written(&zero, b"-0.0"));
+        assert!(is_written(&json!(-0.0), b"-0.0"));
+        // An integer is not written as a float, nor a float as an integer.
+        assert!(!is_written(&json!(3), b"3.0"));
+        assert!(!is_written(&json!(3.0), b"3"));
+        assert!(is_written(
+            &json!([1.5e300, -0.1, 1e-7]),
+            b"[1.5e+300,-0.1,1e-7]"
+        ));
+        assert!(!is_written(
+            &json!([1.5e300, -0.1, 1e-7]),
+            b"[1.5e300,-0.1,1e-7]"
+        ));
     }
 }

@@ -92,6 +92,10 @@ pub enum PartContent<'a> {
     Text {
         text: &'a str,
         json: Option<Cow<'a, Value>>,
+        /// The text is `json`'s compact JSON byte for byte (as [`crate::compact::write`]
+        /// writes it), known when the tree is borrowed from structuredContent: so is
+        /// structuredContent's own, from the text without writing it (see [`written_compact`]).
+        compact: bool,
     },
     /// An image or audio block: a fixed token cost, whatever its size. `data_bytes` is the
     /// length of its base64 data on the wire.
@@ -260,17 +264,55 @@ impl<'a> Parse<'a> {
 }
 
 fn text_part<'a>(pointer: String, text: &'a str, parse: Parse<'a>) -> Part<'a> {
-    let json = match parse {
-        Parse::No => None,
+    let (json, compact) = match parse {
+        Parse::No => (None, false),
         Parse::Text { twin } => match twin.and_then(|s| written_from(text, s)) {
-            Some(twin) if writes_out(text, twin) => Some(Cow::Borrowed(twin)),
-            _ => parse_json_text(text).map(Cow::Owned),
+            // Most often the text is the value's compact JSON (as the TypeScript SDK writes
+            // it): bytes compared as the value is walked, cheaper than reading the text.
+            Some(twin) if crate::compact::is_written(twin, text.as_bytes()) => {
+                (Some(Cow::Borrowed(twin)), true)
+            }
+            Some(twin) if writes_out(text, twin) => (Some(Cow::Borrowed(twin)), false),
+            _ => (parse_json_text(text).map(Cow::Owned), false),
         },
     };
     Part {
         pointer,
-        content: PartContent::Text { text, json },
+        content: PartContent::Text {
+            text,
+            json,
+            compact,
+        },
     }
+}
+
+/// structuredContent's compact JSON, taken from a text block of `anatomy` that is its tree (or
+/// the list its one member wraps) written out compact: the text itself, or the text inside the
+/// wrapper's braces. `None` when no text block is.
+pub fn written_compact<'a>(anatomy: &Anatomy<'a>, structured: &Value) -> Option<Cow<'a, str>> {
+    anatomy.parts.iter().find_map(|part| {
+        let PartContent::Text {
+            text,
+            json: Some(tree),
+            compact: true,
+        } = &part.content
+        else {
+            return None;
+        };
+        Some(match twin_of(structured, tree)? {
+            Twin::Whole => Cow::Borrowed(*text),
+            Twin::Wrapped { key } => {
+                let mut out = Vec::with_capacity(text.len() + key.len() + 5);
+                out.push(b'{');
+                crate::compact::write_str(&mut out, key);
+                out.push(b':');
+                out.extend_from_slice(text.as_bytes());
+                out.push(b'}');
+                // A key written as JSON, and a text: UTF-8.
+                Cow::Owned(String::from_utf8(out).ok()?)
+            }
+        })
+    })
 }
 
 /// The JSON inside a text block, when the text is exactly one JSON object or array.
@@ -679,6 +721,29 @@ mod tests {
     }
 
     proptest! {
+        /// structuredContent's compact JSON is taken from the text exactly when the text is it,
+        /// or the non-empty list it wraps written compact; and it is then what is written.
+        #[test]
+        fn structured_content_taken_from_its_text_is_its_compact_json(
+            (structured, text) in structured_and_text()
+        ) {
+            let doc = json!({"content": [{"type": "text", "text": text}], "structuredContent": structured});
+            let a = anatomy(&doc, "");
+            let structured = &doc["structuredContent"];
+            let compact = crate::compact::string(structured);
+            let list = structured
+                .as_object()
+                .filter(|m| m.len() == 1)
+                .and_then(|m| m.values().next())
+                .filter(|l| l.as_array().is_some_and(|items| !items.is_empty()));
+            let taken = text == compact || list.is_some_and(|l| text == crate::compact::string(l));
+            let from_text = written_compact(&a, structured);
+            prop_assert_eq!(from_text.is_some(), taken);
+            if let Some(from_text) = from_text {
+                prop_assert_eq!(from_text.as_ref(), compact.as_str());
+            }
+        }
+
         /// Borrowed exactly when the text's own tree is structuredContent's, or the list it
         /// wraps, written the same (so equal bit for bit); and the tree is always the text's.
         #[test]
@@ -694,6 +759,41 @@ mod tests {
             };
             let identical = own.is_some() && written(own.as_ref()) == written(twin);
             prop_assert_eq!(borrowed, identical);
+        }
+    }
+
+    #[test]
+    fn structured_content_of_real_captures_is_taken_from_its_compact_text() {
+        for (capture, taken) in [
+            // The text is structuredContent written out compact.
+            (
+                "everything__tools_call__get-structured-content__new_york.json",
+                true,
+            ),
+            // The text is the list `{"items": [...]}` wraps, compact.
+            ("paged__tools_call__big__2000.json", true),
+            // The text is not JSON, and structuredContent wraps it.
+            ("filesystem__tools_call__search_files__all_rs.json", false),
+        ] {
+            let text = std::fs::read_to_string(format!("tests/fixtures/corpus/{capture}")).unwrap();
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            let a = anatomy(&doc, &text);
+            let structured = &doc["result"]["structuredContent"];
+            let compact = crate::compact::string(structured);
+            match written_compact(&a, structured) {
+                Some(from_text) => assert!(taken && from_text == compact, "{capture}"),
+                None => assert!(!taken, "{capture}"),
+            }
+            // The same without the text's being compact: indented, it is parsed on its own.
+            let mut indented = doc.clone();
+            if let Some(t) = indented["result"]["content"][0]["text"].as_str()
+                && let Ok(tree) = serde_json::from_str::<Value>(t)
+            {
+                indented["result"]["content"][0]["text"] =
+                    serde_json::to_string_pretty(&tree).unwrap().into();
+                let a = anatomy(&indented, "");
+                assert!(written_compact(&a, &indented["result"]["structuredContent"]).is_none());
+            }
         }
     }
 

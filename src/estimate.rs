@@ -139,14 +139,18 @@ struct Visible<'a> {
 }
 
 /// What each part shows the model as text, resolved once for every view: a text block's text
-/// borrowed, a JSON part's compact JSON written once; `None` for media.
+/// borrowed, a JSON part's compact JSON written once (or taken from a text block that is it
+/// written out compact); `None` for media.
 fn part_texts<'a>(anatomy: &document::Anatomy<'a>) -> Vec<Option<Cow<'a, str>>> {
     anatomy
         .parts
         .iter()
         .map(|part| match &part.content {
             PartContent::Text { text, .. } | PartContent::Raw(text) => Some(Cow::Borrowed(*text)),
-            PartContent::Json(value) => Some(Cow::Owned(compact::string(value))),
+            PartContent::Json(value) => Some(
+                document::written_compact(anatomy, value)
+                    .unwrap_or_else(|| Cow::Owned(compact::string(value))),
+            ),
             PartContent::Media { .. } => None,
         })
         .collect()

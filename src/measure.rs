@@ -223,7 +223,9 @@ fn profile_with(
             PartContent::Text { json: Some(v), .. } => Some((&**v, format!("{}#", part.pointer))),
             PartContent::Json(v) => Some((*v, part.pointer.clone())),
             PartContent::Raw(_) => Some((anatomy.payload, String::new())),
-            PartContent::Text { text, json: None } => {
+            PartContent::Text {
+                text, json: None, ..
+            } => {
                 let n = text.chars().count();
                 if n > shape.longest_string.as_ref().map_or(0, |e| e.len) {
                     shape.longest_string = Some(Extent {

@@ -244,11 +244,14 @@ fn check_content(out: &mut Out<'_>) {
             PartContent::Text {
                 text,
                 json: Some(v),
+                ..
             } => {
                 text_json.push((&part.pointer, text, v));
                 walked.push(walk(out, v, &format!("{}#", part.pointer), l));
             }
-            PartContent::Text { text, json: None } => check_text(out, &part.pointer, text, l),
+            PartContent::Text {
+                text, json: None, ..
+            } => check_text(out, &part.pointer, text, l),
             PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
                 structured = Some(v);
                 // A list is paged or not by its parent: a wrapper that says so (its one member

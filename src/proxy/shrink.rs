@@ -586,7 +586,9 @@ pub(super) fn sole_text(value: &Value) -> Option<&str> {
         return None;
     };
     match &part.content {
-        PartContent::Text { text, json: None } => Some(text),
+        PartContent::Text {
+            text, json: None, ..
+        } => Some(text),
         _ => None,
     }
 }

@@ -358,7 +358,9 @@ fn shape_within(
         PartContent::Text { .. } if json_text.is_some_and(|(at, _)| *at == part.pointer) => {
             json_text.is_some_and(|(_, v)| json_ok(v))
         }
-        PartContent::Text { text, json: None } => string_ok(text),
+        PartContent::Text {
+            text, json: None, ..
+        } => string_ok(text),
         PartContent::Json(v) => json_ok(v),
         PartContent::Raw(_) => json_ok(anatomy.payload),
         PartContent::Media { .. } => true,
