@@ -205,10 +205,15 @@ impl<'t> Scanner<'t, '_> {
         if at < self.line_start {
             (at, chars) = (self.line_start, 0);
         }
-        chars += self.bytes[at..self.i]
-            .iter()
-            .filter(|&&b| (b & 0xC0) != 0x80)
-            .count();
+        // Both ends are where a value or a line starts, so on character boundaries: the
+        // standard count, a word at a time; the lead bytes one by one should they not be.
+        chars += match self.text.get(at..self.i) {
+            Some(s) => s.chars().count(),
+            None => self.bytes[at..self.i]
+                .iter()
+                .filter(|&&b| (b & 0xC0) != 0x80)
+                .count(),
+        };
         self.counted = (self.i, chars);
         chars + 1
     }
