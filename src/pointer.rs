@@ -461,6 +461,8 @@ mod locate_tests {
         assert_eq!(got["/a/1/b~0~1"], (2, 20));
         assert_eq!(got["/c#/x"], (3, 8));
         assert!(!got.contains_key("/missing"));
+        // After characters of two and three bytes on the same line, a column counts characters.
+        assert_eq!(locate_all(r#"{"é日":1,"b":2}"#, &["/b"])["/b"], (1, 13));
     }
 
     /// A string is skipped a few dozen bytes by hand, then by `memchr2`: an escape on either
