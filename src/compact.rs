@@ -424,6 +424,21 @@ mod tests {
     }
 
     #[test]
+    fn an_escape_is_recognized_only_as_written() {
+        let v = json!(["a\nb", "q\"", "\u{1f}"]);
+        assert!(is_written(&v, br#"["a\nb","q\"","\u001f"]"#));
+        // Each differs from what is written in one escape of the same length.
+        for other in [
+            br#"["a\tb","q\"","\u001f"]"#,
+            br#"["a\nb","q\\","\u001f"]"#,
+            br#"["a\nb","q\"","\u001e"]"#,
+            br#"["a\nb","q\"","\u001F"]"#,
+        ] {
+            assert!(!is_written(&v, other), "{}", String::from_utf8_lossy(other));
+        }
+    }
+
+    #[test]
     fn a_float_is_recognized_only_when_it_reads_back_bit_for_bit() {
         let zero = json!(0.0);
         assert!(is_written(&zero, b"0.0"));
