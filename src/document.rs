@@ -302,14 +302,16 @@ pub fn written_compact<'a>(anatomy: &Anatomy<'a>, structured: &Value) -> Option<
         Some(match twin_of(structured, tree)? {
             Twin::Whole => Cow::Borrowed(*text),
             Twin::Wrapped { key } => {
-                let mut out = Vec::with_capacity(text.len() + key.len() + 5);
-                out.push(b'{');
-                crate::compact::write_str(&mut out, key);
-                out.push(b':');
-                out.extend_from_slice(text.as_bytes());
-                out.push(b'}');
-                // A key written as JSON, and a text: UTF-8.
-                Cow::Owned(String::from_utf8(out).ok()?)
+                let mut head = Vec::with_capacity(key.len() + 4);
+                head.push(b'{');
+                crate::compact::write_str(&mut head, key);
+                head.push(b':');
+                // Only the key's few bytes are checked as UTF-8, not the (long) text after it.
+                let mut out = String::from_utf8(head).ok()?;
+                out.reserve(text.len() + 1);
+                out.push_str(text);
+                out.push('}');
+                Cow::Owned(out)
             }
         })
     })
