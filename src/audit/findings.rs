@@ -36,6 +36,21 @@ impl Out<'_> {
         help: String,
         bytes: Option<u64>,
     ) {
+        self.add_before(self.len(), code, at, message, help, bytes);
+    }
+
+    /// Adds a finding before the one at `index` (the next one's place, [`Out::len`], is the
+    /// end): a rule that can judge a value only once it has walked inside it still reports
+    /// the value before what it found inside.
+    pub fn add_before(
+        &mut self,
+        index: usize,
+        code: &'static str,
+        at: &str,
+        message: String,
+        help: String,
+        bytes: Option<u64>,
+    ) {
         let Some(severity) = self.ctx.severity(code, self.input.tool) else {
             return;
         };
@@ -44,19 +59,22 @@ impl Out<'_> {
             bytes: b,
             tokens: self.tokens_for(b),
         });
-        self.findings.push(Finding {
-            code: rule.code,
-            rule: rule.name,
-            severity,
-            document: self.input.doc.name.clone(),
-            tool: Some(self.input.tool.to_owned()),
-            pointer: at.to_owned(),
-            message,
-            help,
-            savings,
-            line: None,
-            column: None,
-        });
+        self.findings.insert(
+            index,
+            Finding {
+                code: rule.code,
+                rule: rule.name,
+                severity,
+                document: self.input.doc.name.clone(),
+                tool: Some(self.input.tool.to_owned()),
+                pointer: at.to_owned(),
+                message,
+                help,
+                savings,
+                line: None,
+                column: None,
+            },
+        );
     }
 
     /// Tokens that `bytes` of this document cost, in proportion.

@@ -483,9 +483,16 @@ fn walk_twins() -> bool {
 /// MG002, MG003, MG004, MG012 over a JSON value the model sees.
 fn walk<'v>(out: &mut Out<'_>, value: &'v Value, base: &str, l: &Limits) -> Walked<'v> {
     let first = out.len();
-    let mut at = PathStack::new(base);
-    let mut deepest = (0, at.pointer());
-    walk_value(out, value, &mut at, 0, None, l, &mut deepest);
+    let at = PathStack::new(base);
+    let deepest = (0, at.pointer());
+    let mut walker = Walker {
+        out,
+        l,
+        at,
+        deepest,
+    };
+    walker.value(value, 0, None, false);
+    let deepest = walker.deepest;
     too_deep(out, &deepest, l);
     Walked {
         tree: value,
@@ -522,62 +529,106 @@ fn repeat(out: &mut Out<'_>, w: &Walked<'_>, twin: Twin<'_>, base: &str, l: &Lim
     too_deep(out, &(depth + twin.depth(), at(first)), l);
 }
 
-fn walk_value<'v>(
-    out: &mut Out<'_>,
-    value: &'v Value,
-    at: &mut PathStack<'v>,
-    depth: usize,
-    parent: Option<&serde_json::Map<String, Value>>,
-    l: &Limits,
-    deepest: &mut (usize, String),
-) {
-    if depth > deepest.0 {
-        *deepest = (depth, at.pointer());
-    }
-    match value {
-        Value::Array(items) => {
-            if items.len() as u64 > l.max_array_items && !paged(parent) {
-                let excess: u64 = items[l.max_array_items as usize..]
-                    .iter()
-                    .map(|v| compact::len(v) as u64 + 1)
-                    .sum();
-                let what = format!("a list of {} items", items.len());
-                unpaginated(out, &at.pointer(), what, excess, l);
+/// The rules' walk over one JSON value: where it is, and the deepest nesting so far.
+struct Walker<'w, 'o, 'v> {
+    out: &'w mut Out<'o>,
+    l: &'w Limits,
+    at: PathStack<'v>,
+    deepest: (usize, String),
+}
+
+impl<'v> Walker<'_, '_, 'v> {
+    /// Checks `value` and everything in it for MG002, MG003 and MG012. When `sizing`, returns
+    /// the length of its compact JSON (else 0), measured on the way: a list over
+    /// maxArrayItems is charged the bytes of the items over the limit, and measuring them as
+    /// they are walked costs no second walk (nor a third for a list inside such a list).
+    fn value(
+        &mut self,
+        value: &'v Value,
+        depth: usize,
+        parent: Option<&serde_json::Map<String, Value>>,
+        sizing: bool,
+    ) -> usize {
+        if depth > self.deepest.0 {
+            self.deepest = (depth, self.at.pointer());
+        }
+        let limit = self.l.max_array_items as usize;
+        match value {
+            Value::Array(items) => {
+                let over = items.len() > limit && !paged(parent);
+                let first = self.out.len();
+                let (mut len, mut excess) = (0, 0);
+                for (i, item) in items.iter().enumerate() {
+                    let charged = over && i >= limit;
+                    self.at.push(Seg::Index(i));
+                    let item_len = self.value(item, depth + 1, None, sizing || charged);
+                    self.at.pop();
+                    len += item_len;
+                    if charged {
+                        excess += item_len as u64 + 1;
+                    }
+                }
+                if over {
+                    let what = format!("a list of {} items", items.len());
+                    unpaginated(self.out, first, &self.at.pointer(), what, excess, self.l);
+                }
+                // Brackets, and a comma between items.
+                if sizing {
+                    1 + items.len().max(1) + len
+                } else {
+                    0
+                }
             }
-            for (i, item) in items.iter().enumerate() {
-                at.push(Seg::Index(i));
-                walk_value(out, item, at, depth + 1, None, l, deepest);
-                at.pop();
+            Value::Object(members) => {
+                let over = members.len() > limit
+                    && !paged(parent)
+                    && crate::collection::is_record_map(members);
+                let first = self.out.len();
+                let (mut len, mut excess) = (0, 0);
+                for (i, (k, v)) in members.iter().enumerate() {
+                    let charged = over && i >= limit;
+                    self.at.push(Seg::Key(k));
+                    let member_len = if sizing || charged {
+                        compact::str_len(k) + 1 + self.value(v, depth + 1, Some(members), true)
+                    } else {
+                        self.value(v, depth + 1, Some(members), false)
+                    };
+                    self.at.pop();
+                    len += member_len;
+                    if charged {
+                        excess += member_len as u64 + 1;
+                    }
+                }
+                if over {
+                    let what = format!("a map of {} records keyed by id", members.len());
+                    unpaginated(self.out, first, &self.at.pointer(), what, excess, self.l);
+                }
+                // Braces, and a comma between members.
+                if sizing {
+                    1 + members.len().max(1) + len
+                } else {
+                    0
+                }
+            }
+            Value::String(s) => {
+                // Only long strings can break a rule: short ones cost one comparison.
+                if s.len() > (self.l.max_string_length as usize).min(BASE64_MIN_RUN) {
+                    let here = self.at.pointer();
+                    long_string(self.out, &here, s, self.l);
+                    if s.len() >= BASE64_MIN_RUN {
+                        base64_runs(self.out, &here, s);
+                    }
+                }
+                if sizing { compact::str_len(s) } else { 0 }
+            }
+            scalar => {
+                if sizing {
+                    compact::len(scalar)
+                } else {
+                    0
+                }
             }
         }
-        Value::Object(members) => {
-            if members.len() as u64 > l.max_array_items
-                && !paged(parent)
-                && crate::collection::is_record_map(members)
-            {
-                let excess: u64 = members
-                    .iter()
-                    .skip(l.max_array_items as usize)
-                    .map(|(k, v)| compact::str_len(k) as u64 + 2 + compact::len(v) as u64)
-                    .sum();
-                let what = format!("a map of {} records keyed by id", members.len());
-                unpaginated(out, &at.pointer(), what, excess, l);
-            }
-            for (k, v) in members {
-                at.push(Seg::Key(k));
-                walk_value(out, v, at, depth + 1, Some(members), l, deepest);
-                at.pop();
-            }
-        }
-        // Only long strings can break a rule: short ones cost one comparison.
-        Value::String(s) if s.len() > (l.max_string_length as usize).min(BASE64_MIN_RUN) => {
-            let here = at.pointer();
-            long_string(out, &here, s, l);
-            if s.len() >= BASE64_MIN_RUN {
-                base64_runs(out, &here, s);
-            }
-        }
-        _ => {}
     }
 }
 
@@ -587,9 +638,11 @@ fn paged(parent: Option<&serde_json::Map<String, Value>>) -> bool {
 }
 
 /// MG002: a list (or a map of records) over maxArrayItems that nothing pages.
-fn unpaginated(out: &mut Out<'_>, at: &str, what: String, excess: u64, l: &Limits) {
+/// It is reported before the findings from `index` on (those inside it).
+fn unpaginated(out: &mut Out<'_>, index: usize, at: &str, what: String, excess: u64, l: &Limits) {
     let max = l.max_array_items;
-    out.add(
+    out.add_before(
+        index,
         "MG002",
         at,
         format!("{what} with no hasMore or nextCursor, over {max}"),
@@ -737,6 +790,76 @@ mod tests {
                 "content": [{"type": "text", "text": text}], "structuredContent": structured}});
             let [repeated, walked] = repeated_and_walked(&doc.to_string());
             proptest::prop_assert_eq!(repeated, walked);
+        }
+    }
+
+    /// Lists and maps of records (eight or more objects sharing a field), nested in each other.
+    fn lists_and_record_maps() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let leaf = crate::compact::random_json(
+            any::<i16>().prop_map(Value::from),
+            "[a\"\n\u{1}é]{0,3}",
+            2,
+            4,
+        );
+        leaf.prop_recursive(3, 200, 12, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..12).prop_map(Value::Array),
+                proptest::collection::vec(inner, 8..12).prop_map(|values| {
+                    let records = values
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("id-{i}"), serde_json::json!({"name": i, "v": v})));
+                    Value::Object(records.collect())
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// MG002 charges a list the compact JSON of its items over the limit, and a comma each;
+        /// a map of records its members over the limit, `"key":value,` each. Measured as the
+        /// walk goes, checked here against `compact::len` of each value.
+        #[test]
+        fn a_long_list_is_charged_the_bytes_of_the_items_over_the_limit(
+            value in lists_and_record_maps()
+        ) {
+            use crate::compact;
+            let doc = parse_text("t.json", &serde_json::json!({"data": value}).to_string())
+                .pop().unwrap().unwrap();
+            let mut ctx = ctx();
+            ctx.config.limits.max_array_items = 2;
+            let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx);
+            let mut expected = Vec::new();
+            let mut stack = vec![(String::new(), &doc.value)];
+            while let Some((at, v)) = stack.pop() {
+                let excess = match v {
+                    serde_json::Value::Array(items) => {
+                        stack.extend(items.iter().enumerate().map(|(i, item)| (format!("{at}/{i}"), item)));
+                        (items.len() > 2).then(|| items[2..].iter().map(|i| compact::len(i) as u64 + 1).sum::<u64>())
+                    }
+                    serde_json::Value::Object(members) => {
+                        stack.extend(members.iter().map(|(k, item)| (format!("{at}/{k}"), item)));
+                        (members.len() > 2 && crate::collection::is_record_map(members)).then(|| {
+                            members.iter().skip(2)
+                                .map(|(k, v)| (compact::str_len(k) + 2 + compact::len(v)) as u64)
+                                .sum::<u64>()
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(bytes) = excess {
+                    expected.push((at, bytes));
+                }
+            }
+            let mut found: Vec<(String, u64)> = r.findings.iter()
+                .filter(|f| f.code == "MG002")
+                .map(|f| (f.pointer.clone(), f.savings.unwrap().bytes))
+                .collect();
+            expected.sort();
+            found.sort();
+            proptest::prop_assert_eq!(found, expected);
         }
     }
 
