@@ -58,6 +58,9 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
 /// `\u00xx` in lower-case hex; everything else, UTF-8 included, as it is.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
+    if bytes.len() >= LONG_STRING {
+        return write_long_str(out, s);
+    }
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut run = 0;
@@ -68,6 +71,62 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
+}
+
+/// Strings this long are written by [`write_long_str`].
+const LONG_STRING: usize = 64;
+
+/// [`write_str`] for a long string, eight bytes a step: each word is copied whole, then the
+/// first byte in it to escape (if any) is written escaped and the next word starts after it.
+/// A log or a JSON text has an escape every few bytes (each newline, each quote), where
+/// copying the runs between escapes costs a call each. The escaped length is counted first
+/// ([`str_len`]), so the output grows once (and a word's slack past the end is cut off).
+fn write_long_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let start = out.len();
+    let quoted = str_len(s);
+    out.resize(start + quoted + 8, 0);
+    let dst = &mut out[start..];
+    dst[0] = b'"';
+    let (mut i, mut j) = (0, 1);
+    while let Some(word) = bytes.get(i..i + 8) {
+        dst[j..j + 8].copy_from_slice(word);
+        let special = escapes_in(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        if special == 0 {
+            i += 8;
+            j += 8;
+        } else {
+            let clean = (special.trailing_zeros() / 8) as usize;
+            j = put_escaped(dst, j + clean, bytes[i + clean]);
+            i += clean + 1;
+        }
+    }
+    for &byte in &bytes[i..] {
+        j = if needs_escape(byte) {
+            put_escaped(dst, j, byte)
+        } else {
+            dst[j] = byte;
+            j + 1
+        };
+    }
+    dst[j] = b'"';
+    out.truncate(start + quoted);
+}
+
+/// Whether a JSON string must escape `byte`: a control, `"` or `\\`.
+#[inline]
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// Writes `byte`'s escape at `dst[j]` (with room for six bytes after it); returns where the
+/// next byte goes.
+#[inline]
+fn put_escaped(dst: &mut [u8], j: usize, byte: u8) -> usize {
+    let e = escape(byte);
+    // A fixed size: a move rather than a call.
+    dst[j..j + 6].copy_from_slice(&e.bytes);
+    j + e.len
 }
 
 /// How a byte a JSON string must escape is written: `\"`, `\\`, a short escape, or `\u00xx`.
@@ -199,28 +258,30 @@ fn matches_number(n: &Number, rest: &mut &[u8]) -> bool {
 }
 
 /// The first byte at or after `from` that a JSON string must escape: a control, `"` or `\`.
-/// Eight bytes a step: a word's bytes below 0x20, or equal to `"` or `\`, set their top bit
-/// in a mask (the lowest set bit is exact: the borrows only spill upwards).
+/// Eight bytes a step, by [`escapes_in`].
 fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;
     let rest = &bytes[from..];
     let (words, tail) = rest.as_chunks::<8>();
     for (i, word) in words.iter().enumerate() {
-        let x = u64::from_le_bytes(*word);
-        let below_space = x.wrapping_sub(ONES * 0x20) & !x & TOPS;
-        let special = below_space
-            | zero_byte(x ^ (ONES * u64::from(b'"')))
-            | zero_byte(x ^ (ONES * u64::from(b'\\')));
+        let special = escapes_in(u64::from_le_bytes(*word));
         if special != 0 {
             return Some(from + i * 8 + (special.trailing_zeros() / 8) as usize);
         }
     }
     let done = from + words.len() * 8;
-    tail.iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .map(|i| done + i)
+    tail.iter().position(|&b| needs_escape(b)).map(|i| done + i)
+}
+
+/// A mask with the top bit set in every byte of the little-endian word `x` that a JSON
+/// string must escape (a control, `"` or `\\`), and possibly in bytes above such a byte: the
+/// lowest set bit is exact, the borrows only spill upwards.
+#[inline]
+fn escapes_in(x: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;
+    let below_space = x.wrapping_sub(ONES * 0x20) & !x & TOPS;
+    below_space | zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\')))
 }
 
 fn write_number(out: &mut Vec<u8>, n: &Number) {
@@ -400,8 +461,8 @@ mod tests {
 
     fn json() -> impl Strategy<Value = Value> {
         // Escapes at every offset within a word: quotes, backslashes, every control, DEL,
-        // and multi-byte characters next to them.
-        let text = "(?s)[a-z\"\\\\\u{0}-\u{1f}\u{7f}é日🦀]{0,40}";
+        // and multi-byte characters next to them; strings short and long (`LONG_STRING`).
+        let text = "(?s)[a-z\"\\\\\u{0}-\u{1f}\u{7f}é日🦀]{0,90}";
         let scalars = prop_oneof![
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
