@@ -89,9 +89,9 @@ fn write_long_str(out: &mut Vec<u8>, s: &str) {
     let dst = &mut out[start..];
     dst[0] = b'"';
     let (mut i, mut j) = (0, 1);
-    while let Some(word) = bytes.get(i..i + 8) {
+    while let Some(word) = bytes[i..].first_chunk::<8>() {
         dst[j..j + 8].copy_from_slice(word);
-        let special = escapes_in(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        let special = escapes_in(u64::from_le_bytes(*word));
         if special == 0 {
             i += 8;
             j += 8;
@@ -113,7 +113,7 @@ fn write_long_str(out: &mut Vec<u8>, s: &str) {
     out.truncate(start + quoted);
 }
 
-/// Whether a JSON string must escape `byte`: a control, `"` or `\\`.
+/// Whether a JSON string must escape `byte`: a control, `"` or `\`.
 #[inline]
 fn needs_escape(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
@@ -273,7 +273,7 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 /// A mask with the top bit set in every byte of the little-endian word `x` that a JSON
-/// string must escape (a control, `"` or `\\`), and possibly in bytes above such a byte: the
+/// string must escape (a control, `"` or `\`), and possibly in bytes above such a byte: the
 /// lowest set bit is exact, the borrows only spill upwards.
 #[inline]
 fn escapes_in(x: u64) -> u64 {
