@@ -553,62 +553,23 @@ impl<'v> Walker<'_, '_, 'v> {
             self.deepest = (depth, self.at.pointer());
         }
         let limit = self.l.max_array_items as usize;
-        match value {
+        let (entries, len) = match value {
             Value::Array(items) => {
-                let over = items.len() > limit && !paged(parent);
-                let first = self.out.len();
-                let (mut len, mut excess) = (0, 0);
-                for (i, item) in items.iter().enumerate() {
-                    let charged = over && i >= limit;
-                    self.at.push(Seg::Index(i));
-                    let item_len = self.value(item, depth + 1, None, sizing || charged);
-                    self.at.pop();
-                    len += item_len;
-                    if charged {
-                        excess += item_len as u64 + 1;
-                    }
-                }
-                if over {
-                    let what = format!("a list of {} items", items.len());
-                    unpaginated(self.out, first, &self.at.pointer(), what, excess, self.l);
-                }
-                // Brackets, and a comma between items.
-                if sizing {
-                    1 + items.len().max(1) + len
-                } else {
-                    0
-                }
+                let what = (items.len() > limit && !paged(parent))
+                    .then(|| format!("a list of {} items", items.len()));
+                let entries = items.iter().enumerate();
+                let entries = entries.map(|(i, item)| (Seg::Index(i), None, item));
+                let len = self.entries(entries, depth, None, what, sizing);
+                (items.len(), len)
             }
             Value::Object(members) => {
-                let over = members.len() > limit
+                let what = (members.len() > limit
                     && !paged(parent)
-                    && crate::collection::is_record_map(members);
-                let first = self.out.len();
-                let (mut len, mut excess) = (0, 0);
-                for (i, (k, v)) in members.iter().enumerate() {
-                    let charged = over && i >= limit;
-                    self.at.push(Seg::Key(k));
-                    let member_len = if sizing || charged {
-                        compact::str_len(k) + 1 + self.value(v, depth + 1, Some(members), true)
-                    } else {
-                        self.value(v, depth + 1, Some(members), false)
-                    };
-                    self.at.pop();
-                    len += member_len;
-                    if charged {
-                        excess += member_len as u64 + 1;
-                    }
-                }
-                if over {
-                    let what = format!("a map of {} records keyed by id", members.len());
-                    unpaginated(self.out, first, &self.at.pointer(), what, excess, self.l);
-                }
-                // Braces, and a comma between members.
-                if sizing {
-                    1 + members.len().max(1) + len
-                } else {
-                    0
-                }
+                    && crate::collection::is_record_map(members))
+                .then(|| format!("a map of {} records keyed by id", members.len()));
+                let entries = members.iter().map(|(k, v)| (Seg::Key(k), Some(k), v));
+                let len = self.entries(entries, depth, Some(members), what, sizing);
+                (members.len(), len)
             }
             Value::String(s) => {
                 // Only long strings can break a rule: short ones cost one comparison.
@@ -619,16 +580,47 @@ impl<'v> Walker<'_, '_, 'v> {
                         base64_runs(self.out, &here, s);
                     }
                 }
-                if sizing { compact::str_len(s) } else { 0 }
+                return if sizing { compact::str_len(s) } else { 0 };
             }
-            scalar => {
-                if sizing {
-                    compact::len(scalar)
-                } else {
-                    0
-                }
+            scalar => return if sizing { compact::len(scalar) } else { 0 },
+        };
+        // Brackets or braces, and a comma between entries.
+        if sizing { 1 + entries.max(1) + len } else { 0 }
+    }
+
+    /// Walks a list's items or an object's members (`key` given), and returns their compact
+    /// JSON's length when `sizing` (a member's `"key":` included, the commas between them
+    /// not). `what` names a collection over maxArrayItems that nothing pages: MG002, charged
+    /// the entries past the limit and a comma each, is reported before what was found in them.
+    fn entries(
+        &mut self,
+        entries: impl Iterator<Item = (Seg<'v>, Option<&'v String>, &'v Value)>,
+        depth: usize,
+        parent: Option<&serde_json::Map<String, Value>>,
+        what: Option<String>,
+        sizing: bool,
+    ) -> usize {
+        let limit = self.l.max_array_items as usize;
+        let first = self.out.len();
+        let (mut len, mut excess) = (0, 0);
+        for (i, (seg, key, value)) in entries.enumerate() {
+            let charged = what.is_some() && i >= limit;
+            self.at.push(seg);
+            let value_len = self.value(value, depth + 1, parent, sizing || charged);
+            self.at.pop();
+            let entry_len = match key {
+                Some(k) if sizing || charged => compact::str_len(k) + 1 + value_len,
+                _ => value_len,
+            };
+            len += entry_len;
+            if charged {
+                excess += entry_len as u64 + 1;
             }
         }
+        if let Some(what) = what {
+            unpaginated(self.out, first, &self.at.pointer(), what, excess, self.l);
+        }
+        len
     }
 }
 
