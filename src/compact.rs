@@ -303,17 +303,23 @@ pub fn len(value: &Value) -> usize {
         Value::Bool(b) => 4 + usize::from(!b),
         Value::Number(n) => number_len(n),
         Value::String(s) => str_len(s),
-        // Brackets, and a comma between items.
-        Value::Array(items) => 1 + items.len().max(1) + items.iter().map(len).sum::<usize>(),
-        // Braces, a colon per member and a comma between members.
-        Value::Object(members) => {
-            1 + members.len().max(1)
-                + members
-                    .iter()
-                    .map(|(k, v)| str_len(k) + 1 + len(v))
-                    .sum::<usize>()
-        }
+        Value::Array(items) => container_len(items.len(), items.iter().map(len).sum()),
+        Value::Object(members) => container_len(
+            members.len(),
+            members.iter().map(|(k, v)| member_len(k, len(v))).sum(),
+        ),
     }
+}
+
+/// The length of a list or an object of `entries` whose own lengths add up to `inner`: its
+/// brackets or braces, and a comma between entries.
+pub fn container_len(entries: usize, inner: usize) -> usize {
+    1 + entries.max(1) + inner
+}
+
+/// The length of an object's member whose value is `value_len` long: `"key":value`.
+pub fn member_len(key: &str, value_len: usize) -> usize {
+    str_len(key) + 1 + value_len
 }
 
 /// A number's length: an integer's digits (and sign) counted, a float's written.

@@ -484,12 +484,11 @@ fn walk_twins() -> bool {
 fn walk<'v>(out: &mut Out<'_>, value: &'v Value, base: &str, l: &Limits) -> Walked<'v> {
     let first = out.len();
     let at = PathStack::new(base);
-    let deepest = (0, at.pointer());
     let mut walker = Walker {
         out,
         l,
+        deepest: (0, at.pointer()),
         at,
-        deepest,
     };
     walker.value(value, 0, None, false);
     let deepest = walker.deepest;
@@ -584,8 +583,11 @@ impl<'v> Walker<'_, '_, 'v> {
             }
             scalar => return if sizing { compact::len(scalar) } else { 0 },
         };
-        // Brackets or braces, and a comma between entries.
-        if sizing { 1 + entries.max(1) + len } else { 0 }
+        if sizing {
+            compact::container_len(entries, len)
+        } else {
+            0
+        }
     }
 
     /// Walks a list's items or an object's members (`key` given), and returns their compact
@@ -609,7 +611,7 @@ impl<'v> Walker<'_, '_, 'v> {
             let value_len = self.value(value, depth + 1, parent, sizing || charged);
             self.at.pop();
             let entry_len = match key {
-                Some(k) if sizing || charged => compact::str_len(k) + 1 + value_len,
+                Some(k) if sizing || charged => compact::member_len(k, value_len),
                 _ => value_len,
             };
             len += entry_len;

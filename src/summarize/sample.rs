@@ -250,17 +250,15 @@ impl<'de> serde::Deserialize<'de> for KeyLen {
 pub fn full_len(value: &Value, lengths: &Lengths) -> usize {
     match value {
         Value::Array(a) if !a.is_empty() => {
-            let sample: usize = a.iter().map(|v| full_len(v, lengths)).sum::<usize>() + a.len() + 1;
-            sample * lengths.of(a) / a.len()
+            let inner = a.iter().map(|v| full_len(v, lengths)).sum();
+            compact::container_len(a.len(), inner) * lengths.of(a) / a.len()
         }
         Value::Object(m) if !m.is_empty() => {
-            let sample = m
+            let inner = m
                 .iter()
-                .map(|(k, v)| compact::str_len(k) + 1 + full_len(v, lengths))
-                .sum::<usize>()
-                + m.len()
-                + 1;
-            sample * lengths.of_map(m) / m.len()
+                .map(|(k, v)| compact::member_len(k, full_len(v, lengths)))
+                .sum();
+            compact::container_len(m.len(), inner) * lengths.of_map(m) / m.len()
         }
         other => compact::len(other),
     }

@@ -188,7 +188,7 @@ pub fn drop_empty(value: &mut Value) -> u64 {
                 };
                 if empty {
                     // "key":value plus its comma.
-                    saved += (compact::str_len(k) + 1 + compact::len(v) + 1) as u64;
+                    saved += (compact::member_len(k, compact::len(v)) + 1) as u64;
                 }
                 !empty
             });
