@@ -276,7 +276,7 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 /// string must escape (a control, `"` or `\`), and possibly in bytes above such a byte: the
 /// lowest set bit is exact, the borrows only spill upwards.
 #[inline]
-fn escapes_in(x: u64) -> u64 {
+pub(crate) fn escapes_in(x: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;

@@ -320,7 +320,7 @@ pub fn written_compact<'a>(anatomy: &Anatomy<'a>, structured: &Value) -> Option<
 /// The JSON inside a text block, when the text is exactly one JSON object or array.
 pub fn parse_json_text(text: &str) -> Option<Value> {
     looks_like_json(text)
-        .then(|| serde_json::from_str(text).ok())
+        .then(|| crate::json_tree::parse(text).ok())
         .flatten()
 }
 

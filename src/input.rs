@@ -278,6 +278,12 @@ pub fn for_each_line_batch(
     }
 }
 
+/// A document's JSON as a [`Value`], read by [`crate::json_tree`] (the same tree, faster), or
+/// when that declines by [`parse_json`] (whose error, or lone-surrogate repair, it then is).
+pub fn parse_value(text: &str) -> Result<Value, serde_json::Error> {
+    crate::json_tree::parse_plain(text).map_or_else(|| parse_json(text), Ok)
+}
+
 /// Parses JSON as serde_json does, except that a lone UTF-16 surrogate escape (`"\ud800"`, which
 /// JSON's grammar allows, Python's json reads, and servers that slice UTF-16 strings emit)
 /// reads as U+FFFD, as Claude's tokenizer reads it. Valid input never takes the second pass.
@@ -347,7 +353,7 @@ pub fn parse_line(
     limits: &ReadLimits,
 ) -> Result<Document, InputError> {
     let parsed = check_nesting(file, &text, limits)
-        .and_then(|()| parse_json::<Value>(&text).map_err(|err| json_error(file, &text, &err)));
+        .and_then(|()| parse_value(&text).map_err(|err| json_error(file, &text, &err)));
     match parsed {
         Ok(value) => Ok(Document {
             name: format!("{file}:{number}"),
@@ -666,7 +672,7 @@ fn parse_bytes(
     if let Err(e) = check_nesting(name, &text, limits) {
         return visit(Err(e));
     }
-    match parse_json::<Value>(&text) {
+    match parse_value(&text) {
         Ok(value) => visit(Ok(Document {
             name: name.to_owned(),
             file: name.to_owned(),

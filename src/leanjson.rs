@@ -168,72 +168,11 @@ impl<'de> serde::Deserialize<'de> for Members<'de> {
 }
 
 /// The string a JSON string literal (`raw`, quotes included, as a span `serde_json` has
-/// checked: no raw control character, every escape well-formed) stands for, built in one allocation of at most its own length.
-/// `None` for what `serde_json` decides itself: a lone surrogate, a control character.
+/// checked) stands for, built in one allocation of its own size; `None` for what `serde_json`
+/// decides itself (a lone surrogate).
 fn unescape(raw: &str) -> Option<String> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let plain = memchr::memchr(b'\\', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-        // serde_json has checked the span: no quote and no control character in a run.
-        // Cut at ASCII bytes, so on char boundaries.
-        out.push_str(inner.get(at..plain)?);
-        if plain == bytes.len() {
-            break;
-        }
-        let escape = *bytes.get(plain + 1)?;
-        at = plain + 2;
-        let simple = match escape {
-            b'u' => {
-                let high = hex4(bytes.get(at..at + 4)?)?;
-                at += 4;
-                let c = match high {
-                    0xD800..=0xDBFF => {
-                        if bytes.get(at..at + 2)? != b"\\u" {
-                            return None;
-                        }
-                        let low = hex4(bytes.get(at + 2..at + 6)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        at += 6;
-                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => char::from_u32(high)?,
-                };
-                out.push(c);
-                continue;
-            }
-            other => simple_escape(other)?,
-        };
-        out.push(char::from(simple));
-    }
-    Some(out)
-}
-
-/// The byte a one-letter JSON escape (`\\n`, `\\"`, ...) stands for; `None` for `u` and for
-/// letters JSON has no escape for.
-pub fn simple_escape(letter: u8) -> Option<u8> {
-    Some(match letter {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        _ => return None,
-    })
-}
-
-fn hex4(digits: &[u8]) -> Option<u32> {
-    digits
-        .iter()
-        .try_fold(0u32, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+    crate::json_tree::unescape(inner.as_bytes())
 }
 
 #[cfg(test)]

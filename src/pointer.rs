@@ -218,29 +218,11 @@ impl<'t> Scanner<'t, '_> {
         chars + 1
     }
 
-    /// The byte after the string that starts (with its quote) at `start`, or the end.
-    ///
-    /// A few dozen bytes are read one by one before each jump with `memchr2`: JSON inside a
-    /// JSON string has an escape every few bytes, where a search per escape costs more than
-    /// it skips.
+    /// The byte after the string that starts (with its quote) at `start`, or the end (the
+    /// text was parsed, so its strings hold no raw control character).
     fn string_end(&self, start: usize) -> usize {
-        let bytes = self.bytes;
-        let mut i = start + 1;
-        loop {
-            let stop = (i + 32).min(bytes.len());
-            while i < stop {
-                match bytes[i] {
-                    b'"' => return i + 1,
-                    b'\\' => i += 2, // A backslash and the character it escapes.
-                    _ => i += 1,
-                }
-            }
-            match memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
-                None => return bytes.len(),
-                Some(k) if bytes[i + k] == b'"' => return i + k + 1,
-                Some(k) => i += k + 2,
-            }
-        }
+        crate::json_tree::string_end(self.bytes, start + 1)
+            .map_or(self.bytes.len(), |(quote, _)| quote + 1)
     }
 
     /// Reads a key: as it is written when it has no escape, else unescaped as the document

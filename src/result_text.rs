@@ -275,7 +275,7 @@ impl<R: BufRead> Scan<R> {
                 }
                 return Ok(());
             }
-            other => crate::leanjson::simple_escape(other).ok_or(Stop::NotPlain)?,
+            other => crate::json_tree::simple_escape(other).ok_or(Stop::NotPlain)?,
         };
         if sink(&[plain]) {
             Ok(())

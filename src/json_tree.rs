@@ -1,0 +1,458 @@
+//! JSON text to a `serde_json::Value`, the tree `serde_json::from_str` builds, built faster.
+//!
+//! Tool results are mostly strings, and their strings are dense with escapes: a JSON text
+//! inside a text block has a `\"` every few bytes, a log a `\n` on every line. `serde_json`
+//! reads such a string one escape at a time, a call to find the next one and a call to decode
+//! it, into a scratch buffer it copies out again (a fifth of the audit's instructions). Here a
+//! string is read eight bytes at a time: its end is found first, then it is unescaped in one
+//! pass into a string of its own size, a whole word copied at each step.
+//!
+//! [`parse`] gives exactly `serde_json::from_str::<Value>`'s answer: the same value (numbers
+//! that are not plain integers are read by `serde_json` itself, duplicate keys keep the last
+//! value at the first key's place), and for anything this parser does not accept (an error, a
+//! lone surrogate, nesting deeper than [`MAX_DEPTH`], serde_json's raw-value key) the text is
+//! handed to `serde_json`, whose error or value it then is. The property tests hold it to that.
+
+use serde_json::{Map, Number, Value};
+
+use crate::compact::escapes_in;
+
+/// Nesting beyond this is left to `serde_json` (its own limit is 128 levels).
+const MAX_DEPTH: usize = 100;
+
+/// The key `serde_json` (with `raw_value`) reads a [`serde_json::value::RawValue`] from: a
+/// document that uses it is left to `serde_json`.
+const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
+
+/// `text` as a [`Value`], equal to `serde_json::from_str`'s (its error too).
+pub fn parse(text: &str) -> serde_json::Result<Value> {
+    match parse_plain(text) {
+        Some(value) => Ok(value),
+        None => serde_json::from_str(text),
+    }
+}
+
+/// `text` as a [`Value`] when it is JSON this parser reads itself; `None` for anything else.
+pub fn parse_plain(text: &str) -> Option<Value> {
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        text,
+        at: 0,
+    };
+    let value = p.value(0)?;
+    p.skip_whitespace();
+    (p.at == p.bytes.len()).then_some(value)
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte after whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes.get(self.at).copied()
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        match self.peek()? {
+            b'"' => self.string().map(Value::String),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.literal(b"true", Value::Bool(true)),
+            b'f' => self.literal(b"false", Value::Bool(false)),
+            b'n' => self.literal(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| {
+            self.at = end;
+            value
+        })
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        let mut members = Map::new();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(Value::Object(members));
+        }
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            if key == RAW_VALUE_KEY || self.peek()? != b':' {
+                return None;
+            }
+            self.at += 1;
+            let value = self.value(depth)?;
+            // As serde_json's own visitor: a repeated key's last value, at the first one's place.
+            members.insert(key, value);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(Value::Object(members));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        let mut items = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(Value::Array(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A plain integer (no sign, no fraction, no exponent, at most 19 digits, so it fits a
+    /// `u64`) is read here; any other number by `serde_json`, from the span its characters make.
+    fn number(&mut self) -> Option<Value> {
+        let start = self.at;
+        let len = self.bytes[start..]
+            .iter()
+            .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .unwrap_or(self.bytes.len() - start);
+        self.at = start + len;
+        let span = &self.bytes[start..self.at];
+        let plain =
+            len <= 19 && (len == 1 || span[0] != b'0') && span.iter().all(u8::is_ascii_digit);
+        if plain {
+            let n = span.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+            return Some(Value::Number(n.into()));
+        }
+        // The span is ASCII, so cut on character boundaries.
+        let n: Number = self.text[start..self.at].parse().ok()?;
+        Some(Value::Number(n))
+    }
+
+    /// The string whose opening quote is at `self.at`, unescaped.
+    fn string(&mut self) -> Option<String> {
+        let start = self.at + 1;
+        let (end, escaped) = string_end(self.bytes, start)?;
+        self.at = end + 1;
+        if escaped {
+            unescape(&self.bytes[start..end])
+        } else {
+            Some(self.text[start..end].to_owned())
+        }
+    }
+}
+
+/// The index of the closing quote of the string whose contents start at `at`, and whether the
+/// string holds an escape. `None` at a control character (`serde_json` refuses it) or at the
+/// end of the text.
+pub(crate) fn string_end(bytes: &[u8], mut at: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+            let special = escapes_in(u64::from_le_bytes(*word));
+            if special != 0 {
+                at += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            at += 8;
+        }
+        match *bytes.get(at)? {
+            b'"' => return Some((at, escaped)),
+            b'\\' => {
+                escaped = true;
+                // The escaped letter is never the end: `\"` and `\\` are skipped whole.
+                at += 2;
+            }
+            byte if byte < 0x20 => return None,
+            _ => at += 1,
+        }
+    }
+}
+
+/// What a string's contents `raw` (between its quotes, checked by [`string_end`] or by
+/// `serde_json`: no control character, no quote but escaped ones) stand for, written into one
+/// buffer of `raw`'s size, a word at a time. `None` for what is left to `serde_json`: a bad
+/// escape, a lone surrogate.
+pub(crate) fn unescape(raw: &[u8]) -> Option<String> {
+    // Eight bytes of slack: each step copies a whole word, then keeps the bytes before the
+    // escape in it. Unescaping never lengthens: every escape is at least as long as its
+    // character's UTF-8.
+    let mut out = vec![0u8; raw.len() + 8];
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while let Some(word) = raw[i..].first_chunk::<8>() {
+            out[j..j + 8].copy_from_slice(word);
+            let special = escapes_in(u64::from_le_bytes(*word));
+            if special != 0 {
+                let clean = (special.trailing_zeros() / 8) as usize;
+                i += clean;
+                j += clean;
+                break;
+            }
+            i += 8;
+            j += 8;
+        }
+        let Some(&byte) = raw.get(i) else { break };
+        match byte {
+            b'\\' => {
+                let letter = *raw.get(i + 1)?;
+                if letter == b'u' {
+                    let (c, len) = unicode_escape(&raw[i..])?;
+                    j += c.encode_utf8(&mut out[j..j + 4]).len();
+                    i += len;
+                } else {
+                    out[j] = simple_escape(letter)?;
+                    j += 1;
+                    i += 2;
+                }
+            }
+            byte => {
+                out[j] = byte;
+                j += 1;
+                i += 1;
+            }
+        }
+    }
+    out.truncate(j);
+    // Runs are copied whole and cut only at ASCII bytes, and escapes write whole characters.
+    String::from_utf8(out).ok()
+}
+
+/// The character a `\uXXXX` escape at the start of `raw` stands for (a surrogate pair taking
+/// two), and the escape's length; `None` for a lone surrogate or bad hex digits.
+fn unicode_escape(raw: &[u8]) -> Option<(char, usize)> {
+    let high = hex4(raw.get(2..6)?)?;
+    match high {
+        0xD800..=0xDBFF => {
+            if raw.get(6..8)? != b"\\u" {
+                return None;
+            }
+            let low = hex4(raw.get(8..12)?)?;
+            if !(0xDC00..=0xDFFF).contains(&low) {
+                return None;
+            }
+            Some((
+                char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?,
+                12,
+            ))
+        }
+        0xDC00..=0xDFFF => None,
+        _ => Some((char::from_u32(high)?, 6)),
+    }
+}
+
+/// The byte a one-letter JSON escape (`\\n`, `\\"`, ...) stands for; `None` for `u` and for
+/// letters JSON has no escape for.
+pub fn simple_escape(letter: u8) -> Option<u8> {
+    Some(match letter {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0u32, |n, &d| Some(n * 16 + char::from(d).to_digit(16)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Both parsers' answers, the values written out (key order and a float's sign count).
+    fn answers(text: &str) -> (Result<String, String>, Result<String, String>) {
+        let show =
+            |r: serde_json::Result<Value>| r.map(|v| v.to_string()).map_err(|e| e.to_string());
+        (show(parse(text)), show(serde_json::from_str(text)))
+    }
+
+    fn same_as_serde_json(text: &str) {
+        let (ours, theirs) = answers(text);
+        assert_eq!(ours, theirs, "{}", &text[..text.floor_char_boundary(300)]);
+    }
+
+    #[test]
+    fn reads_every_capture_and_every_json_text_in_one_itself() {
+        for entry in std::fs::read_dir("tests/fixtures/corpus").unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let ours = parse_plain(&text).expect("read without serde_json");
+            assert_eq!(
+                ours.to_string(),
+                serde_json::from_str::<Value>(&text).unwrap().to_string()
+            );
+            let blocks = ours.pointer("/result/content").and_then(Value::as_array);
+            for text in blocks
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["text"].as_str())
+            {
+                same_as_serde_json(text);
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_are_what_serde_json_makes_of_them() {
+        for n in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "1.0",
+            "-0.0",
+            "1e5",
+            "1E+5",
+            "0.1e-2",
+            "2.5e-308",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "1e400",
+            "-1e400",
+            "01",
+            "-01",
+            "1.",
+            ".5",
+            "-",
+            "+1",
+            "1e",
+            "1-2",
+            "0x10",
+            "1.5.3",
+        ] {
+            same_as_serde_json(n);
+            same_as_serde_json(&format!("[{n}]"));
+            same_as_serde_json(&format!(r#"{{"n": {n} }}"#));
+        }
+    }
+
+    #[test]
+    fn strings_keys_and_structure_as_serde_json_reads_them() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let long = "é \\\"q\\\" \\n 日本 🦀 \\u00e9 \\ud83e\\udd80 \\/ \\b\\f\\r\\t".repeat(50);
+        for text in [
+            String::new(),
+            " ".into(),
+            r#""""#.into(),
+            r#" {"a": 1, "b": [true, false, null], "a": {"c": "d"}} "#.into(),
+            format!(r#"{{"{RAW_VALUE_KEY}": "1"}}"#),
+            format!("\"{long}\""),
+            format!("{{\"{long}\": \"{long}\"}}"),
+            r#""\u0000 \u001f \uFFFF \uD834\uDD1E""#.into(),
+            r#""\ud800""#.into(),
+            r#""\ud800\u0041""#.into(),
+            r#""\udc00""#.into(),
+            r#""\u12""#.into(),
+            r#""\uZZZZ""#.into(),
+            r#""\q""#.into(),
+            "\"tab\tinside\"".into(),
+            "\"new\nline\"".into(),
+            r#""unterminated"#.into(),
+            r#""ends in a backslash\"#.into(),
+            "tru".into(),
+            "nulls".into(),
+            "[1,]".into(),
+            "[1 2]".into(),
+            r#"{"a":1,}"#.into(),
+            r#"{"a" 1}"#.into(),
+            r#"{a: 1}"#.into(),
+            "[] []".into(),
+            "{}\n\t\r ".into(),
+            deep(MAX_DEPTH),
+            deep(MAX_DEPTH + 1),
+            deep(127),
+            deep(128),
+            deep(129),
+        ] {
+            same_as_serde_json(&text);
+        }
+        assert!(parse_plain(&deep(MAX_DEPTH)).is_some());
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        let text = "(?s)[a-z\"\\\\/\u{0}-\u{1f}\u{7f}é日🦀]{0,90}";
+        let scalars = prop_oneof![
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            (0u32..1000).prop_map(|n| Value::from(f64::from(n) / 8.0)),
+        ];
+        crate::compact::random_json(scalars, text, 4, 5)
+    }
+
+    proptest! {
+        #[test]
+        fn any_value_written_any_way_reads_back_as_serde_json_reads_it(v in json()) {
+            let compact = v.to_string();
+            prop_assert!(parse_plain(&compact).is_some());
+            same_as_serde_json(&compact);
+            same_as_serde_json(&serde_json::to_string_pretty(&v).unwrap());
+            // Python's way: every character past ASCII as \u escapes, surrogate pairs too.
+            same_as_serde_json(&crate::pyjson::dumps(&v));
+        }
+
+        #[test]
+        fn a_text_broken_anywhere_gets_serde_json_s_answer(
+            v in json(),
+            at in any::<prop::sample::Index>(),
+            with in prop::sample::select(vec!["", "\"", "\\", ",", ":", "]", "}", "[", "{", "0", "-", "e", ".", "\u{1}", "\\u", "\\ud800", " "]),
+            cut in any::<bool>(),
+        ) {
+            let text = serde_json::to_string_pretty(&v).unwrap();
+            let mut at = at.index(text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let broken = if cut {
+                format!("{}{with}", &text[..at])
+            } else {
+                format!("{}{with}{}", &text[..at], &text[at..])
+            };
+            same_as_serde_json(&broken);
+        }
+    }
+}
