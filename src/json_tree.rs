@@ -4,8 +4,9 @@
 //! inside a text block has a `\"` every few bytes, a log a `\n` on every line. `serde_json`
 //! reads such a string one escape at a time, a call to find the next one and a call to decode
 //! it, into a scratch buffer it copies out again (a fifth of the audit's instructions). Here a
-//! string is read eight bytes at a time: its end is found first, then it is unescaped in one
-//! pass into a string of its own size, a whole word copied at each step.
+//! string is read eight bytes at a time in one pass: a run up to the closing quote is copied
+//! once, and a string with escapes is unescaped as it is read, a whole word copied at each
+//! step.
 //!
 //! [`parse`] gives exactly `serde_json::from_str::<Value>`'s answer: the same value (numbers
 //! that are not plain integers are read by `serde_json` itself, duplicate keys keep the last
@@ -164,90 +165,111 @@ impl Parser<'_> {
     /// The string whose opening quote is at `self.at`, unescaped.
     fn string(&mut self) -> Option<String> {
         let start = self.at + 1;
-        let (end, escaped) = string_end(self.bytes, start)?;
-        self.at = end + 1;
-        if escaped {
-            unescape(&self.bytes[start..end])
-        } else {
-            Some(self.text[start..end].to_owned())
-        }
-    }
-}
-
-/// The index of the closing quote of the string whose contents start at `at`, and whether the
-/// string holds an escape. `None` at a control character (`serde_json` refuses it) or at the
-/// end of the text.
-pub(crate) fn string_end(bytes: &[u8], mut at: usize) -> Option<(usize, bool)> {
-    let mut escaped = false;
-    loop {
-        while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-            let special = escapes_in(u64::from_le_bytes(*word));
-            if special != 0 {
-                at += (special.trailing_zeros() / 8) as usize;
-                break;
+        let stop = plain_run_end(self.bytes, start);
+        match *self.bytes.get(stop)? {
+            b'"' => {
+                self.at = stop + 1;
+                Some(self.text[start..stop].to_owned())
             }
-            at += 8;
-        }
-        match *bytes.get(at)? {
-            b'"' => return Some((at, escaped)),
             b'\\' => {
-                escaped = true;
-                // The escaped letter is never the end: `\"` and `\\` are skipped whole.
-                at += 2;
+                let (s, end) = unescape_from(self.bytes, start, stop, None)?;
+                self.at = end;
+                Some(s)
             }
-            byte if byte < 0x20 => return None,
-            _ => at += 1,
+            _ => None, // a control character
         }
     }
 }
 
-/// What a string's contents `raw` (between its quotes, checked by [`string_end`] or by
-/// `serde_json`: no control character, no quote but escaped ones) stand for, written into one
-/// buffer of `raw`'s size, a word at a time. `None` for what is left to `serde_json`: a bad
-/// escape, a lone surrogate.
-pub(crate) fn unescape(raw: &[u8]) -> Option<String> {
-    // Eight bytes of slack: each step copies a whole word, then keeps the bytes before the
-    // escape in it. Unescaping never lengthens: every escape is at least as long as its
-    // character's UTF-8.
-    let mut out = vec![0u8; raw.len() + 8];
-    let (mut i, mut j) = (0, 0);
+/// Where the run of bytes from `at` that a string holds as they are ends: at a quote, a
+/// backslash or a control character, or at the end of `bytes`. Eight bytes at a time.
+fn plain_run_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let special = escapes_in(u64::from_le_bytes(*word));
+        if special != 0 {
+            return at + (special.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    at + rest
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .unwrap_or(rest.len())
+}
+
+/// The index of the closing quote of the string whose contents start at `at` (a string of a
+/// text already parsed: the pointer scanner's); `None` at a control character or at the end
+/// of the text.
+pub(crate) fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        while let Some(word) = raw[i..].first_chunk::<8>() {
-            out[j..j + 8].copy_from_slice(word);
+        at = plain_run_end(bytes, at);
+        match *bytes.get(at)? {
+            b'"' => return Some(at),
+            // The escaped letter is never the end: `\"` and `\\` are skipped whole.
+            b'\\' => at += 2,
+            _ => return None,
+        }
+    }
+}
+
+/// The string whose contents start at `start` and hold an escape at `escape`, unescaped, and
+/// the index after its closing quote: read in one pass, a word at a time, into a buffer of
+/// `size` bytes (the contents' length, when known: unescaping never lengthens) or else one
+/// that doubles as it fills. `None` for what is left to `serde_json`: a control character, a
+/// bad escape, a lone surrogate, no closing quote.
+pub(crate) fn unescape_from(
+    bytes: &[u8],
+    start: usize,
+    escape: usize,
+    size: Option<usize>,
+) -> Option<(String, usize)> {
+    let prefix = bytes.get(start..escape)?;
+    // Room for a whole word past the end: each step copies one, then drops the bytes from the
+    // escape in it on.
+    let mut out = Vec::with_capacity(size.unwrap_or(2 * prefix.len() + 24) + 8);
+    out.extend_from_slice(prefix);
+    let mut i = escape;
+    loop {
+        while let Some(word) = bytes[i..].first_chunk::<8>() {
+            out.extend_from_slice(word);
             let special = escapes_in(u64::from_le_bytes(*word));
             if special != 0 {
                 let clean = (special.trailing_zeros() / 8) as usize;
+                out.truncate(out.len() - 8 + clean);
                 i += clean;
-                j += clean;
                 break;
             }
             i += 8;
-            j += 8;
         }
-        let Some(&byte) = raw.get(i) else { break };
-        match byte {
+        match *bytes.get(i)? {
+            b'"' => {
+                // A string that came out much shorter than its buffer gives the rest back.
+                if out.capacity() - out.len() > 64.max(out.len() / 4) {
+                    out.shrink_to_fit();
+                }
+                // Runs are copied whole and cut only at ASCII bytes, and escapes write whole
+                // characters.
+                return String::from_utf8(out).ok().map(|s| (s, i + 1));
+            }
             b'\\' => {
-                let letter = *raw.get(i + 1)?;
+                let letter = *bytes.get(i + 1)?;
                 if letter == b'u' {
-                    let (c, len) = unicode_escape(&raw[i..])?;
-                    j += c.encode_utf8(&mut out[j..j + 4]).len();
+                    let (c, len) = unicode_escape(&bytes[i..])?;
+                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                     i += len;
                 } else {
-                    out[j] = simple_escape(letter)?;
-                    j += 1;
+                    out.push(simple_escape(letter)?);
                     i += 2;
                 }
             }
+            byte if byte < 0x20 => return None,
             byte => {
-                out[j] = byte;
-                j += 1;
+                out.push(byte);
                 i += 1;
             }
         }
     }
-    out.truncate(j);
-    // Runs are copied whole and cut only at ASCII bytes, and escapes write whole characters.
-    String::from_utf8(out).ok()
 }
 
 /// The character a `\uXXXX` escape at the start of `raw` stands for (a surrogate pair taking

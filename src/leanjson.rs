@@ -171,8 +171,12 @@ impl<'de> serde::Deserialize<'de> for Members<'de> {
 /// checked) stands for, built in one allocation of its own size; `None` for what `serde_json`
 /// decides itself (a lone surrogate).
 fn unescape(raw: &str) -> Option<String> {
-    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    crate::json_tree::unescape(inner.as_bytes())
+    let bytes = raw.as_bytes();
+    let start = 1;
+    let escape = memchr::memchr(b'\\', bytes).unwrap_or(bytes.len() - 1);
+    let (s, end) =
+        crate::json_tree::unescape_from(bytes, start, escape.max(start), Some(bytes.len()))?;
+    (end == bytes.len()).then_some(s)
 }
 
 #[cfg(test)]

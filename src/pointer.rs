@@ -222,7 +222,7 @@ impl<'t> Scanner<'t, '_> {
     /// text was parsed, so its strings hold no raw control character).
     fn string_end(&self, start: usize) -> usize {
         crate::json_tree::string_end(self.bytes, start + 1)
-            .map_or(self.bytes.len(), |(quote, _)| quote + 1)
+            .map_or(self.bytes.len(), |quote| quote + 1)
     }
 
     /// Reads a key: as it is written when it has no escape, else unescaped as the document
