@@ -39,6 +39,8 @@ pub fn parse_plain(text: &str) -> Option<Value> {
         bytes: text.as_bytes(),
         text,
         at: 0,
+        members: Vec::new(),
+        items: Vec::new(),
     };
     let value = p.value(0)?;
     p.skip_whitespace();
@@ -49,6 +51,10 @@ struct Parser<'t> {
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
+    /// The members and items read of every object and array open, innermost last: each is
+    /// built once at its end, at its own size (no growing, no rehashing as it fills).
+    members: Vec<(String, Value)>,
+    items: Vec<Value>,
 }
 
 impl Parser<'_> {
@@ -90,11 +96,11 @@ impl Parser<'_> {
             return None;
         }
         self.at += 1;
-        let mut members = Map::new();
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(Value::Object(members));
+            return Some(Value::Object(Map::new()));
         }
+        let open = self.members.len();
         loop {
             if self.peek()? != b'"' {
                 return None;
@@ -105,12 +111,17 @@ impl Parser<'_> {
             }
             self.at += 1;
             let value = self.value(depth)?;
-            // As serde_json's own visitor: a repeated key's last value, at the first one's place.
-            members.insert(key, value);
+            self.members.push((key, value));
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
+                    let mut members = Map::with_capacity(self.members.len() - open);
+                    // As serde_json's own visitor: a repeated key's last value, at the first
+                    // one's place.
+                    for (key, value) in self.members.drain(open..) {
+                        members.insert(key, value);
+                    }
                     return Some(Value::Object(members));
                 }
                 _ => return None,
@@ -123,18 +134,19 @@ impl Parser<'_> {
             return None;
         }
         self.at += 1;
-        let mut items = Vec::new();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(Value::Array(items));
+            return Some(Value::Array(Vec::new()));
         }
+        let open = self.items.len();
         loop {
-            items.push(self.value(depth)?);
+            let item = self.value(depth)?;
+            self.items.push(item);
             match self.peek()? {
                 b',' => self.at += 1,
                 b']' => {
                     self.at += 1;
-                    return Some(Value::Array(items));
+                    return Some(Value::Array(self.items.drain(open..).collect()));
                 }
                 _ => return None,
             }
