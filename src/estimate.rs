@@ -318,9 +318,13 @@ pub fn estimate_anatomy(
             let own = profile
                 .structured_content_first
                 .then(|| client_view(anatomy, &texts));
-            let (view, size) = match &own {
-                Some(view) => (view, view.size(tokens)),
-                None => (&seen, generic),
+            let view = own.as_ref().unwrap_or(&seen);
+            // A view of the same texts has the same size, measured once.
+            let same_texts = view.media == seen.media && view.texts == seen.texts;
+            let size = if same_texts {
+                generic
+            } else {
+                view.size(tokens)
             };
             let image_tokens = profile
                 .estimate
@@ -333,9 +337,7 @@ pub fn estimate_anatomy(
             let limit: Vec<u64> = profile.max_tokens.into_iter().collect();
             // The run's own count serves when the client sees the same thing and it decides
             // the limit: exact, or claude-fast far enough from it.
-            let same_view = image_tokens == opts.media_tokens
-                && view.media == seen.media
-                && view.texts == seen.texts;
+            let same_view = image_tokens == opts.media_tokens && same_texts;
             let known = (same_view && counted.settles(&limit)).then_some(tokens);
             let exact = || {
                 known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).tokens)
