@@ -17,6 +17,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::compact::escapes_in;
+use crate::json_masks;
 
 /// Nesting beyond this is left to `serde_json` (its own limit is 128 levels).
 const MAX_DEPTH: usize = 100;
@@ -184,8 +185,9 @@ impl Parser<'_> {
                 Some(self.text[start..stop].to_owned())
             }
             b'\\' => {
-                let (s, end) = unescape_from(self.bytes, start, stop, None)?;
-                self.at = end;
+                let end = json_masks::string_end(self.bytes, stop)?;
+                let (s, after) = unescape_from(self.bytes, start, stop, end - start)?;
+                self.at = after;
                 Some(s)
             }
             _ => None, // a control character
@@ -210,36 +212,33 @@ fn plain_run_end(bytes: &[u8], mut at: usize) -> usize {
         .unwrap_or(rest.len())
 }
 
-/// The index of the closing quote of the string whose contents start at `at` (a string of a
-/// text already parsed: the pointer scanner's); `None` at a control character or at the end
-/// of the text.
-pub(crate) fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
-    loop {
-        at = plain_run_end(bytes, at);
-        match *bytes.get(at)? {
-            b'"' => return Some(at),
-            // The escaped letter is never the end: `\"` and `\\` are skipped whole.
-            b'\\' => at += 2,
-            _ => return None,
-        }
+/// The index of the closing quote of the string whose contents start at `at`: its plain start
+/// a word at a time (most strings end there), and from its first backslash on, 64 bytes at a
+/// time ([`json_masks::string_end`]). `None` at a control character before any backslash or
+/// at the end of the text.
+pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let stop = plain_run_end(bytes, at);
+    match *bytes.get(stop)? {
+        b'"' => Some(stop),
+        b'\\' => json_masks::string_end(bytes, stop),
+        _ => None,
     }
 }
 
 /// The string whose contents start at `start` and hold an escape at `escape`, unescaped, and
-/// the index after its closing quote: read in one pass, a word at a time, into a buffer of
-/// `size` bytes (the contents' length, when known: unescaping never lengthens) or else one
-/// that doubles as it fills. `None` for what is left to `serde_json`: a control character, a
-/// bad escape, a lone surrogate, no closing quote.
+/// the index after its closing quote: read in one pass, a word at a time, into one buffer of
+/// `size` bytes, the contents' length (unescaping never lengthens). `None` for what is left to
+/// `serde_json`: a control character, a bad escape, a lone surrogate, no closing quote.
 pub(crate) fn unescape_from(
     bytes: &[u8],
     start: usize,
     escape: usize,
-    size: Option<usize>,
+    size: usize,
 ) -> Option<(String, usize)> {
     let prefix = bytes.get(start..escape)?;
     // Room for a whole word past the end: each step copies one, then drops the bytes from the
     // escape in it on.
-    let mut out = Vec::with_capacity(size.unwrap_or(2 * prefix.len() + 24) + 8);
+    let mut out = Vec::with_capacity(size + 8);
     out.extend_from_slice(prefix);
     let mut i = escape;
     loop {
@@ -256,7 +255,7 @@ pub(crate) fn unescape_from(
         }
         match *bytes.get(i)? {
             b'"' => {
-                // A string that came out much shorter than its buffer gives the rest back.
+                // A string much shorter than its escaped form gives the rest back.
                 if out.capacity() - out.len() > 64.max(out.len() / 4) {
                     out.shrink_to_fit();
                 }

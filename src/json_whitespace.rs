@@ -1,6 +1,8 @@
 //! Whitespace a minify would remove from a JSON text, counted 64 bytes at a time as bit masks
-//! without parsing: summarize's "minify" fix measures its savings with it, and the audit's
-//! MG014 (pretty-printed JSON) reports it.
+//! ([`crate::json_masks`]) without parsing: summarize's "minify" fix measures its savings with
+//! it, and the audit's MG014 (pretty-printed JSON) reports it.
+
+use crate::json_masks::{byte_masks, escaped_by, prefix_xor};
 
 /// Bytes a minify would remove: whitespace outside strings (trailing whitespace aside).
 ///
@@ -28,84 +30,6 @@ pub fn insignificant(text: &str) -> u64 {
     last[..rest.len()].copy_from_slice(rest);
     count(&last);
     n
-}
-
-/// A bit per byte: which are `"`, which `\`, which JSON whitespace. Sixteen bytes a compare
-/// with SSE2.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn byte_masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    // SAFETY: SSE2 is part of the x86_64 architecture: every processor that runs x86_64 code
-    // has it (and Rust's x86_64 targets enable it).
-    unsafe { sse2_byte_masks(block) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn sse2_byte_masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    use std::arch::x86_64::{__m128i, _mm_set_epi64x};
-    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
-    let (mut quote, mut backslash, mut space) = (0u64, 0u64, 0u64);
-    let byte = |c: u8| _mm_set1_epi8(c as i8);
-    let bits = |m: __m128i, lane: usize| u64::from(_mm_movemask_epi8(m) as u16) << (lane * 16);
-    for (lane, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
-        // The lane as two words: the compiler makes it one load.
-        let x = u128::from_le_bytes(*sixteen);
-        let v = _mm_set_epi64x((x >> 64) as i64, x as i64);
-        quote |= bits(_mm_cmpeq_epi8(v, byte(b'"')), lane);
-        backslash |= bits(_mm_cmpeq_epi8(v, byte(b'\\')), lane);
-        let blank = _mm_or_si128(
-            _mm_or_si128(
-                _mm_cmpeq_epi8(v, byte(b' ')),
-                _mm_cmpeq_epi8(v, byte(b'\n')),
-            ),
-            _mm_or_si128(
-                _mm_cmpeq_epi8(v, byte(b'\r')),
-                _mm_cmpeq_epi8(v, byte(b'\t')),
-            ),
-        );
-        space |= bits(blank, lane);
-    }
-    (quote, backslash, space)
-}
-
-/// A bit per byte: which are `"`, which `\`, which JSON whitespace.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn byte_masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (mut quote, mut backslash, mut space) = (0u64, 0u64, 0u64);
-    for (i, &c) in block.iter().enumerate() {
-        quote |= u64::from(c == b'"') << i;
-        backslash |= u64::from(c == b'\\') << i;
-        space |= u64::from(matches!(c, b' ' | b'\n' | b'\r' | b'\t')) << i;
-    }
-    (quote, backslash, space)
-}
-
-/// The characters escaped by a backslash: the one after each odd-length run of backslashes.
-/// `carry` says the block starts with an escaped character (the previous block ended in an
-/// odd run), and is set for the next block.
-#[inline]
-fn escaped_by(backslash: u64, carry: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslash = backslash & !*carry;
-    let follows = (backslash << 1) | *carry;
-    // Adding a run's first bit to the run carries out of its end: runs that start on an odd
-    // bit end up marking even bits, and the others odd ones.
-    let odd_starts = backslash & !EVEN & !follows;
-    let (ends, overflow) = odd_starts.overflowing_add(backslash);
-    *carry = u64::from(overflow);
-    (EVEN ^ (ends << 1)) & follows
-}
-
-/// Each bit the XOR of itself and every lower bit: from an opening quote up to (not
-/// including) its closing quote, the bits are set.
-#[inline]
-fn prefix_xor(mut x: u64) -> u64 {
-    for shift in [1, 2, 4, 8, 16, 32] {
-        x ^= x << shift;
-    }
-    x
 }
 
 #[cfg(test)]

@@ -174,8 +174,7 @@ fn unescape(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let start = 1;
     let escape = memchr::memchr(b'\\', bytes).unwrap_or(bytes.len() - 1);
-    let (s, end) =
-        crate::json_tree::unescape_from(bytes, start, escape.max(start), Some(bytes.len()))?;
+    let (s, end) = crate::json_tree::unescape_from(bytes, start, escape.max(start), bytes.len())?;
     (end == bytes.len()).then_some(s)
 }
 

@@ -21,6 +21,7 @@ pub mod fsutil;
 pub mod fuzz;
 pub mod human;
 pub mod input;
+pub mod json_masks;
 pub mod json_tree;
 pub mod json_whitespace;
 pub mod leanjson;
