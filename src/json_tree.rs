@@ -236,25 +236,42 @@ pub(crate) fn unescape_from(
     size: usize,
 ) -> Option<(String, usize)> {
     let prefix = bytes.get(start..escape)?;
-    // Room for a whole word past the end: each step copies one, then drops the bytes from the
-    // escape in it on.
-    let mut out = Vec::with_capacity(size + 8);
-    out.extend_from_slice(prefix);
-    let mut i = escape;
+    // Eight bytes of slack: each step copies a whole word, then keeps the bytes before the
+    // escape in it.
+    let mut out = vec![0u8; size + 8];
+    out[..prefix.len()].copy_from_slice(prefix);
+    let (mut i, mut j) = (escape, prefix.len());
     loop {
-        while let Some(word) = bytes[i..].first_chunk::<8>() {
-            out.extend_from_slice(word);
+        if let Some(word) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+            out.get_mut(j..j + 8)?.copy_from_slice(word);
             let special = escapes_in(u64::from_le_bytes(*word));
-            if special != 0 {
-                let clean = (special.trailing_zeros() / 8) as usize;
-                out.truncate(out.len() - 8 + clean);
-                i += clean;
-                break;
+            if special == 0 {
+                i += 8;
+                j += 8;
+                continue;
             }
-            i += 8;
+            let clean = (special.trailing_zeros() / 8) as usize;
+            i += clean;
+            j += clean;
         }
         match *bytes.get(i)? {
+            b'\\' => {
+                let letter = *bytes.get(i + 1)?;
+                let simple = SIMPLE_ESCAPES[usize::from(letter)];
+                if simple != 0 {
+                    *out.get_mut(j)? = simple;
+                    j += 1;
+                    i += 2;
+                } else if letter == b'u' {
+                    let (c, len) = unicode_escape(&bytes[i..])?;
+                    j += c.encode_utf8(out.get_mut(j..j + 4)?).len();
+                    i += len;
+                } else {
+                    return None;
+                }
+            }
             b'"' => {
+                out.truncate(j);
                 // A string much shorter than its escaped form gives the rest back.
                 if out.capacity() - out.len() > 64.max(out.len() / 4) {
                     out.shrink_to_fit();
@@ -263,25 +280,29 @@ pub(crate) fn unescape_from(
                 // characters.
                 return String::from_utf8(out).ok().map(|s| (s, i + 1));
             }
-            b'\\' => {
-                let letter = *bytes.get(i + 1)?;
-                if letter == b'u' {
-                    let (c, len) = unicode_escape(&bytes[i..])?;
-                    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                    i += len;
-                } else {
-                    out.push(simple_escape(letter)?);
-                    i += 2;
-                }
-            }
             byte if byte < 0x20 => return None,
+            // One of the last few bytes of the text, too few for a word.
             byte => {
-                out.push(byte);
+                *out.get_mut(j)? = byte;
+                j += 1;
                 i += 1;
             }
         }
     }
 }
+
+/// [`simple_escape`] as a table: the byte each escape letter stands for, 0 for none.
+const SIMPLE_ESCAPES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut letter = 0;
+    while letter < 256 {
+        if let Some(byte) = simple_escape(letter as u8) {
+            table[letter] = byte;
+        }
+        letter += 1;
+    }
+    table
+};
 
 /// The character a `\uXXXX` escape at the start of `raw` stands for (a surrogate pair taking
 /// two), and the escape's length; `None` for a lone surrogate or bad hex digits.
@@ -308,7 +329,7 @@ fn unicode_escape(raw: &[u8]) -> Option<(char, usize)> {
 
 /// The byte a one-letter JSON escape (`\\n`, `\\"`, ...) stands for; `None` for `u` and for
 /// letters JSON has no escape for.
-pub fn simple_escape(letter: u8) -> Option<u8> {
+pub const fn simple_escape(letter: u8) -> Option<u8> {
     Some(match letter {
         b'"' => b'"',
         b'\\' => b'\\',
