@@ -86,6 +86,48 @@ pub(crate) fn byte_masks(block: &[u8; 64]) -> (u64, u64, u64) {
     (quote, backslash, space)
 }
 
+/// A bit per byte that a JSON string cannot hold as it is: `"`, `\` and the controls (below
+/// 0x20). Sixteen bytes a compare with SSE2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn string_stops(block: &[u8; 64]) -> u64 {
+    // SAFETY: SSE2 is part of the x86_64 architecture (see `byte_masks`).
+    unsafe { sse2_string_stops(block) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn sse2_string_stops(block: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8};
+    use std::arch::x86_64::{_mm_or_si128, _mm_set_epi64x, _mm_set1_epi8};
+    let byte = |c: u8| _mm_set1_epi8(c as i8);
+    let mut stops = 0u64;
+    for (lane, sixteen) in block.as_chunks::<16>().0.iter().enumerate() {
+        let x = u128::from_le_bytes(*sixteen);
+        let v = _mm_set_epi64x((x >> 64) as i64, x as i64);
+        // A byte is a control when the smaller of it and 0x1F is itself.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, byte(0x1F)), v);
+        let quote_or_backslash = _mm_or_si128(
+            _mm_cmpeq_epi8(v, byte(b'"')),
+            _mm_cmpeq_epi8(v, byte(b'\\')),
+        );
+        let m = _mm_movemask_epi8(_mm_or_si128(control, quote_or_backslash)) as u16;
+        stops |= u64::from(m) << (lane * 16);
+    }
+    stops
+}
+
+/// A bit per byte that a JSON string cannot hold as it is: `"`, `\` and the controls.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(crate) fn string_stops(block: &[u8; 64]) -> u64 {
+    let mut stops = 0u64;
+    for (i, &c) in block.iter().enumerate() {
+        stops |= u64::from(c < 0x20 || c == b'"' || c == b'\\') << i;
+    }
+    stops
+}
+
 /// The characters escaped by a backslash: the one after each odd-length run of backslashes.
 /// `carry` says the block starts with an escaped character (the previous block ended in an
 /// odd run), and is set for the next block.
@@ -130,6 +172,20 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn a_block_s_stops_are_its_quotes_backslashes_and_controls(
+            block in proptest::array::uniform32(any::<u8>()),
+            other in proptest::array::uniform32(prop::sample::select(vec![0u8, 0x1f, 0x20, b'"', b'\\', b'a', 0x7f, 0x80, 0xff])),
+        ) {
+            let mut bytes = [0u8; 64];
+            bytes[..32].copy_from_slice(&block);
+            bytes[32..].copy_from_slice(&other);
+            let oracle = bytes.iter().enumerate().fold(0u64, |m, (i, &c)| {
+                m | (u64::from(c < 0x20 || c == b'"' || c == b'\\') << i)
+            });
+            prop_assert_eq!(string_stops(&bytes), oracle);
+        }
+
         #[test]
         fn a_string_ends_where_a_byte_by_byte_reading_ends_it(
             // Runs of backslashes of every length, across every block boundary.

@@ -186,9 +186,8 @@ impl Parser<'_> {
             }
             b'\\' => {
                 let end = json_masks::string_end(self.bytes, stop)?;
-                let (s, after) = unescape_from(self.bytes, start, stop, end - start)?;
-                self.at = after;
-                Some(s)
+                self.at = end + 1;
+                unescape(self.bytes, start, stop, end)
             }
             _ => None, // a control character
         }
@@ -225,70 +224,85 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// The string whose contents start at `start` and hold an escape at `escape`, unescaped, and
-/// the index after its closing quote: read in one pass, a word at a time, into one buffer of
-/// `size` bytes, the contents' length (unescaping never lengthens). `None` for what is left to
-/// `serde_json`: a control character, a bad escape, a lone surrogate, no closing quote.
-pub(crate) fn unescape_from(
-    bytes: &[u8],
-    start: usize,
-    escape: usize,
-    size: usize,
-) -> Option<(String, usize)> {
+/// The contents of the string between `start` and its closing quote at `end`, whose first
+/// escape is at `escape`, unescaped into one buffer of their length (unescaping never
+/// lengthens). Read 64 bytes at a time: a block's stops (backslashes and controls, as bit
+/// masks) are visited in order, the runs between them copied sixteen bytes at a time. `None`
+/// for what is left to `serde_json`: a control character, a bad escape, a lone surrogate.
+pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) -> Option<String> {
     let prefix = bytes.get(start..escape)?;
-    // Eight bytes of slack: each step copies a whole word, then keeps the bytes before the
-    // escape in it.
-    let mut out = vec![0u8; size + 8];
+    if end > bytes.len() || escape > end {
+        return None;
+    }
+    // Sixteen bytes of slack: a run's last chunk is copied whole.
+    let mut out = vec![0u8; end - start + 16];
     out[..prefix.len()].copy_from_slice(prefix);
     let (mut i, mut j) = (escape, prefix.len());
-    loop {
-        if let Some(word) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
-            out.get_mut(j..j + 8)?.copy_from_slice(word);
-            let special = escapes_in(u64::from_le_bytes(*word));
-            if special == 0 {
-                i += 8;
-                j += 8;
-                continue;
-            }
-            let clean = (special.trailing_zeros() / 8) as usize;
-            i += clean;
-            j += clean;
+    // A block and sixteen bytes of filler (no stops) for the last chunk of a run.
+    let mut ext = [b'a'; 80];
+    while i < end {
+        let rest = &bytes[i..];
+        let n = rest.len().min(64);
+        ext[..n].copy_from_slice(&rest[..n]);
+        ext[n..64].fill(b'a');
+        let block = <&[u8; 64]>::try_from(&ext[..64]).expect("64 bytes");
+        // Only the string's own bytes: its quote and what follows are not read.
+        let limit = (end - i).min(64);
+        let mut stops = json_masks::string_stops(block);
+        if limit < 64 {
+            stops &= (1u64 << limit) - 1;
         }
-        match *bytes.get(i)? {
-            b'\\' => {
-                let letter = *bytes.get(i + 1)?;
-                let simple = SIMPLE_ESCAPES[usize::from(letter)];
-                if simple != 0 {
-                    *out.get_mut(j)? = simple;
-                    j += 1;
-                    i += 2;
-                } else if letter == b'u' {
-                    let (c, len) = unicode_escape(&bytes[i..])?;
-                    j += c.encode_utf8(out.get_mut(j..j + 4)?).len();
-                    i += len;
-                } else {
-                    return None;
-                }
+        let mut from = 0;
+        loop {
+            let stop = if stops == 0 {
+                limit
+            } else {
+                stops.trailing_zeros() as usize
+            };
+            let mut k = from;
+            while k < stop {
+                let at = j + k - from;
+                out.get_mut(at..at + 16)?.copy_from_slice(&ext[k..k + 16]);
+                k += 16;
             }
-            b'"' => {
-                out.truncate(j);
-                // A string much shorter than its escaped form gives the rest back.
-                if out.capacity() - out.len() > 64.max(out.len() / 4) {
-                    out.shrink_to_fit();
-                }
-                // Runs are copied whole and cut only at ASCII bytes, and escapes write whole
-                // characters.
-                return String::from_utf8(out).ok().map(|s| (s, i + 1));
+            j += stop - from;
+            if stops == 0 {
+                i += limit;
+                break;
             }
-            byte if byte < 0x20 => return None,
-            // One of the last few bytes of the text, too few for a word.
-            byte => {
-                *out.get_mut(j)? = byte;
+            // A backslash (a control ends the reading: serde_json refuses it).
+            if ext[stop] != b'\\' {
+                return None;
+            }
+            let letter = *bytes.get(i + stop + 1)?;
+            let simple = SIMPLE_ESCAPES[usize::from(letter)];
+            let len = if simple != 0 {
+                *out.get_mut(j)? = simple;
                 j += 1;
-                i += 1;
+                2
+            } else if letter == b'u' {
+                let (c, len) = unicode_escape(&bytes[i + stop..])?;
+                j += c.encode_utf8(out.get_mut(j..j + 4)?).len();
+                len
+            } else {
+                return None;
+            };
+            from = stop + len;
+            if from >= limit {
+                // The escape ends the block (or runs into the next): read on from its end.
+                i += from;
+                break;
             }
+            stops &= !((1u64 << from) - 1);
         }
     }
+    out.truncate(j);
+    // A string much shorter than its escaped form gives the rest back.
+    if out.capacity() - out.len() > 64.max(out.len() / 4) {
+        out.shrink_to_fit();
+    }
+    // Runs are copied whole and cut only at ASCII bytes, and escapes write whole characters.
+    String::from_utf8(out).ok()
 }
 
 /// [`simple_escape`] as a table: the byte each escape letter stands for, 0 for none.

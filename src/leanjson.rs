@@ -172,10 +172,12 @@ impl<'de> serde::Deserialize<'de> for Members<'de> {
 /// decides itself (a lone surrogate).
 fn unescape(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
-    let start = 1;
-    let escape = memchr::memchr(b'\\', bytes).unwrap_or(bytes.len() - 1);
-    let (s, end) = crate::json_tree::unescape_from(bytes, start, escape.max(start), bytes.len())?;
-    (end == bytes.len()).then_some(s)
+    let end = bytes
+        .len()
+        .checked_sub(1)
+        .filter(|&e| e >= 1 && bytes[0] == b'"')?;
+    let escape = memchr::memchr(b'\\', &bytes[..end]).unwrap_or(end);
+    crate::json_tree::unescape(bytes, 1, escape, end)
 }
 
 #[cfg(test)]
