@@ -9,6 +9,8 @@
 
 use serde_json::{Number, Value};
 
+use crate::json_masks;
+
 /// A value's compact JSON.
 pub fn string(value: &Value) -> String {
     let mut out = Vec::new();
@@ -76,38 +78,49 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// Strings this long are written by [`write_long_str`].
 const LONG_STRING: usize = 64;
 
-/// [`write_str`] for a long string, eight bytes a step: each word is copied whole, then the
-/// first byte in it to escape (if any) is written escaped and the next word starts after it.
-/// A log or a JSON text has an escape every few bytes (each newline, each quote), where
-/// copying the runs between escapes costs a call each. The escaped length is counted first
-/// ([`str_len`]), so the output grows once (and a word's slack past the end is cut off).
+/// [`write_str`] for a long string, 64 bytes a step: a block's bytes to escape are found as a
+/// bit mask ([`json_masks::string_stops`]) and visited in order, the runs between them copied
+/// sixteen bytes at a time. A log or a JSON text has an escape every few bytes (each newline,
+/// each quote), where copying the runs between escapes costs a call each. The escaped length
+/// is counted first ([`str_len`]), so the output grows once (and the slack past the end is cut
+/// off).
 fn write_long_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
     let start = out.len();
     let quoted = str_len(s);
-    out.resize(start + quoted + 8, 0);
+    // Sixteen bytes of slack: a run's last chunk is copied whole.
+    out.resize(start + quoted + 16, 0);
     let dst = &mut out[start..];
     dst[0] = b'"';
-    let (mut i, mut j) = (0, 1);
-    while let Some(word) = bytes[i..].first_chunk::<8>() {
-        dst[j..j + 8].copy_from_slice(word);
-        let special = escapes_in(u64::from_le_bytes(*word));
-        if special == 0 {
-            i += 8;
-            j += 8;
-        } else {
-            let clean = (special.trailing_zeros() / 8) as usize;
-            j = put_escaped(dst, j + clean, bytes[i + clean]);
-            i += clean + 1;
+    let mut j = 1;
+    // A block and sixteen bytes of filler (nothing to escape) for the last chunk of a run.
+    let mut ext = [b'a'; 80];
+    for chunk in s.as_bytes().chunks(64) {
+        let n = chunk.len();
+        ext[..n].copy_from_slice(chunk);
+        ext[n..64].fill(b'a');
+        let block = <&[u8; 64]>::try_from(&ext[..64]).expect("64 bytes");
+        let mut stops = json_masks::string_stops(block);
+        let mut from = 0;
+        loop {
+            let stop = if stops == 0 {
+                n
+            } else {
+                stops.trailing_zeros() as usize
+            };
+            let mut k = from;
+            while k < stop {
+                let at = j + k - from;
+                dst[at..at + 16].copy_from_slice(&ext[k..k + 16]);
+                k += 16;
+            }
+            j += stop - from;
+            if stops == 0 {
+                break;
+            }
+            j = put_escaped(dst, j, ext[stop]);
+            from = stop + 1;
+            stops &= stops - 1;
         }
-    }
-    for &byte in &bytes[i..] {
-        j = if needs_escape(byte) {
-            put_escaped(dst, j, byte)
-        } else {
-            dst[j] = byte;
-            j + 1
-        };
     }
     dst[j] = b'"';
     out.truncate(start + quoted);
