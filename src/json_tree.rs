@@ -4,9 +4,10 @@
 //! inside a text block has a `\"` every few bytes, a log a `\n` on every line. `serde_json`
 //! reads such a string one escape at a time, a call to find the next one and a call to decode
 //! it, into a scratch buffer it copies out again (a fifth of the audit's instructions). Here a
-//! string is read eight bytes at a time in one pass: a run up to the closing quote is copied
-//! once, and a string with escapes is unescaped as it is read, a whole word copied at each
-//! step.
+//! string's plain start is read eight bytes at a time (most strings end there, copied once);
+//! one with escapes has its closing quote found and is unescaped 64 bytes at a time from bit
+//! masks ([`crate::json_masks`]) into a buffer of its size. An object's members and an array's
+//! items are gathered first and built once, at their own size.
 //!
 //! [`parse`] gives exactly `serde_json::from_str::<Value>`'s answer: the same value (numbers
 //! that are not plain integers are read by `serde_json` itself, duplicate keys keep the last
@@ -92,13 +93,31 @@ impl Parser<'_> {
         })
     }
 
-    fn object(&mut self, depth: usize) -> Option<Value> {
+    /// Enters the object or array whose opening bracket is at `self.at`: `Some(true)` when it
+    /// closes at once with `close`; `None` past [`MAX_DEPTH`].
+    fn enter(&mut self, depth: usize, close: u8) -> Option<bool> {
         if depth > MAX_DEPTH {
             return None;
         }
         self.at += 1;
-        if self.peek()? == b'}' {
-            self.at += 1;
+        let empty = self.peek()? == close;
+        self.at += usize::from(empty);
+        Some(empty)
+    }
+
+    /// After a member or an item: `Some(true)` at the container's `close`, `Some(false)` after
+    /// a comma.
+    fn closes(&mut self, close: u8) -> Option<bool> {
+        let next = self.peek()?;
+        if next != b',' && next != close {
+            return None;
+        }
+        self.at += 1;
+        Some(next == close)
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Value> {
+        if self.enter(depth, b'}')? {
             return Some(Value::Object(Map::new()));
         }
         let open = self.members.len();
@@ -113,43 +132,28 @@ impl Parser<'_> {
             self.at += 1;
             let value = self.value(depth)?;
             self.members.push((key, value));
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    let mut members = Map::with_capacity(self.members.len() - open);
-                    // As serde_json's own visitor: a repeated key's last value, at the first
-                    // one's place.
-                    for (key, value) in self.members.drain(open..) {
-                        members.insert(key, value);
-                    }
-                    return Some(Value::Object(members));
+            if self.closes(b'}')? {
+                let mut members = Map::with_capacity(self.members.len() - open);
+                // As serde_json's own visitor: a repeated key's last value, at the first one's
+                // place.
+                for (key, value) in self.members.drain(open..) {
+                    members.insert(key, value);
                 }
-                _ => return None,
+                return Some(Value::Object(members));
             }
         }
     }
 
     fn array(&mut self, depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.at += 1;
-        if self.peek()? == b']' {
-            self.at += 1;
+        if self.enter(depth, b']')? {
             return Some(Value::Array(Vec::new()));
         }
         let open = self.items.len();
         loop {
             let item = self.value(depth)?;
             self.items.push(item);
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    return Some(Value::Array(self.items.drain(open..).collect()));
-                }
-                _ => return None,
+            if self.closes(b']')? {
+                return Some(Value::Array(self.items.drain(open..).collect()));
             }
         }
     }
