@@ -92,32 +92,22 @@ fn write_long_str(out: &mut Vec<u8>, s: &str) {
     let dst = &mut out[start..];
     dst[0] = b'"';
     let mut j = 1;
-    // A block and sixteen bytes of filler (nothing to escape) for the last chunk of a run.
-    let mut ext = [b'a'; 80];
+    let mut block = json_masks::StopBlock::new();
     for chunk in s.as_bytes().chunks(64) {
-        let n = chunk.len();
-        ext[..n].copy_from_slice(chunk);
-        ext[n..64].fill(b'a');
-        let block = <&[u8; 64]>::try_from(&ext[..64]).expect("64 bytes");
-        let mut stops = json_masks::string_stops(block);
+        let mut stops = block.load(chunk);
         let mut from = 0;
         loop {
             let stop = if stops == 0 {
-                n
+                chunk.len()
             } else {
                 stops.trailing_zeros() as usize
             };
-            let mut k = from;
-            while k < stop {
-                let at = j + k - from;
-                dst[at..at + 16].copy_from_slice(&ext[k..k + 16]);
-                k += 16;
-            }
+            block.copy_run(from, stop, dst, j);
             j += stop - from;
             if stops == 0 {
                 break;
             }
-            j = put_escaped(dst, j, ext[stop]);
+            j = put_escaped(dst, j, block.byte(stop));
             from = stop + 1;
             stops &= stops - 1;
         }
@@ -272,7 +262,7 @@ fn matches_number(n: &Number, rest: &mut &[u8]) -> bool {
 
 /// The first byte at or after `from` that a JSON string must escape: a control, `"` or `\`.
 /// Eight bytes a step, by [`escapes_in`].
-fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = &bytes[from..];
     let (words, tail) = rest.as_chunks::<8>();
     for (i, word) in words.iter().enumerate() {
@@ -289,7 +279,7 @@ fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
 /// string must escape (a control, `"` or `\`), and possibly in bytes above such a byte: the
 /// lowest set bit is exact, the borrows only spill upwards.
 #[inline]
-pub(crate) fn escapes_in(x: u64) -> u64 {
+fn escapes_in(x: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const TOPS: u64 = u64::from_ne_bytes([0x80; 8]);
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & TOPS;

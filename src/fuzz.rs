@@ -244,23 +244,25 @@ pub fn proxy_policy(data: &[u8]) {
 /// The lean readers against serde_json: a result taken apart by [`crate::leanjson`], and any
 /// text read by [`crate::json_tree`] (key order and all), is the value (or the error)
 /// serde_json makes of it, and a list paged from its text ([`crate::paginate::locate_lean`])
-/// is the list `locate` finds, with the same fingerprint and the same pages. The input is read as a result, and as the text of one.
+/// is the list `locate` finds, with the same fingerprint and the same pages. The input is
+/// read as a result, and as the text of one.
 pub fn lean_paging(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
     let wrapped = serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string();
     for result in [text, wrapped.as_str()] {
-        let lean = crate::leanjson::parse_result_with(result, 0, 0).map_err(|e| e.to_string());
-        let full = serde_json::from_str::<Value>(result).map_err(|e| e.to_string());
+        let show = |r: serde_json::Result<Value>| r.map_err(|e| e.to_string());
+        let full = show(serde_json::from_str::<Value>(result));
+        let lean = show(crate::leanjson::parse_result_with(result, 0, 0));
         assert_eq!(lean, full, "leanjson and serde_json disagree");
-        let written = |v: Value| v.to_string();
-        let tree = crate::json_tree::parse(result)
-            .map(written)
-            .map_err(|e| e.to_string());
-        let full = serde_json::from_str(result)
-            .map(written)
-            .map_err(|e| e.to_string());
+        // Written out, so that key order counts.
+        let written =
+            |r: &Result<Value, String>| r.as_ref().map(Value::to_string).map_err(Clone::clone);
+        let (tree, full) = (
+            written(&show(crate::json_tree::parse(result))),
+            written(&full),
+        );
         assert_eq!(tree, full, "json_tree and serde_json disagree");
     }
     let Ok(doc) = serde_json::from_str::<Value>(&wrapped) else {

@@ -128,6 +128,42 @@ pub(crate) fn string_stops(block: &[u8; 64]) -> u64 {
     stops
 }
 
+/// 64 bytes of a text loaded for their [`string_stops`], followed by sixteen bytes of filler
+/// that are no stop, so that a run between two stops is copied out sixteen bytes at a time.
+/// The string writer of [`crate::compact`] and the unescape of [`crate::json_tree`] read their
+/// strings through it.
+pub(crate) struct StopBlock([u8; 80]);
+
+impl StopBlock {
+    pub(crate) fn new() -> Self {
+        StopBlock([b'a'; 80])
+    }
+
+    /// Loads the first 64 bytes of `text` (all of it when shorter, the rest filler) and returns
+    /// their stops.
+    pub(crate) fn load(&mut self, text: &[u8]) -> u64 {
+        let n = text.len().min(64);
+        self.0[..n].copy_from_slice(&text[..n]);
+        self.0[n..64].fill(b'a');
+        let (block, _) = self.0.split_first_chunk::<64>().expect("80 bytes hold 64");
+        string_stops(block)
+    }
+
+    /// The loaded byte at `i` (below 64).
+    pub(crate) fn byte(&self, i: usize) -> u8 {
+        self.0[i]
+    }
+
+    /// Copies the loaded bytes `from..to` to `dst` at `at`, sixteen at a time: up to fifteen
+    /// bytes past `at + (to - from)` are written too, so `dst` must have that slack.
+    pub(crate) fn copy_run(&self, from: usize, to: usize, dst: &mut [u8], at: usize) {
+        for k in (from..to).step_by(16) {
+            let d = at + k - from;
+            dst[d..d + 16].copy_from_slice(&self.0[k..k + 16]);
+        }
+    }
+}
+
 /// The characters escaped by a backslash: the one after each odd-length run of backslashes.
 /// `carry` says the block starts with an escaped character (the previous block ended in an
 /// odd run), and is set for the next block.

@@ -17,8 +17,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::compact::escapes_in;
-use crate::json_masks;
+use crate::{compact, json_masks};
 
 /// Nesting beyond this is left to `serde_json` (its own limit is 128 levels).
 const MAX_DEPTH: usize = 100;
@@ -199,20 +198,10 @@ impl Parser<'_> {
 }
 
 /// Where the run of bytes from `at` that a string holds as they are ends: at a quote, a
-/// backslash or a control character, or at the end of `bytes`. Eight bytes at a time.
-fn plain_run_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let special = escapes_in(u64::from_le_bytes(*word));
-        if special != 0 {
-            return at + (special.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    let rest = bytes.get(at..).unwrap_or_default();
-    at + rest
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .unwrap_or(rest.len())
+/// backslash or a control character (what a JSON string must escape), or at the end of
+/// `bytes`. Eight bytes at a time.
+fn plain_run_end(bytes: &[u8], at: usize) -> usize {
+    compact::next_escape(bytes, at).unwrap_or(bytes.len())
 }
 
 /// The index of the closing quote of the string whose contents start at `at`: its plain start
@@ -242,17 +231,11 @@ pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) ->
     let mut out = vec![0u8; end - start + 16];
     out[..prefix.len()].copy_from_slice(prefix);
     let (mut i, mut j) = (escape, prefix.len());
-    // A block and sixteen bytes of filler (no stops) for the last chunk of a run.
-    let mut ext = [b'a'; 80];
+    let mut block = json_masks::StopBlock::new();
     while i < end {
-        let rest = &bytes[i..];
-        let n = rest.len().min(64);
-        ext[..n].copy_from_slice(&rest[..n]);
-        ext[n..64].fill(b'a');
-        let block = <&[u8; 64]>::try_from(&ext[..64]).expect("64 bytes");
+        let mut stops = block.load(&bytes[i..]);
         // Only the string's own bytes: its quote and what follows are not read.
         let limit = (end - i).min(64);
-        let mut stops = json_masks::string_stops(block);
         if limit < 64 {
             stops &= (1u64 << limit) - 1;
         }
@@ -263,19 +246,14 @@ pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) ->
             } else {
                 stops.trailing_zeros() as usize
             };
-            let mut k = from;
-            while k < stop {
-                let at = j + k - from;
-                out.get_mut(at..at + 16)?.copy_from_slice(&ext[k..k + 16]);
-                k += 16;
-            }
+            block.copy_run(from, stop, &mut out, j);
             j += stop - from;
             if stops == 0 {
                 i += limit;
                 break;
             }
             // A backslash (a control ends the reading: serde_json refuses it).
-            if ext[stop] != b'\\' {
+            if block.byte(stop) != b'\\' {
                 return None;
             }
             let letter = *bytes.get(i + stop + 1)?;
