@@ -95,6 +95,48 @@ struct PathText {
     fixed_tokens: usize,
     /// Wire bytes that are not text: the base64 of images and audio.
     media_bytes: usize,
+    /// `"name":` for a member's name charged here: every member that reaches this pattern by
+    /// name has that name, so it is escaped once, not at every value.
+    name: Vec<u8>,
+}
+
+impl PathText {
+    fn new(path: String) -> Self {
+        PathText {
+            path,
+            count: 0,
+            text: Vec::new(),
+            copy_of: None,
+            fixed_tokens: 0,
+            media_bytes: 0,
+            name: Vec::new(),
+        }
+    }
+
+    /// Charges a member's key, `"key":`.
+    fn write_key(&mut self, key: Key<'_>) {
+        match key {
+            Key::Name(k) => {
+                if self.name.is_empty() {
+                    compact::write_str(&mut self.name, k);
+                    self.name.push(b':');
+                }
+                self.text.extend_from_slice(&self.name);
+            }
+            Key::Entry(k) => {
+                compact::write_str(&mut self.text, k);
+                self.text.push(b':');
+            }
+        }
+    }
+}
+
+/// The key of the member a walk is at: an object's member name, which its pattern names, or
+/// the key of a map of records' entry, which is data (its pattern says `{key}`).
+#[derive(Clone, Copy)]
+enum Key<'v> {
+    Name(&'v str),
+    Entry(&'v str),
 }
 
 impl PathTexts {
@@ -103,14 +145,7 @@ impl PathTexts {
             Some(&i) => i,
             None => {
                 self.index.insert(id, self.entries.len());
-                self.entries.push(PathText {
-                    path: path(),
-                    count: 0,
-                    text: Vec::new(),
-                    copy_of: None,
-                    fixed_tokens: 0,
-                    media_bytes: 0,
-                });
+                self.entries.push(PathText::new(path()));
                 self.entries.len() - 1
             }
         };
@@ -300,23 +335,18 @@ fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTex
             compact::write_str(&mut text, key);
             text.extend_from_slice(b":,");
             t.entries.push(PathText {
-                path: base.clone(),
-                count: 0,
                 text,
-                copy_of: None,
-                fixed_tokens: 0,
-                media_bytes: 0,
+                ..PathText::new(base.clone())
             });
         }
         for i in w.entries.clone() {
             let e = &t.entries[i];
             let copy = PathText {
-                path: rebase(&e.path),
                 count: e.count,
-                text: Vec::new(),
                 copy_of: Some(e.copy_of.unwrap_or(i)),
                 fixed_tokens: e.fixed_tokens,
                 media_bytes: e.media_bytes,
+                ..PathText::new(rebase(&e.path))
             };
             t.entries.push(copy);
         }
@@ -363,13 +393,17 @@ impl<'v> Walk<'v> {
         self.texts.as_mut().map(|t| t.entry(id, || path.pattern()))
     }
 
-    fn down(&mut self, seg: Seg<'v>) {
+    /// The pattern id one level down by `seg` (the same for every index of an array).
+    fn child_id(&self, seg: Seg<'_>) -> u64 {
         let parent = *self.ids.last().expect("the root id is never popped");
-        let id = match seg {
+        match seg {
             Seg::Key(k) => pattern_id(parent, k),
             Seg::Index(_) => pattern_id(parent, "*"),
             Seg::Entry(_) => pattern_id(parent, crate::collection::KEY_PATTERN),
-        };
+        }
+    }
+
+    fn down(&mut self, seg: Seg<'v>, id: u64) {
         self.path.push(seg);
         self.ids.push(id);
     }
@@ -379,7 +413,7 @@ impl<'v> Walk<'v> {
         self.ids.pop();
     }
 
-    fn value(&mut self, value: &'v Value, depth: usize, key: Option<&str>) {
+    fn value(&mut self, value: &'v Value, depth: usize, key: Option<Key<'v>>) {
         if depth > self.shape.depth {
             self.shape.depth = depth;
             self.shape.deepest = self.exact();
@@ -393,8 +427,9 @@ impl<'v> Walk<'v> {
                         len: items.len(),
                     });
                 }
+                let id = self.child_id(Seg::Index(0));
                 for (i, item) in items.iter().enumerate() {
-                    self.down(Seg::Index(i));
+                    self.down(Seg::Index(i), id);
                     self.value(item, depth + 1, None);
                     self.up();
                 }
@@ -411,8 +446,13 @@ impl<'v> Walk<'v> {
                 for (k, v) in members {
                     // A map's keys are data: they fold like an array's indexes, and each is
                     // charged to its entry's pattern.
-                    self.down(if map { Seg::Entry(k) } else { Seg::Key(k) });
-                    self.value(v, depth + 1, Some(k));
+                    let (seg, key) = if map {
+                        (Seg::Entry(k), Key::Entry(k))
+                    } else {
+                        (Seg::Key(k), Key::Name(k))
+                    };
+                    self.down(seg, self.child_id(seg));
+                    self.value(v, depth + 1, Some(key));
                     self.up();
                 }
             }
@@ -433,8 +473,7 @@ impl<'v> Walk<'v> {
                 if let Some(entry) = self.charge() {
                     entry.count += 1;
                     if let Some(k) = key {
-                        compact::write_str(&mut entry.text, k);
-                        entry.text.push(b':');
+                        entry.write_key(k);
                     }
                     compact::write(&mut entry.text, scalar);
                     entry.text.push(b',');
@@ -444,12 +483,12 @@ impl<'v> Walk<'v> {
     }
 
     /// A container's key is charged to the container's own pattern.
-    fn note_key(&mut self, key: Option<&str>) {
+    fn note_key(&mut self, key: Option<Key<'v>>) {
         if let Some(k) = key
             && let Some(entry) = self.charge()
         {
-            compact::write_str(&mut entry.text, k);
-            entry.text.extend_from_slice(b":,");
+            entry.write_key(k);
+            entry.text.push(b',');
         }
     }
 }
@@ -655,6 +694,15 @@ mod tests {
                 ("/users/{key}/age", 12)
             ]
         );
+        // Each entry's own key is charged as written (`"user-10":,`), and so is every member's
+        // name, though it is escaped once per pattern.
+        let bytes = |path: &str| top.iter().find(|t| t.path == path).unwrap().bytes;
+        let ids: usize = (0..12).map(|i| format!("\"user-{i}\":,").len()).sum();
+        let names: usize = (0..12)
+            .map(|i| format!("\"name\":\"User {i}\",").len())
+            .sum();
+        assert_eq!(bytes("/users/{key}"), ids);
+        assert_eq!(bytes("/users/{key}/name"), names);
         let longest = p.shape.longest_array.unwrap();
         assert_eq!((longest.pointer.as_str(), longest.len), ("/users", 12));
     }
