@@ -113,30 +113,26 @@ impl PathText {
         }
     }
 
-    /// Charges a member's key, `"key":`.
-    fn write_key(&mut self, key: Key<'_>) {
-        match key {
-            Key::Name(k) => {
+    /// Charges the key of a member reached by `seg`, `"key":`, and says whether there was one
+    /// (an item has none). A member's name is the one its pattern names; the key of a map of
+    /// records' entry is data (its pattern says `{key}`), escaped each time.
+    fn write_key(&mut self, seg: Seg<'_>) -> bool {
+        match seg {
+            Seg::Key(k) => {
                 if self.name.is_empty() {
                     compact::write_str(&mut self.name, k);
                     self.name.push(b':');
                 }
                 self.text.extend_from_slice(&self.name);
             }
-            Key::Entry(k) => {
+            Seg::Entry(k) => {
                 compact::write_str(&mut self.text, k);
                 self.text.push(b':');
             }
+            Seg::Index(_) => return false,
         }
+        true
     }
-}
-
-/// The key of the member a walk is at: an object's member name, which its pattern names, or
-/// the key of a map of records' entry, which is data (its pattern says `{key}`).
-#[derive(Clone, Copy)]
-enum Key<'v> {
-    Name(&'v str),
-    Entry(&'v str),
 }
 
 impl PathTexts {
@@ -413,14 +409,16 @@ impl<'v> Walk<'v> {
         self.ids.pop();
     }
 
-    fn value(&mut self, value: &'v Value, depth: usize, key: Option<Key<'v>>) {
+    /// Measures `value`, reached from its parent by `seg` when it is a member (its key is
+    /// charged with it; an item's index, or the root, is not charged).
+    fn value(&mut self, value: &'v Value, depth: usize, seg: Option<Seg<'v>>) {
         if depth > self.shape.depth {
             self.shape.depth = depth;
             self.shape.deepest = self.exact();
         }
         match value {
             Value::Array(items) if !items.is_empty() => {
-                self.note_key(key);
+                self.note_key(seg);
                 if items.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
                     self.shape.longest_array = Some(Extent {
                         pointer: self.exact(),
@@ -435,7 +433,7 @@ impl<'v> Walk<'v> {
                 }
             }
             Value::Object(members) if !members.is_empty() => {
-                self.note_key(key);
+                self.note_key(seg);
                 let map = crate::collection::is_record_map(members);
                 if map && members.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
                     self.shape.longest_array = Some(Extent {
@@ -446,13 +444,9 @@ impl<'v> Walk<'v> {
                 for (k, v) in members {
                     // A map's keys are data: they fold like an array's indexes, and each is
                     // charged to its entry's pattern.
-                    let (seg, key) = if map {
-                        (Seg::Entry(k), Key::Entry(k))
-                    } else {
-                        (Seg::Key(k), Key::Name(k))
-                    };
+                    let seg = if map { Seg::Entry(k) } else { Seg::Key(k) };
                     self.down(seg, self.child_id(seg));
-                    self.value(v, depth + 1, Some(key));
+                    self.value(v, depth + 1, Some(seg));
                     self.up();
                 }
             }
@@ -472,8 +466,8 @@ impl<'v> Walk<'v> {
                 }
                 if let Some(entry) = self.charge() {
                     entry.count += 1;
-                    if let Some(k) = key {
-                        entry.write_key(k);
+                    if let Some(seg) = seg {
+                        entry.write_key(seg);
                     }
                     compact::write(&mut entry.text, scalar);
                     entry.text.push(b',');
@@ -483,11 +477,11 @@ impl<'v> Walk<'v> {
     }
 
     /// A container's key is charged to the container's own pattern.
-    fn note_key(&mut self, key: Option<Key<'v>>) {
-        if let Some(k) = key
+    fn note_key(&mut self, seg: Option<Seg<'v>>) {
+        if let Some(seg) = seg
             && let Some(entry) = self.charge()
+            && entry.write_key(seg)
         {
-            entry.write_key(k);
             entry.text.push(b',');
         }
     }
