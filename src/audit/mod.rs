@@ -299,9 +299,8 @@ fn payload_json<'a>(anatomy: &'a document::Anatomy<'_>) -> Option<&'a Value> {
 }
 
 /// A whole audit: every document, the inputs that could not be read, and what was checked
-/// across documents (baseline findings).
-#[derive(Clone, Debug, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// across documents (baseline findings). `--format json` writes it as `emit::json`'s envelope.
+#[derive(Clone, Debug, Default)]
 pub struct Report {
     pub documents: Vec<DocumentReport>,
     /// Inputs that could not be read, each naming the input.
@@ -311,7 +310,6 @@ pub struct Report {
     pub tools: Vec<stats::ToolStats>,
     pub suggestions: Vec<stats::Suggestion>,
     /// Live servers audited, one summary each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub servers: Vec<ServerSummary>,
 }
 
