@@ -11,7 +11,7 @@ use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
 use crate::measure::{self, PathCost};
-use crate::tokens::calibrated::Scaled;
+use crate::tokens::calibrated::{self, Models, Scaled};
 use crate::tokens::{Counted, Tokenizer};
 
 /// How to estimate.
@@ -170,11 +170,19 @@ fn visible<'a>(texts: &'a [Option<Cow<'_, str>>]) -> Visible<'a> {
     v
 }
 
-fn count(v: &Visible<'_>, tokenizer: Tokenizer, media_tokens: u64, limits: &[u64]) -> Counted {
-    tokenizer.count_texts(
+/// The tokens of `v`, `claude-fast`'s class model taking each text's estimate from `model_of`.
+fn count<'v>(
+    v: &'v Visible<'_>,
+    tokenizer: Tokenizer,
+    media_tokens: u64,
+    limits: &[u64],
+    model_of: impl FnMut(&'v str) -> f64,
+) -> Counted {
+    tokenizer.count_texts_with(
         v.texts.iter().map(|t| t.as_ref()),
         v.media * media_tokens,
         limits,
+        model_of,
     )
 }
 
@@ -191,6 +199,7 @@ pub fn tokens(
         tokenizer,
         media_tokens,
         limits,
+        calibrated::model,
     )
     .tokens
 }
@@ -300,11 +309,15 @@ pub fn estimate_anatomy(
 ) -> DocumentEstimate {
     let texts = part_texts(anatomy);
     let seen = visible(&texts);
+    // A client's own view shows some of the same texts (structuredContent alone): their class
+    // model estimates are read once.
+    let mut models = Models::default();
     let counted = count(
         &seen,
         opts.tokenizer,
         opts.media_tokens,
         &opts.verdict_limits(),
+        |t| models.read(t),
     );
     let (tokens, counted_with) = (counted.tokens, counted.by);
 
@@ -340,7 +353,12 @@ pub fn estimate_anatomy(
             let same_view = image_tokens == opts.media_tokens && same_texts;
             let known = (same_view && counted.settles(&limit)).then_some(tokens);
             let exact = || {
-                known.unwrap_or_else(|| count(view, Tokenizer::Auto, image_tokens, &limit).tokens)
+                known.unwrap_or_else(|| {
+                    count(view, Tokenizer::Auto, image_tokens, &limit, |t| {
+                        models.of(t)
+                    })
+                    .tokens
+                })
             };
             (name.clone(), profile.verdict(size, exact))
         })
@@ -353,7 +371,7 @@ pub fn estimate_anatomy(
                 let n = if t == counted_with {
                     tokens
                 } else {
-                    count(&seen, t, opts.media_tokens, &[]).tokens
+                    count(&seen, t, opts.media_tokens, &[], |t| models.of(t)).tokens
                 };
                 (t, n)
             })

@@ -194,14 +194,26 @@ impl Tokenizer {
         fixed: u64,
         limits: &[u64],
     ) -> Counted {
+        self.count_texts_with(texts, fixed, limits, calibrated::model)
+    }
+
+    /// [`Tokenizer::count_texts`], `claude-fast`'s class model taking each text's estimate from
+    /// `model_of` (one a count of the same response already made: [`calibrated::Models`]).
+    pub fn count_texts_with<'t>(
+        self,
+        texts: impl Iterator<Item = &'t str> + Clone,
+        fixed: u64,
+        limits: &[u64],
+        model_of: impl FnMut(&'t str) -> f64,
+    ) -> Counted {
         let stage = self.first_stage();
         let first = if stage == Tokenizer::ClaudeFast {
             // The model's own estimate is what the band is wide enough for, so either estimate
             // near a limit takes the exact count.
-            let e =
-                calibrated::estimate_unless(texts.clone(), Tokenizer::Claude.counter(), |model| {
-                    self.needs_exact(model + fixed, limits)
-                });
+            let exact = Tokenizer::Claude.counter();
+            let e = calibrated::estimate_unless(texts.clone(), exact, model_of, |model| {
+                self.needs_exact(model + fixed, limits)
+            });
             Counted {
                 tokens: e.tokens + fixed,
                 // A small response is counted exactly, and says so.
