@@ -11,7 +11,8 @@ use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
 use crate::measure::{self, PathCost};
-use crate::tokens::calibrated::{self, Models, Scaled};
+use crate::text_memo::TextMemo;
+use crate::tokens::calibrated::{self, Scaled};
 use crate::tokens::{Counted, Tokenizer};
 
 /// How to estimate.
@@ -204,15 +205,21 @@ pub fn tokens(
     .tokens
 }
 
-impl Visible<'_> {
-    fn size(&self, tokens: u64) -> ResponseSize {
+impl<'a> Visible<'a> {
+    /// The size of what the view shows, `tokens` counted, each text's characters, UTF-16 units
+    /// and lines from `measures_of` (a [`text_measures`] already taken of the same text).
+    fn size<'v>(
+        &'v self,
+        tokens: u64,
+        mut measures_of: impl FnMut(&'v str) -> (u64, u64, u64),
+    ) -> ResponseSize {
         let mut size = ResponseSize {
             tokens,
             media: self.media,
             ..ResponseSize::default()
         };
         for text in &self.texts {
-            let (chars, utf16, lines) = text_measures(text);
+            let (chars, utf16, lines) = measures_of(text);
             size.chars += chars;
             size.utf16 += utf16;
             size.bytes += text.len() as u64;
@@ -310,18 +317,21 @@ pub fn estimate_anatomy(
     let texts = part_texts(anatomy);
     let seen = visible(&texts);
     // A client's own view shows some of the same texts (structuredContent alone): their class
-    // model estimates are read once.
-    let mut models = Models::default();
+    // model estimates and their measures are read once.
+    let mut models = TextMemo::default();
     let counted = count(
         &seen,
         opts.tokenizer,
         opts.media_tokens,
         &opts.verdict_limits(),
-        |t| models.read(t),
+        |t| models.keep(t, calibrated::model),
     );
+    let model_of = |t: &str| models.get(t).unwrap_or_else(|| calibrated::model(t));
     let (tokens, counted_with) = (counted.tokens, counted.by);
 
-    let generic = seen.size(tokens);
+    let mut measured = TextMemo::default();
+    let generic = seen.size(tokens, |t| measured.keep(t, text_measures));
+    let measures_of = |t: &str| measured.get(t).unwrap_or_else(|| text_measures(t));
     let clients = opts
         .clients
         .iter()
@@ -337,7 +347,7 @@ pub fn estimate_anatomy(
             let size = if same_texts {
                 generic
             } else {
-                view.size(tokens)
+                view.size(tokens, measures_of)
             };
             let image_tokens = profile
                 .estimate
@@ -354,10 +364,7 @@ pub fn estimate_anatomy(
             let known = (same_view && counted.settles(&limit)).then_some(tokens);
             let exact = || {
                 known.unwrap_or_else(|| {
-                    count(view, Tokenizer::Auto, image_tokens, &limit, |t| {
-                        models.of(t)
-                    })
-                    .tokens
+                    count(view, Tokenizer::Auto, image_tokens, &limit, model_of).tokens
                 })
             };
             (name.clone(), profile.verdict(size, exact))
@@ -371,7 +378,7 @@ pub fn estimate_anatomy(
                 let n = if t == counted_with {
                     tokens
                 } else {
-                    count(&seen, t, opts.media_tokens, &[], |t| models.of(t)).tokens
+                    count(&seen, t, opts.media_tokens, &[], model_of).tokens
                 };
                 (t, n)
             })

@@ -36,4 +36,5 @@ pub mod proxy;
 pub mod pyjson;
 pub mod result_text;
 pub mod summarize;
+pub mod text_memo;
 pub mod tokens;

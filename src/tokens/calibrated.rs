@@ -62,32 +62,6 @@ pub fn model(text: &str) -> f64 {
     Features::of(text.as_bytes()).weighted(&WEIGHTS)
 }
 
-/// The class model's estimates of the texts one count of a response read, so that another view
-/// of the same parts (a client that shows structuredContent alone) does not read them again. A
-/// text is known by its address and length: the texts kept stay borrowed, so while they are
-/// kept no other text can have both.
-#[derive(Default)]
-pub struct Models<'t> {
-    known: Vec<(&'t str, f64)>,
-}
-
-impl<'t> Models<'t> {
-    /// [`model`] of `text`, kept.
-    pub fn read(&mut self, text: &'t str) -> f64 {
-        let m = model(text);
-        self.known.push((text, m));
-        m
-    }
-
-    /// [`model`] of `text`: the one kept when `text` is a text read, else read now.
-    pub fn of(&self, text: &str) -> f64 {
-        self.known
-            .iter()
-            .find(|(known, _)| std::ptr::eq(*known, text))
-            .map_or_else(|| model(text), |&(_, m)| m)
-    }
-}
-
 /// [`estimate`], except where `decided(model)` says the class model's own estimate already
 /// settles the count elsewhere (`auto` counts exactly near a limit): then the windows would be
 /// counted for nothing, and `tokens` is the model's estimate.
@@ -207,27 +181,6 @@ mod tests {
 
     fn exact() -> &'static dyn TokenCounter {
         Tokenizer::Claude.counter()
-    }
-
-    /// A kept estimate answers for the very text it was read from: not for a shorter text at
-    /// the same address, and another text with the same bytes gets the same estimate read anew.
-    #[test]
-    fn a_kept_model_answers_for_its_own_text_only() {
-        let log = "2026-11-28T19:00:00Z GET /api/v1/items?page=2 200 14ms\n".repeat(60);
-        let copy = log.clone();
-        let mut models = Models::default();
-        let read = models.read(&log);
-        assert_eq!(read, model(&log));
-        assert_eq!(models.of(&log), read);
-        assert_eq!(models.of(&copy), read);
-        let head = &log[..log.len() / 3];
-        assert!(std::ptr::eq(head.as_ptr(), log.as_ptr()));
-        assert_eq!(models.of(head), model(head));
-        assert!(
-            models.of(head) < read / 2.0,
-            "{} of {read}",
-            models.of(head)
-        );
     }
 
     #[test]
