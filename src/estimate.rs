@@ -205,7 +205,7 @@ pub fn tokens(
     .tokens
 }
 
-impl<'a> Visible<'a> {
+impl Visible<'_> {
     /// The size of what the view shows, `tokens` counted, each text's characters, UTF-16 units
     /// and lines from `measures_of` (a [`text_measures`] already taken of the same text).
     fn size<'v>(

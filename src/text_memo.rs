@@ -3,8 +3,9 @@
 //! it), and what one view read of a text another takes instead of reading it again.
 //!
 //! The texts kept stay borrowed for as long as the memo lives, so no other text can have both
-//! the address and the length of one of them: the same address and length is the same text.
-//! A memo holds the few texts of one response and is searched in order.
+//! the address and the length of one of them: the same address and length is the same text
+//! (empty texts may share an address, and are the same text). A memo holds the few texts of
+//! one response and is searched in order.
 
 /// Values of texts read, by the text.
 pub struct TextMemo<'t, V> {

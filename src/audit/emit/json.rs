@@ -51,6 +51,7 @@ struct Summary {
     failed: bool,
 }
 
+/// `report`'s envelope, `documents` its documents.
 fn envelope<'r, D>(report: &'r Report, settings: &Settings, documents: D) -> Envelope<'r, D> {
     let counts = report.counts();
     let n = |s| counts.get(&s).copied().unwrap_or(0);
