@@ -39,7 +39,7 @@ def argv(cmd):
     shell = any(c in cmd for c in "*|<>;")
     return (cmd if shell else shlex.split(cmd)), shell
 walls, cpus = [[] for _ in cmds], [[] for _ in cmds]
-for i in range(runs):
+for _ in range(runs):
     for k, cmd in enumerate(cmds):
         args, shell = argv(cmd)
         subprocess.run(args, shell=shell, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

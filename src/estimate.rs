@@ -326,12 +326,12 @@ pub fn estimate_anatomy(
         &opts.verdict_limits(),
         |t| models.keep(t, calibrated::model),
     );
-    let model_of = |t: &str| models.get(t).unwrap_or_else(|| calibrated::model(t));
+    let model_of = |t: &str| models.get_or(t, calibrated::model);
     let (tokens, counted_with) = (counted.tokens, counted.by);
 
     let mut measured = TextMemo::default();
     let generic = seen.size(tokens, |t| measured.keep(t, text_measures));
-    let measures_of = |t: &str| measured.get(t).unwrap_or_else(|| text_measures(t));
+    let measures_of = |t: &str| measured.get_or(t, text_measures);
     let clients = opts
         .clients
         .iter()

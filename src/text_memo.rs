@@ -33,6 +33,11 @@ impl<'t, V: Copy> TextMemo<'t, V> {
             .find(|(known, _)| std::ptr::eq(*known, text))
             .map(|&(_, v)| v)
     }
+
+    /// The value kept for `text`, else `value` of it (not kept: `text` may not live as long).
+    pub fn get_or(&self, text: &str, value: impl FnOnce(&str) -> V) -> V {
+        self.get(text).unwrap_or_else(|| value(text))
+    }
 }
 
 #[cfg(test)]

@@ -105,7 +105,7 @@ fn scaled<'t>(
     for k in 0..WINDOWS {
         let w = window(texts.clone(), (total - WINDOW) * k / (WINDOWS - 1));
         sample_exact += exact.count(w) as f64;
-        sample_model += Features::of(w.as_bytes()).weighted(&WEIGHTS);
+        sample_model += self::model(w);
         sample_bytes += w.len();
     }
     let tokens = if sample_model >= 1.0 {
