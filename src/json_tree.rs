@@ -15,6 +15,9 @@
 //! lone surrogate, nesting deeper than [`MAX_DEPTH`], serde_json's raw-value key) the text is
 //! handed to `serde_json`, whose error or value it then is. The property tests hold it to that.
 
+use std::borrow::Cow;
+use std::vec::Drain;
+
 use serde_json::{Map, Number, Value};
 
 use crate::{compact, json_masks};
@@ -24,7 +27,7 @@ const MAX_DEPTH: usize = 100;
 
 /// The key `serde_json` (with `raw_value`) reads a [`serde_json::value::RawValue`] from: a
 /// document that uses it is left to `serde_json`.
-const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
 
 /// `text` as a [`Value`], equal to `serde_json::from_str`'s (its error too).
 pub fn parse(text: &str) -> serde_json::Result<Value> {
@@ -36,7 +39,30 @@ pub fn parse(text: &str) -> serde_json::Result<Value> {
 
 /// `text` as a [`Value`] when it is JSON this parser reads itself; `None` for anything else.
 pub fn parse_plain(text: &str) -> Option<Value> {
-    let mut p = Parser {
+    parse_with::<SerdeTree>(text)
+}
+
+/// What a parse makes of what it reads: `serde_json`'s tree here, the audit's borrowed one in
+/// [`crate::json_view`]. The parser decides what is read; a builder only what is built.
+pub(crate) trait Build<'t> {
+    type Value;
+    type Key;
+    fn null() -> Self::Value;
+    fn bool(b: bool) -> Self::Value;
+    fn number(n: Number) -> Self::Value;
+    /// A string: borrowed from the text when it has no escape, else unescaped.
+    fn string(s: Cow<'t, str>) -> Self::Value;
+    /// A key; `None` refuses the text (it is then left to `serde_json`).
+    fn key(s: Cow<'t, str>) -> Option<Self::Key>;
+    fn array(items: Drain<'_, Self::Value>) -> Self::Value;
+    /// An object from its members as read: a repeated key keeps its last value at its first
+    /// place, as `serde_json`'s own visitor does.
+    fn object(members: Drain<'_, (Self::Key, Self::Value)>) -> Self::Value;
+}
+
+/// `text` built by `B` when it is JSON this parser reads itself; `None` for anything else.
+pub(crate) fn parse_with<'t, B: Build<'t>>(text: &'t str) -> Option<B::Value> {
+    let mut p = Parser::<B> {
         bytes: text.as_bytes(),
         text,
         at: 0,
@@ -48,17 +74,51 @@ pub fn parse_plain(text: &str) -> Option<Value> {
     (p.at == p.bytes.len()).then_some(value)
 }
 
-struct Parser<'t> {
+/// `serde_json`'s tree: every string owned, every object an index map.
+enum SerdeTree {}
+
+impl<'t> Build<'t> for SerdeTree {
+    type Value = Value;
+    type Key = String;
+
+    fn null() -> Value {
+        Value::Null
+    }
+    fn bool(b: bool) -> Value {
+        Value::Bool(b)
+    }
+    fn number(n: Number) -> Value {
+        Value::Number(n)
+    }
+    fn string(s: Cow<'t, str>) -> Value {
+        Value::String(s.into_owned())
+    }
+    fn key(s: Cow<'t, str>) -> Option<String> {
+        (s != RAW_VALUE_KEY).then(|| s.into_owned())
+    }
+    fn array(items: Drain<'_, Value>) -> Value {
+        Value::Array(items.collect())
+    }
+    fn object(members: Drain<'_, (String, Value)>) -> Value {
+        let mut map = Map::with_capacity(members.len());
+        for (key, value) in members {
+            map.insert(key, value);
+        }
+        Value::Object(map)
+    }
+}
+
+struct Parser<'t, B: Build<'t>> {
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
     /// The members and items read of every object and array open, innermost last: each is
     /// built once at its end, at its own size (no growing, no rehashing as it fills).
-    members: Vec<(String, Value)>,
-    items: Vec<Value>,
+    members: Vec<(B::Key, B::Value)>,
+    items: Vec<B::Value>,
 }
 
-impl Parser<'_> {
+impl<'t, B: Build<'t>> Parser<'t, B> {
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
             self.at += 1;
@@ -71,25 +131,27 @@ impl Parser<'_> {
         self.bytes.get(self.at).copied()
     }
 
-    fn value(&mut self, depth: usize) -> Option<Value> {
+    fn value(&mut self, depth: usize) -> Option<B::Value> {
         match self.peek()? {
-            b'"' => self.string().map(Value::String),
+            b'"' => self.string().map(B::string),
             b'{' => self.object(depth + 1),
             b'[' => self.array(depth + 1),
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
-            b'-' | b'0'..=b'9' => self.number(),
+            b't' => self.literal(b"true").then(|| B::bool(true)),
+            b'f' => self.literal(b"false").then(|| B::bool(false)),
+            b'n' => self.literal(b"null").then(B::null),
+            b'-' | b'0'..=b'9' => self.number().map(B::number),
             _ => None,
         }
     }
 
-    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+    /// Whether `word` is next, read past it if so.
+    fn literal(&mut self, word: &[u8]) -> bool {
         let end = self.at + word.len();
-        (self.bytes.get(self.at..end)? == word).then(|| {
+        let found = self.bytes.get(self.at..end) == Some(word);
+        if found {
             self.at = end;
-            value
-        })
+        }
+        found
     }
 
     /// Enters the object or array whose opening bracket is at `self.at`: `Some(true)` when it
@@ -115,51 +177,45 @@ impl Parser<'_> {
         Some(next == close)
     }
 
-    fn object(&mut self, depth: usize) -> Option<Value> {
-        if self.enter(depth, b'}')? {
-            return Some(Value::Object(Map::new()));
-        }
+    fn object(&mut self, depth: usize) -> Option<B::Value> {
         let open = self.members.len();
+        if self.enter(depth, b'}')? {
+            return Some(B::object(self.members.drain(open..)));
+        }
         loop {
             if self.peek()? != b'"' {
                 return None;
             }
-            let key = self.string()?;
-            if key == RAW_VALUE_KEY || self.peek()? != b':' {
+            let key = B::key(self.string()?)?;
+            if self.peek()? != b':' {
                 return None;
             }
             self.at += 1;
             let value = self.value(depth)?;
             self.members.push((key, value));
             if self.closes(b'}')? {
-                let mut members = Map::with_capacity(self.members.len() - open);
-                // As serde_json's own visitor: a repeated key's last value, at the first one's
-                // place.
-                for (key, value) in self.members.drain(open..) {
-                    members.insert(key, value);
-                }
-                return Some(Value::Object(members));
+                return Some(B::object(self.members.drain(open..)));
             }
         }
     }
 
-    fn array(&mut self, depth: usize) -> Option<Value> {
-        if self.enter(depth, b']')? {
-            return Some(Value::Array(Vec::new()));
-        }
+    fn array(&mut self, depth: usize) -> Option<B::Value> {
         let open = self.items.len();
+        if self.enter(depth, b']')? {
+            return Some(B::array(self.items.drain(open..)));
+        }
         loop {
             let item = self.value(depth)?;
             self.items.push(item);
             if self.closes(b']')? {
-                return Some(Value::Array(self.items.drain(open..).collect()));
+                return Some(B::array(self.items.drain(open..)));
             }
         }
     }
 
     /// A plain integer (no sign, no fraction, no exponent, at most 19 digits, so it fits a
     /// `u64`) is read here; any other number by `serde_json`, from the span its characters make.
-    fn number(&mut self) -> Option<Value> {
+    fn number(&mut self) -> Option<Number> {
         let start = self.at;
         let len = self.bytes[start..]
             .iter()
@@ -171,26 +227,26 @@ impl Parser<'_> {
             len <= 19 && (len == 1 || span[0] != b'0') && span.iter().all(u8::is_ascii_digit);
         if plain {
             let n = span.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
-            return Some(Value::Number(n.into()));
+            return Some(n.into());
         }
         // The span is ASCII, so cut on character boundaries.
-        let n: Number = self.text[start..self.at].parse().ok()?;
-        Some(Value::Number(n))
+        self.text[start..self.at].parse().ok()
     }
 
-    /// The string whose opening quote is at `self.at`, unescaped.
-    fn string(&mut self) -> Option<String> {
+    /// The string whose opening quote is at `self.at`: borrowed when it has no escape, else
+    /// unescaped.
+    fn string(&mut self) -> Option<Cow<'t, str>> {
         let start = self.at + 1;
         let stop = plain_run_end(self.bytes, start);
         match *self.bytes.get(stop)? {
             b'"' => {
                 self.at = stop + 1;
-                Some(self.text[start..stop].to_owned())
+                Some(Cow::Borrowed(&self.text[start..stop]))
             }
             b'\\' => {
                 let end = json_masks::string_end(self.bytes, stop)?;
                 self.at = end + 1;
-                unescape(self.bytes, start, stop, end)
+                unescape(self.bytes, start, stop, end).map(Cow::Owned)
             }
             _ => None, // a control character
         }
