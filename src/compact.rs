@@ -7,12 +7,15 @@
 //! need no escape whole, found eight bytes at a time, where `serde_json` looks up an escape
 //! table for every byte; [`len`] counts the same bytes without writing them.
 
-use serde_json::{Number, Value};
+use serde_json::Number;
+#[cfg(test)]
+use serde_json::Value;
 
 use crate::json_masks;
+use crate::json_node::{Members as _, Node, NodeKind};
 
 /// A value's compact JSON.
-pub fn string(value: &Value) -> String {
+pub fn string(value: &impl Node) -> String {
     let mut out = Vec::new();
     write(&mut out, value);
     if out.capacity() > out.len() + out.len() / 4 {
@@ -23,14 +26,14 @@ pub fn string(value: &Value) -> String {
 }
 
 /// Appends a value's compact JSON to `out`.
-pub fn write(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => write_number(out, n),
-        Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
+pub fn write(out: &mut Vec<u8>, value: &impl Node) {
+    match value.kind() {
+        NodeKind::Null => out.extend_from_slice(b"null"),
+        NodeKind::Bool(true) => out.extend_from_slice(b"true"),
+        NodeKind::Bool(false) => out.extend_from_slice(b"false"),
+        NodeKind::Number(n) => write_number(out, n),
+        NodeKind::String(s) => write_str(out, s),
+        NodeKind::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -40,7 +43,7 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
             }
             out.push(b']');
         }
-        Value::Object(members) => {
+        NodeKind::Object(members) => {
             out.push(b'{');
             for (i, (k, v)) in members.iter().enumerate() {
                 if i > 0 {
@@ -183,7 +186,7 @@ impl Escape {
 /// then known to be its compact JSON without being read. A float's shortest form is read back
 /// as itself only with serde_json's `float_roundtrip` (jsonschema turns it on; without it a
 /// quarter of random doubles come back a bit off), so each float is read back to make sure.
-pub fn is_written(value: &Value, bytes: &[u8]) -> bool {
+pub fn is_written(value: &impl Node, bytes: &[u8]) -> bool {
     let mut rest = bytes;
     matches(value, &mut rest) && rest.is_empty()
 }
@@ -199,14 +202,14 @@ fn take(rest: &mut &[u8], expected: &[u8]) -> bool {
     }
 }
 
-fn matches(value: &Value, rest: &mut &[u8]) -> bool {
-    match value {
-        Value::Null => take(rest, b"null"),
-        Value::Bool(true) => take(rest, b"true"),
-        Value::Bool(false) => take(rest, b"false"),
-        Value::Number(n) => matches_number(n, rest),
-        Value::String(s) => matches_str(s, rest),
-        Value::Array(items) => {
+fn matches(value: &impl Node, rest: &mut &[u8]) -> bool {
+    match value.kind() {
+        NodeKind::Null => take(rest, b"null"),
+        NodeKind::Bool(true) => take(rest, b"true"),
+        NodeKind::Bool(false) => take(rest, b"false"),
+        NodeKind::Number(n) => matches_number(n, rest),
+        NodeKind::String(s) => matches_str(s, rest),
+        NodeKind::Array(items) => {
             take(rest, b"[")
                 && items
                     .iter()
@@ -214,7 +217,7 @@ fn matches(value: &Value, rest: &mut &[u8]) -> bool {
                     .all(|(i, item)| (i == 0 || take(rest, b",")) && matches(item, rest))
                 && take(rest, b"]")
         }
-        Value::Object(members) => {
+        NodeKind::Object(members) => {
             take(rest, b"{")
                 && members.iter().enumerate().all(|(i, (k, v))| {
                     (i == 0 || take(rest, b","))
@@ -253,7 +256,7 @@ fn matches_number(n: &Number, rest: &mut &[u8]) -> bool {
     write_number(&mut written, n);
     // Read back bit for bit, by the reader that reads the text.
     take(rest, &written)
-        && serde_json::from_slice::<Value>(&written)
+        && serde_json::from_slice::<serde_json::Value>(&written)
             .ok()
             .and_then(|v| v.as_f64())
             .zip(n.as_f64())
@@ -300,14 +303,14 @@ fn write_number(out: &mut Vec<u8>, n: &Number) {
 }
 
 /// The length of a value's compact JSON, without writing it.
-pub fn len(value: &Value) -> usize {
-    match value {
-        Value::Null => 4,
-        Value::Bool(b) => 4 + usize::from(!b),
-        Value::Number(n) => number_len(n),
-        Value::String(s) => str_len(s),
-        Value::Array(items) => container_len(items.len(), items.iter().map(len).sum()),
-        Value::Object(members) => container_len(
+pub fn len(value: &impl Node) -> usize {
+    match value.kind() {
+        NodeKind::Null => 4,
+        NodeKind::Bool(b) => 4 + usize::from(!b),
+        NodeKind::Number(n) => number_len(n),
+        NodeKind::String(s) => str_len(s),
+        NodeKind::Array(items) => container_len(items.len(), items.iter().map(len).sum()),
+        NodeKind::Object(members) => container_len(
             members.len(),
             members.iter().map(|(k, v)| member_len(k, len(v))).sum(),
         ),

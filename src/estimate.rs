@@ -150,7 +150,7 @@ fn part_texts<'a>(anatomy: &document::Anatomy<'a>) -> Vec<Option<Cow<'a, str>>> 
             PartContent::Text { text, .. } | PartContent::Raw(text) => Some(Cow::Borrowed(*text)),
             PartContent::Json(value) => Some(
                 document::written_compact(anatomy, value)
-                    .unwrap_or_else(|| Cow::Owned(compact::string(value))),
+                    .unwrap_or_else(|| Cow::Owned(compact::string(*value))),
             ),
             PartContent::Media { .. } => None,
         })

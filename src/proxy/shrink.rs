@@ -505,8 +505,8 @@ pub fn pageable<'v>(
             return true;
         }
         let item = located.item(i);
-        crate::compact::len(&item) as u64 <= room
-            || counter.count(&crate::compact::string(&item)) as u64 <= room
+        crate::compact::len(&*item) as u64 <= room
+            || counter.count(&crate::compact::string(&*item)) as u64 <= room
     };
     (located.pointer != "/content" && located.len() > 1 && (0..located.len()).all(fits))
         .then_some(located)

@@ -301,7 +301,7 @@ fn measure_input(
                     counter.count(text) as u64
                 }
                 PartContent::Json(v) => {
-                    let sample = crate::compact::string(v);
+                    let sample = crate::compact::string(*v);
                     let full = sample::full_len(v, lengths) as u64;
                     counter.count(&sample) as u64 * full / sample.len().max(1) as u64
                 }
