@@ -81,24 +81,31 @@ impl<'t> Build<'t> for SerdeTree {
     type Value = Value;
     type Key = String;
 
+    #[inline]
     fn null() -> Value {
         Value::Null
     }
+    #[inline]
     fn bool(b: bool) -> Value {
         Value::Bool(b)
     }
+    #[inline]
     fn number(n: Number) -> Value {
         Value::Number(n)
     }
+    #[inline]
     fn string(s: Cow<'t, str>) -> Value {
         Value::String(s.into_owned())
     }
+    #[inline]
     fn key(s: Cow<'t, str>) -> Option<String> {
         (s != RAW_VALUE_KEY).then(|| s.into_owned())
     }
+    #[inline]
     fn array(items: Drain<'_, Value>) -> Value {
         Value::Array(items.collect())
     }
+    #[inline]
     fn object(members: Drain<'_, (String, Value)>) -> Value {
         let mut map = Map::with_capacity(members.len());
         for (key, value) in members {

@@ -54,24 +54,31 @@ impl<'t> Build<'t> for Borrowed {
     type Value = Json<'t>;
     type Key = Cow<'t, str>;
 
+    #[inline]
     fn null() -> Json<'t> {
         Json::Null
     }
+    #[inline]
     fn bool(b: bool) -> Json<'t> {
         Json::Bool(b)
     }
+    #[inline]
     fn number(n: Number) -> Json<'t> {
         Json::Number(n)
     }
+    #[inline]
     fn string(s: Cow<'t, str>) -> Json<'t> {
         Json::String(s)
     }
+    #[inline]
     fn key(s: Cow<'t, str>) -> Option<Cow<'t, str>> {
         (s != json_tree::RAW_VALUE_KEY).then_some(s)
     }
+    #[inline]
     fn array(items: Drain<'_, Json<'t>>) -> Json<'t> {
         Json::Array(items.collect())
     }
+    #[inline]
     fn object(members: Drain<'_, (Cow<'t, str>, Json<'t>)>) -> Json<'t> {
         let mut members: Vec<_> = members.collect();
         if has_repeated_key(&members) {
