@@ -15,6 +15,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
+use crate::json_node::{Members as _, Node, ReadText};
 use crate::pointer;
 
 /// The recognised shape of a document.
@@ -76,14 +77,14 @@ impl Kind {
 
 /// One piece of what the model sees.
 #[derive(Clone, Debug)]
-pub struct Part<'a> {
+pub struct Part<'a, N: Clone = Value> {
     /// Where it sits in the document (JSON pointer).
     pub pointer: String,
-    pub content: PartContent<'a>,
+    pub content: PartContent<'a, N>,
 }
 
 #[derive(Clone, Debug)]
-pub enum PartContent<'a> {
+pub enum PartContent<'a, N: Clone = Value> {
     /// Text the model reads: a text content block, a text resource. `json` holds the parsed
     /// value when the whole text is a JSON object or array: borrowed from `structuredContent`
     /// when the text is that value written out (the same keys in the same order, the same
@@ -91,7 +92,7 @@ pub enum PartContent<'a> {
     /// that returns a list), so the two are one tree.
     Text {
         text: &'a str,
-        json: Option<Cow<'a, Value>>,
+        json: Option<Cow<'a, N>>,
         /// The text is `json`'s compact JSON byte for byte (as [`crate::compact::write`]
         /// writes it), known when the tree is borrowed from structuredContent: so is
         /// structuredContent's own, from the text without writing it (see [`written_compact`]).
@@ -102,38 +103,42 @@ pub enum PartContent<'a> {
     Media { mime: &'a str, data_bytes: usize },
     /// JSON shown to the model as JSON: `structuredContent`, a list result, a resource link,
     /// an error object.
-    Json(&'a Value),
+    Json(&'a N),
     /// The document's own text, for plain JSON passed as-is.
     Raw(&'a str),
 }
 
 /// A document taken apart.
 #[derive(Clone, Debug)]
-pub struct Anatomy<'a> {
+pub struct Anatomy<'a, N: Clone = Value> {
     pub kind: Kind,
     /// The JSON-RPC id, when the document is a JSON-RPC message that has one.
-    pub id: Option<&'a Value>,
+    pub id: Option<&'a N>,
     /// Where the payload (the result, or the document itself) starts.
     pub payload_pointer: &'static str,
-    pub payload: &'a Value,
+    pub payload: &'a N,
     /// `isError: true` on a tool result.
     pub is_error: bool,
-    pub parts: Vec<Part<'a>>,
+    pub parts: Vec<Part<'a, N>>,
 }
 
 /// Recognises `value` (whose exact text is `text`) and lists what the model sees.
-pub fn anatomy<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
+pub fn anatomy<'a, N: ReadText<'a> + Clone>(value: &'a N, text: &'a str) -> Anatomy<'a, N> {
     anatomy_with(value, text, Parse::Text { twin: None })
 }
 
 /// [`anatomy`] without parsing the JSON inside text blocks (`json` is always `None`), for a
 /// caller that parses it its own way (summarize samples a 100 MB text instead of building it).
-pub fn anatomy_shallow<'a>(value: &'a Value, text: &'a str) -> Anatomy<'a> {
+pub fn anatomy_shallow<'a, N: ReadText<'a> + Clone>(value: &'a N, text: &'a str) -> Anatomy<'a, N> {
     anatomy_with(value, text, Parse::No)
 }
 
-fn anatomy_with<'a>(value: &'a Value, text: &'a str, parse: Parse<'a>) -> Anatomy<'a> {
-    let envelope = value.get("jsonrpc").is_some_and(|v| v == "2.0");
+fn anatomy_with<'a, N: ReadText<'a> + Clone>(
+    value: &'a N,
+    text: &'a str,
+    parse: Parse<'a, N>,
+) -> Anatomy<'a, N> {
+    let envelope = value.get("jsonrpc").and_then(Node::as_str) == Some("2.0");
     let id = if envelope { value.get("id") } else { None };
 
     if envelope {
@@ -176,24 +181,24 @@ fn anatomy_with<'a>(value: &'a Value, text: &'a str, parse: Parse<'a>) -> Anatom
     bare
 }
 
-fn payload_anatomy<'a>(
-    payload: &'a Value,
+fn payload_anatomy<'a, N: ReadText<'a> + Clone>(
+    payload: &'a N,
     at: &'static str,
-    id: Option<&'a Value>,
-    parse: Parse<'a>,
-) -> Anatomy<'a> {
+    id: Option<&'a N>,
+    parse: Parse<'a, N>,
+) -> Anatomy<'a, N> {
     let mut anatomy = Anatomy {
         kind: Kind::OtherResult,
         id,
         payload_pointer: at,
         payload,
-        is_error: payload.get("isError").and_then(Value::as_bool) == Some(true),
+        is_error: payload.get("isError").and_then(Node::as_bool) == Some(true),
         parts: Vec::new(),
     };
-    if let Some(blocks) = payload.get("content").and_then(Value::as_array)
+    if let Some(blocks) = payload.get("content").and_then(Node::as_array)
         && blocks
             .iter()
-            .all(|b| b.get("type").is_some_and(Value::is_string))
+            .all(|b| b.get("type").is_some_and(Node::is_string))
     {
         anatomy.kind = Kind::ToolResult;
         let base = pointer::join(at, "content");
@@ -218,13 +223,13 @@ fn payload_anatomy<'a>(
         ListKind::ResourceTemplates,
         ListKind::Prompts,
     ] {
-        if payload.get(list.member()).is_some_and(Value::is_array) {
+        if payload.get(list.member()).is_some_and(Node::is_array) {
             anatomy.kind = Kind::ListResult(list);
             anatomy.parts.push(json_part(at, payload));
             return anatomy;
         }
     }
-    if let Some(contents) = payload.get("contents").and_then(Value::as_array) {
+    if let Some(contents) = payload.get("contents").and_then(Node::as_array) {
         anatomy.kind = Kind::ResourceContents;
         let base = pointer::join(at, "contents");
         for (i, item) in contents.iter().enumerate() {
@@ -238,7 +243,7 @@ fn payload_anatomy<'a>(
     anatomy
 }
 
-fn json_part<'a>(at: &str, value: &'a Value) -> Part<'a> {
+fn json_part<'a, N: Clone>(at: &str, value: &'a N) -> Part<'a, N> {
     Part {
         pointer: at.to_owned(),
         content: PartContent::Json(value),
@@ -247,15 +252,22 @@ fn json_part<'a>(at: &str, value: &'a Value) -> Part<'a> {
 
 /// Whether the JSON inside text blocks is parsed, and the value a text block may be written
 /// out from (a tool result's `structuredContent`).
-#[derive(Clone, Copy)]
-enum Parse<'a> {
+enum Parse<'a, N> {
     No,
-    Text { twin: Option<&'a Value> },
+    Text { twin: Option<&'a N> },
 }
 
-impl<'a> Parse<'a> {
+impl<N> Clone for Parse<'_, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<N> Copy for Parse<'_, N> {}
+
+impl<'a, N> Parse<'a, N> {
     /// The same choice, with the value text blocks may be written out from.
-    fn with_twin(self, twin: Option<&'a Value>) -> Parse<'a> {
+    fn with_twin(self, twin: Option<&'a N>) -> Parse<'a, N> {
         match self {
             Parse::No => Parse::No,
             Parse::Text { .. } => Parse::Text { twin },
@@ -263,7 +275,11 @@ impl<'a> Parse<'a> {
     }
 }
 
-fn text_part<'a>(pointer: String, text: &'a str, parse: Parse<'a>) -> Part<'a> {
+fn text_part<'a, N: ReadText<'a> + Clone>(
+    pointer: String,
+    text: &'a str,
+    parse: Parse<'a, N>,
+) -> Part<'a, N> {
     let (json, compact) = match parse {
         Parse::No => (None, false),
         Parse::Text { twin } => match twin.and_then(|s| written_from(text, s)) {
@@ -289,7 +305,10 @@ fn text_part<'a>(pointer: String, text: &'a str, parse: Parse<'a>) -> Part<'a> {
 /// structuredContent's compact JSON, taken from a text block of `anatomy` that is its tree (or
 /// the list its one member wraps) written out compact: the text itself, or the text inside the
 /// wrapper's braces. `None` when no text block is.
-pub fn written_compact<'a>(anatomy: &Anatomy<'a>, structured: &Value) -> Option<Cow<'a, str>> {
+pub fn written_compact<'a, N: Node + Clone>(
+    anatomy: &Anatomy<'a, N>,
+    structured: &N,
+) -> Option<Cow<'a, str>> {
     anatomy.parts.iter().find_map(|part| {
         let PartContent::Text {
             text,
@@ -318,16 +337,14 @@ pub fn written_compact<'a>(anatomy: &Anatomy<'a>, structured: &Value) -> Option<
 }
 
 /// The JSON inside a text block, when the text is exactly one JSON object or array.
-pub fn parse_json_text(text: &str) -> Option<Value> {
-    looks_like_json(text)
-        .then(|| crate::json_tree::parse(text).ok())
-        .flatten()
+pub fn parse_json_text<'a, N: ReadText<'a>>(text: &'a str) -> Option<N> {
+    looks_like_json(text).then(|| N::read(text)).flatten()
 }
 
 /// What of `structured` a JSON text could be written out from: the object itself for an
 /// object, and for an array the one member of a wrapper object (`{"result": [...]}`, as the
 /// SDKs wrap a tool's list; structuredContent is always an object).
-fn written_from<'a>(text: &str, structured: &'a Value) -> Option<&'a Value> {
+fn written_from<'a, N: Node>(text: &str, structured: &'a N) -> Option<&'a N> {
     match text.trim_start().as_bytes().first() {
         Some(b'{') => Some(structured),
         Some(b'[') => wrapped_list(structured).map(|(_, list)| list),
@@ -336,10 +353,10 @@ fn written_from<'a>(text: &str, structured: &'a Value) -> Option<&'a Value> {
 }
 
 /// The key and the list of a one-member wrapper object (`{"items": [...]}`).
-fn wrapped_list(structured: &Value) -> Option<(&str, &Value)> {
+fn wrapped_list<N: Node>(structured: &N) -> Option<(&str, &N)> {
     let wrapper = structured.as_object().filter(|w| w.len() == 1)?;
     let (key, list) = wrapper.iter().next()?;
-    list.is_array().then_some((key.as_str(), list))
+    list.is_array().then_some((key, list))
 }
 
 /// Where a JSON text block's tree sits in structuredContent, when the anatomy borrowed it from
@@ -373,7 +390,7 @@ impl Twin<'_> {
 }
 
 /// How `structured` holds `tree`, a text block's tree that may be borrowed from it.
-pub fn twin_of<'a>(structured: &'a Value, tree: &Value) -> Option<Twin<'a>> {
+pub fn twin_of<'a, N: Node>(structured: &'a N, tree: &N) -> Option<Twin<'a>> {
     if std::ptr::eq(structured, tree) {
         return Some(Twin::Whole);
     }
@@ -385,8 +402,8 @@ pub fn twin_of<'a>(structured: &'a Value, tree: &Value) -> Option<Twin<'a>> {
 /// Whether a text block's JSON only repeats what `structured` (structuredContent) sends: the
 /// same value, or the list its one-member wrapper holds. A tree the anatomy borrowed from
 /// structuredContent is known equal without walking it.
-pub fn repeats_structured(structured: &Value, json: &Value) -> bool {
-    let same = |a: &Value| std::ptr::eq(a, json) || *a == *json;
+pub fn repeats_structured<N: Node>(structured: &N, json: &N) -> bool {
+    let same = |a: &N| std::ptr::eq(a, json) || crate::json_node::equal(a, json);
     same(structured) || (json.is_array() && wrapped_list(structured).is_some_and(|(_, l)| same(l)))
 }
 
@@ -394,16 +411,15 @@ pub fn repeats_structured(structured: &Value, json: &Value) -> bool {
 /// the same order, strings equal, and numbers as `serde_json` would make them (integers by
 /// value, floats bit for bit). A duplicate key, another order or anything unreadable is a no,
 /// and the text is then parsed on its own as before.
-fn writes_out(text: &str, value: &Value) -> bool {
+fn writes_out<N: Node>(text: &str, value: &N) -> bool {
     let mut reader = serde_json::Deserializer::from_str(text);
     Same(value).deserialize(&mut reader).is_ok() && reader.end().is_ok()
 }
 
 /// A seed that reads a JSON value and fails at the first thing that differs from its own.
-#[derive(Clone, Copy)]
-struct Same<'v>(&'v Value);
+struct Same<'v, N>(&'v N);
 
-impl<'de> DeserializeSeed<'de> for Same<'_> {
+impl<'de, N: Node> DeserializeSeed<'de> for Same<'_, N> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
@@ -420,7 +436,7 @@ fn same_or_differs<E: de::Error>(same: bool) -> Result<(), E> {
     if same { Ok(()) } else { Err(differs()) }
 }
 
-impl<'de> Visitor<'de> for Same<'_> {
+impl<'de, N: Node> Visitor<'de> for Same<'_, N> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -428,7 +444,7 @@ impl<'de> Visitor<'de> for Same<'_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        same_or_differs(self.0.is_null())
+        same_or_differs(matches!(self.0.kind(), crate::json_node::NodeKind::Null))
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
@@ -463,7 +479,7 @@ impl<'de> Visitor<'de> for Same<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
         let expected = self.0.as_object().ok_or_else(differs)?;
-        for (key, value) in expected {
+        for (key, value) in expected.iter() {
             members.next_key_seed(Key(key))?.ok_or_else(differs)?;
             members.next_value_seed(Same(value))?;
         }
@@ -500,20 +516,21 @@ pub fn looks_like_json(text: &str) -> bool {
     trimmed.starts_with('{') || trimmed.starts_with('[')
 }
 
-fn block_part<'a>(at: String, block: &'a Value, parse: Parse<'a>) -> Part<'a> {
-    let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+fn block_part<'a, N: ReadText<'a> + Clone>(
+    at: String,
+    block: &'a N,
+    parse: Parse<'a, N>,
+) -> Part<'a, N> {
+    let kind = block.get("type").and_then(Node::as_str).unwrap_or("");
     match kind {
-        "text" => match block.get("text").and_then(Value::as_str) {
+        "text" => match block.get("text").and_then(Node::as_str) {
             Some(text) => text_part(pointer::join(&at, "text"), text, parse),
             None => json_part(&at, block),
         },
         "image" | "audio" => Part {
             content: PartContent::Media {
-                mime: block.get("mimeType").and_then(Value::as_str).unwrap_or(""),
-                data_bytes: block
-                    .get("data")
-                    .and_then(Value::as_str)
-                    .map_or(0, str::len),
+                mime: block.get("mimeType").and_then(Node::as_str).unwrap_or(""),
+                data_bytes: block.get("data").and_then(Node::as_str).map_or(0, str::len),
             },
             pointer: at,
         },
@@ -526,16 +543,20 @@ fn block_part<'a>(at: String, block: &'a Value, parse: Parse<'a>) -> Part<'a> {
     }
 }
 
-fn resource_part<'a>(at: String, resource: &'a Value, parse: Parse<'a>) -> Part<'a> {
-    if let Some(text) = resource.get("text").and_then(Value::as_str) {
+fn resource_part<'a, N: ReadText<'a> + Clone>(
+    at: String,
+    resource: &'a N,
+    parse: Parse<'a, N>,
+) -> Part<'a, N> {
+    if let Some(text) = resource.get("text").and_then(Node::as_str) {
         return text_part(pointer::join(&at, "text"), text, parse);
     }
-    if let Some(blob) = resource.get("blob").and_then(Value::as_str) {
+    if let Some(blob) = resource.get("blob").and_then(Node::as_str) {
         return Part {
             content: PartContent::Media {
                 mime: resource
                     .get("mimeType")
-                    .and_then(Value::as_str)
+                    .and_then(Node::as_str)
                     .unwrap_or(""),
                 data_bytes: blob.len(),
             },
@@ -722,6 +743,68 @@ mod tests {
         assert_eq!(text_json("a=1", &structured), (false, None));
     }
 
+    /// What an anatomy shows, whichever tree it was read from: the kind, the id and payload,
+    /// and each part with its pointer, its text, its tree (and whether that tree is borrowed
+    /// from structuredContent) and whether the text is that tree's compact JSON.
+    fn shown<'a, N: Node + Clone>(a: &Anatomy<'a, N>) -> String {
+        let parts: Vec<String> = a
+            .parts
+            .iter()
+            .map(|p| {
+                let content = match &p.content {
+                    PartContent::Text {
+                        text,
+                        json,
+                        compact,
+                    } => format!(
+                        "text {text:?} json {:?} borrowed {} compact {compact}",
+                        json.as_ref().map(|j| j.to_value().to_string()),
+                        matches!(json, Some(Cow::Borrowed(_)))
+                    ),
+                    PartContent::Media { mime, data_bytes } => format!("media {mime} {data_bytes}"),
+                    PartContent::Json(v) => format!("json {}", v.to_value()),
+                    PartContent::Raw(text) => format!("raw {text:?}"),
+                };
+                format!("{} {content}", p.pointer)
+            })
+            .collect();
+        format!(
+            "{:?} id {:?} payload {} at {:?} error {} parts {parts:#?}",
+            a.kind,
+            a.id.map(|i| i.to_value()),
+            a.payload.to_value(),
+            a.payload_pointer,
+            a.is_error
+        )
+    }
+
+    fn same_anatomy_from_either_tree(text: &str) {
+        let value = crate::json_tree::parse(text).unwrap();
+        let json = crate::json_view::parse(text).unwrap();
+        assert_eq!(shown(&anatomy(&json, text)), shown(&anatomy(&value, text)));
+        assert_eq!(
+            shown(&anatomy_shallow(&json, text)),
+            shown(&anatomy_shallow(&value, text))
+        );
+    }
+
+    #[test]
+    fn the_borrowed_tree_shows_what_serde_json_s_shows() {
+        for entry in std::fs::read_dir("tests/fixtures/corpus").unwrap() {
+            same_anatomy_from_either_tree(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        for text in [
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad"}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"u","text":"[1]"},{"uri":"v","blob":"AAAA","mimeType":"image/png"}]}}"#,
+            r#"{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"resource","resource":{"text":"{\"a\":1}"}}],"isError":true}"#,
+            r#"{"plain": ["json"]}"#,
+        ] {
+            same_anatomy_from_either_tree(text);
+        }
+    }
+
     proptest! {
         /// structuredContent's compact JSON is taken from the text exactly when the text is it,
         /// or the non-empty list it wraps written compact; and it is then what is written.
@@ -744,6 +827,13 @@ mod tests {
             if let Some(from_text) = from_text {
                 prop_assert_eq!(from_text.as_ref(), compact.as_str());
             }
+        }
+
+        /// The text blocks of the property documents read the same from the borrowed tree.
+        #[test]
+        fn the_borrowed_tree_finds_the_same_twins((structured, text) in structured_and_text()) {
+            let doc = json!({"content": [{"type": "text", "text": text}], "structuredContent": structured});
+            same_anatomy_from_either_tree(&doc.to_string());
         }
 
         /// Borrowed exactly when the text's own tree is structuredContent's, or the list it

@@ -144,6 +144,38 @@ pub trait Members<N> {
         N: 'm;
 }
 
+/// A tree that can be read from a JSON text borrowed for `'a` (the JSON inside a text block).
+pub trait ReadText<'a>: Node {
+    /// The text's value, `None` when it is not JSON.
+    fn read(text: &'a str) -> Option<Self>;
+}
+
+impl ReadText<'_> for Value {
+    fn read(text: &str) -> Option<Value> {
+        crate::json_tree::parse(text).ok()
+    }
+}
+
+/// Whether two values are equal as `serde_json::Value`'s `==` has them: objects as maps (the
+/// same keys with equal values, in any order), numbers as `serde_json` keeps them.
+pub fn equal<N: Node>(a: &N, b: &N) -> bool {
+    match (a.kind(), b.kind()) {
+        (NodeKind::Null, NodeKind::Null) => true,
+        (NodeKind::Bool(x), NodeKind::Bool(y)) => x == y,
+        (NodeKind::Number(x), NodeKind::Number(y)) => x == y,
+        (NodeKind::String(x), NodeKind::String(y)) => x == y,
+        (NodeKind::Array(x), NodeKind::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y))
+        }
+        (NodeKind::Object(x), NodeKind::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, x)| y.get(key).is_some_and(|y| equal(x, y)))
+        }
+        _ => false,
+    }
+}
+
 /// An array index as RFC 6901 (and serde_json) reads one: digits, no sign, no leading zero.
 fn array_index(token: &str) -> Option<usize> {
     if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {

@@ -15,7 +15,7 @@ use std::vec::Drain;
 use rustc_hash::FxHashSet;
 use serde_json::{Number, Value};
 
-use crate::json_node::{Members, Node, NodeKind};
+use crate::json_node::{Members, Node, NodeKind, ReadText};
 use crate::json_tree::{self, Build};
 
 /// A JSON value whose strings borrow from the text `'t` where they can.
@@ -128,6 +128,12 @@ impl From<Value> for Json<'static> {
                     .collect(),
             }),
         }
+    }
+}
+
+impl<'t> ReadText<'t> for Json<'t> {
+    fn read(text: &'t str) -> Option<Json<'t>> {
+        parse(text).ok()
     }
 }
 

@@ -245,7 +245,7 @@ fn profile_with(
             && twins == Twins::Replay
             && let Some((w, twin)) = walked
                 .iter()
-                .find_map(|w| document::twin_of(v, w.tree).map(|t| (w, t)))
+                .find_map(|w| document::twin_of(*v, w.tree).map(|t| (w, t)))
         {
             shape.merge(replay(w, twin, &part.pointer, texts.as_mut()));
             continue;

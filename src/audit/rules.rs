@@ -258,7 +258,7 @@ fn check_content(out: &mut Out<'_>) {
                 // `hasMore` or `nextCursor`) is walked.
                 let twin = walked
                     .iter()
-                    .find_map(|w| document::twin_of(v, w.tree).map(|t| (w, t)))
+                    .find_map(|w| document::twin_of(*v, w.tree).map(|t| (w, t)))
                     .filter(|(_, t)| *t == Twin::Whole || !paged(v.as_object()));
                 match twin {
                     Some((w, twin)) if !walk_twins() => repeat(out, w, twin, &part.pointer, l),

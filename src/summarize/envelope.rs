@@ -175,7 +175,7 @@ pub(super) fn unwrap(
                         ));
                     }
                     if let Some((s, at)) = &structured {
-                        let repeated = document::repeats_structured(s, &v);
+                        let repeated = document::repeats_structured(*s, &v);
                         if repeated {
                             fixes.push(fix(
                                 "duplicate",
