@@ -9,7 +9,10 @@
 
 use std::collections::HashSet;
 
+#[cfg(test)]
 use serde_json::{Map, Value};
+
+use crate::json_node::{Members, Node};
 
 /// The fewest members a map of records has: below this, an object of object-valued fields is
 /// as likely a record with nested parts.
@@ -19,21 +22,21 @@ pub const MIN_ENTRIES: usize = 8;
 pub const KEY_PATTERN: &str = "{key}";
 
 /// Whether an object is a map of records. Linear in the members and the first record's fields.
-pub fn is_record_map(members: &Map<String, Value>) -> bool {
+pub fn is_record_map<M: Members>(members: &M) -> bool {
     if members.len() < MIN_ENTRIES {
         return false;
     }
-    let mut values = members.values();
-    let Some(Value::Object(first)) = values.next() else {
+    let mut values = members.iter().map(|(_, v)| v);
+    let Some(first) = values.next().and_then(Node::as_object) else {
         return false;
     };
     if first.is_empty() {
         return false;
     }
-    let fields: HashSet<&str> = first.keys().map(String::as_str).collect();
-    values.all(|v| match v {
-        Value::Object(record) => record.keys().any(|k| fields.contains(k.as_str())),
-        _ => false,
+    let fields: HashSet<&str> = first.iter().map(|(k, _)| k).collect();
+    values.all(|v| {
+        v.as_object()
+            .is_some_and(|record| record.iter().any(|(k, _)| fields.contains(k)))
     })
 }
 

@@ -27,7 +27,7 @@ impl<N: Node> Copy for NodeKind<'_, N> {}
 /// same names do.
 pub trait Node: Sized {
     /// An object's members, in the order the text gives them.
-    type Members: Members<Self>;
+    type Members: Members<Node = Self>;
 
     fn kind(&self) -> NodeKind<'_, Self>;
 
@@ -126,22 +126,23 @@ pub trait Node: Sized {
 }
 
 /// An object's members: each key once, in the text's order.
-pub trait Members<N> {
+pub trait Members {
+    /// What the members' values are.
+    type Node: Node;
+
     fn len(&self) -> usize;
 
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    fn get(&self, key: &str) -> Option<&N>;
+    fn get(&self, key: &str) -> Option<&Self::Node>;
 
     fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
-    fn iter<'m>(&'m self) -> impl ExactSizeIterator<Item = (&'m str, &'m N)>
-    where
-        N: 'm;
+    fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Self::Node)>;
 }
 
 /// A tree that can be read from a JSON text borrowed for `'a` (the JSON inside a text block).
@@ -203,7 +204,9 @@ impl Node for Value {
     }
 }
 
-impl Members<Value> for Map<String, Value> {
+impl Members for Map<String, Value> {
+    type Node = Value;
+
     fn len(&self) -> usize {
         Map::len(self)
     }
@@ -212,10 +215,7 @@ impl Members<Value> for Map<String, Value> {
         Map::get(self, key)
     }
 
-    fn iter<'m>(&'m self) -> impl ExactSizeIterator<Item = (&'m str, &'m Value)>
-    where
-        Value: 'm,
-    {
+    fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
         Map::iter(self).map(|(k, v)| (k.as_str(), v))
     }
 }

@@ -152,21 +152,20 @@ impl<'t> Node for Json<'t> {
     }
 }
 
-impl<'t> Members<Json<'t>> for Object<'t> {
+impl<'t> Members for Object<'t> {
+    type Node = Json<'t>;
+
     fn len(&self) -> usize {
         self.members.len()
     }
 
     /// By reading the members in order: the objects of tool results are small, and the large
     /// ones (maps of records) are walked, not looked up.
-    fn get(&self, key: &str) -> Option<&Json<'t>> {
+    fn get(&self, key: &str) -> Option<&Self::Node> {
         self.members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    fn iter<'m>(&'m self) -> impl ExactSizeIterator<Item = (&'m str, &'m Json<'t>)>
-    where
-        Json<'t>: 'm,
-    {
+    fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Self::Node)> {
         self.members.iter().map(|(k, v)| (&**k, v))
     }
 }

@@ -17,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher as _};
 
 use rustc_hash::FxHasher;
 
-use serde_json::Value;
+use crate::json_node::{Members as _, Node, NodeKind};
 
 use crate::compact;
 use crate::document::{self, Anatomy, PartContent, Twin};
@@ -199,7 +199,7 @@ impl Profile {
 }
 
 /// Measures the shape of one JSON value, pointers relative to its root.
-pub fn shape(value: &Value) -> Shape {
+pub fn shape(value: &impl Node) -> Shape {
     let mut walk = Walk::new(None, "");
     walk.value(value, 0, None);
     walk.shape
@@ -207,7 +207,11 @@ pub fn shape(value: &Value) -> Shape {
 
 /// Measures every visible part of a document. `with_paths` also collects per-path costs
 /// (the costlier half of the work); `media_tokens` is what an image or audio block costs.
-pub fn profile(anatomy: &Anatomy<'_>, with_paths: bool, media_tokens: usize) -> Profile {
+pub fn profile<N: Node + Clone>(
+    anatomy: &Anatomy<'_, N>,
+    with_paths: bool,
+    media_tokens: usize,
+) -> Profile {
     profile_with(anatomy, with_paths, media_tokens, Twins::Replay)
 }
 
@@ -221,8 +225,8 @@ enum Twins {
 }
 
 /// A JSON text block's walk, kept for structuredContent that is the same tree.
-struct Walked<'v> {
-    tree: &'v Value,
+struct Walked<'v, N> {
+    tree: &'v N,
     /// The walk's base (`/result/content/0/text#`): every pointer and path it made starts so.
     base: String,
     /// The walk's own shape, before it was merged with the other parts'.
@@ -231,15 +235,15 @@ struct Walked<'v> {
     entries: std::ops::Range<usize>,
 }
 
-fn profile_with(
-    anatomy: &Anatomy<'_>,
+fn profile_with<N: Node + Clone>(
+    anatomy: &Anatomy<'_, N>,
     with_paths: bool,
     media_tokens: usize,
     twins: Twins,
 ) -> Profile {
     let mut shape = Shape::default();
     let mut texts = with_paths.then(PathTexts::default);
-    let mut walked: Vec<Walked<'_>> = Vec::new();
+    let mut walked: Vec<Walked<'_, N>> = Vec::new();
     for part in &anatomy.parts {
         if let PartContent::Json(v) = &part.content
             && twins == Twins::Replay
@@ -305,7 +309,12 @@ fn profile_with(
 /// Through a wrapper everything is one level deeper, and the wrapper's key is charged to the
 /// list's own path, as [`Walk::note_key`] charges it. The replayed paths are not indexed: no
 /// later part can reach them, every part's paths starting with its own pointer.
-fn replay(w: &Walked<'_>, twin: Twin<'_>, base: &str, texts: Option<&mut PathTexts>) -> Shape {
+fn replay<N>(
+    w: &Walked<'_, N>,
+    twin: Twin<'_>,
+    base: &str,
+    texts: Option<&mut PathTexts>,
+) -> Shape {
     let base = twin.pointer(base);
     let rebase = |p: &str| crate::pointer::rebase(p, &w.base, &base);
     let extent = |e: &Option<Extent>| {
@@ -411,13 +420,13 @@ impl<'v> Walk<'v> {
 
     /// Measures `value`, reached from its parent by `seg` when it is a member (its key is
     /// charged with it; an item's index, or the root, is not charged).
-    fn value(&mut self, value: &'v Value, depth: usize, seg: Option<Seg<'v>>) {
+    fn value<N: Node>(&mut self, value: &'v N, depth: usize, seg: Option<Seg<'v>>) {
         if depth > self.shape.depth {
             self.shape.depth = depth;
             self.shape.deepest = self.exact();
         }
-        match value {
-            Value::Array(items) if !items.is_empty() => {
+        match value.kind() {
+            NodeKind::Array(items) if !items.is_empty() => {
                 self.note_key(seg);
                 if items.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
                     self.shape.longest_array = Some(Extent {
@@ -432,7 +441,7 @@ impl<'v> Walk<'v> {
                     self.up();
                 }
             }
-            Value::Object(members) if !members.is_empty() => {
+            NodeKind::Object(members) if !members.is_empty() => {
                 self.note_key(seg);
                 let map = crate::collection::is_record_map(members);
                 if map && members.len() > self.shape.longest_array.as_ref().map_or(0, |e| e.len) {
@@ -441,7 +450,7 @@ impl<'v> Walk<'v> {
                         len: members.len(),
                     });
                 }
-                for (k, v) in members {
+                for (k, v) in members.iter() {
                     // A map's keys are data: they fold like an array's indexes, and each is
                     // charged to its entry's pattern.
                     let seg = if map { Seg::Entry(k) } else { Seg::Key(k) };
@@ -451,7 +460,7 @@ impl<'v> Walk<'v> {
                 }
             }
             scalar => {
-                if let Value::String(s) = scalar {
+                if let NodeKind::String(s) = scalar {
                     let longest = self.shape.longest_string.as_ref().map_or(0, |e| e.len);
                     // A string has at most as many characters as bytes: most cannot win.
                     if s.len() > longest {
@@ -469,7 +478,7 @@ impl<'v> Walk<'v> {
                     if let Some(seg) = seg {
                         entry.write_key(seg);
                     }
-                    compact::write(&mut entry.text, scalar);
+                    compact::write(&mut entry.text, value);
                     entry.text.push(b',');
                 }
             }
@@ -575,7 +584,7 @@ mod tests {
     use super::*;
     use crate::document::anatomy;
     use crate::tokens::Heuristic;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn shape_matches_the_seed_definition() {
@@ -609,6 +618,34 @@ mod tests {
             let paths = p.top_paths(&Heuristic, usize::MAX);
             (p.shape, paths)
         })
+    }
+
+    /// The shape and every path's cost, measured on the borrowed tree and on serde_json's,
+    /// replaying structuredContent from its text block and walking it again.
+    #[test]
+    fn the_borrowed_tree_measures_as_serde_json_s() {
+        for entry in std::fs::read_dir(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/corpus"
+        ))
+        .unwrap()
+        {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let value: Value = serde_json::from_str(&text).unwrap();
+            let json = crate::json_view::parse(&text).unwrap();
+            let (a, b) = (anatomy(&value, &text), anatomy(&json, &text));
+            for twins in [Twins::Replay, Twins::Walk] {
+                let (p, q) = (
+                    profile_with(&a, true, 85, twins),
+                    profile_with(&b, true, 85, twins),
+                );
+                assert_eq!(p.shape, q.shape);
+                assert_eq!(
+                    p.top_paths(&Heuristic, usize::MAX),
+                    q.top_paths(&Heuristic, usize::MAX)
+                );
+            }
+        }
     }
 
     #[test]

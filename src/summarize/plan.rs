@@ -71,7 +71,7 @@ pub(super) fn main_map<'v>(
     let (name, map) = m
         .iter()
         .filter_map(|(k, v)| v.as_object().map(|o| (k.as_str(), o)))
-        .filter(|(_, o)| crate::collection::is_record_map(o))
+        .filter(|(_, o)| crate::collection::is_record_map(*o))
         .max_by_key(|(_, o)| o.len())?;
     let size = super::sample::full_len(&m[name], lengths);
     (size * 2 >= super::sample::full_len(value, lengths)).then_some((Some(name), map))
