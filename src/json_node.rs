@@ -1,7 +1,8 @@
-//! What the measuring pass reads of a JSON tree, for either of the trees it is given:
-//! `serde_json::Value`, which every command parses, and [`crate::json_view::Json`], which the
-//! audit parses (strings borrowed from the text, objects as lists of members, nothing hashed).
-//! The anatomy, the measures, the rules and the estimate are written once, against [`Node`].
+//! What the measuring pass reads of a JSON tree, for either of two trees: `serde_json::Value`,
+//! which every command parses, and [`crate::json_view::Json`] (strings borrowed from the text,
+//! objects as lists of members, nothing hashed), which is read in about half the time.
+//! What is written against [`Node`] (the anatomy, the measures, compact JSON) is written once
+//! for both.
 
 use serde_json::{Map, Number, Value};
 
