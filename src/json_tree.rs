@@ -27,7 +27,7 @@ const MAX_DEPTH: usize = 100;
 
 /// The key `serde_json` (with `raw_value`) reads a [`serde_json::value::RawValue`] from: a
 /// document that uses it is left to `serde_json`.
-pub(crate) const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
+const RAW_VALUE_KEY: &str = "$serde_json::private::RawValue";
 
 /// `text` as a [`Value`], equal to `serde_json::from_str`'s (its error too).
 pub fn parse(text: &str) -> serde_json::Result<Value> {
@@ -52,8 +52,7 @@ pub(crate) trait Build<'t> {
     fn number(n: Number) -> Self::Value;
     /// A string: borrowed from the text when it has no escape, else unescaped.
     fn string(s: Cow<'t, str>) -> Self::Value;
-    /// A key; `None` refuses the text (it is then left to `serde_json`).
-    fn key(s: Cow<'t, str>) -> Option<Self::Key>;
+    fn key(s: Cow<'t, str>) -> Self::Key;
     fn array(items: Drain<'_, Self::Value>) -> Self::Value;
     /// An object from its members as read: a repeated key keeps its last value at its first
     /// place, as `serde_json`'s own visitor does.
@@ -98,8 +97,8 @@ impl<'t> Build<'t> for SerdeTree {
         Value::String(s.into_owned())
     }
     #[inline]
-    fn key(s: Cow<'t, str>) -> Option<String> {
-        (s != RAW_VALUE_KEY).then(|| s.into_owned())
+    fn key(s: Cow<'t, str>) -> String {
+        s.into_owned()
     }
     #[inline]
     fn array(items: Drain<'_, Value>) -> Value {
@@ -193,13 +192,13 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
             if self.peek()? != b'"' {
                 return None;
             }
-            let key = B::key(self.string()?)?;
-            if self.peek()? != b':' {
+            let key = self.string()?;
+            if key == RAW_VALUE_KEY || self.peek()? != b':' {
                 return None;
             }
             self.at += 1;
             let value = self.value(depth)?;
-            self.members.push((key, value));
+            self.members.push((B::key(key), value));
             if self.closes(b'}')? {
                 return Some(B::object(self.members.drain(open..)));
             }
