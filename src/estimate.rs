@@ -10,6 +10,7 @@ use crate::compact;
 use crate::contract::{ClientProfile, ResponseSize};
 use crate::document::{self, PartContent};
 use crate::input::Document;
+use crate::json_node::Node;
 use crate::measure::{self, PathCost};
 use crate::text_memo::TextMemo;
 use crate::tokens::calibrated::{self, Scaled};
@@ -142,7 +143,9 @@ struct Visible<'a> {
 /// What each part shows the model as text, resolved once for every view: a text block's text
 /// borrowed, a JSON part's compact JSON written once (or taken from a text block that is it
 /// written out compact); `None` for media.
-fn part_texts<'a>(anatomy: &document::Anatomy<'a>) -> Vec<Option<Cow<'a, str>>> {
+fn part_texts<'a, N: Node + Clone>(
+    anatomy: &document::Anatomy<'a, N>,
+) -> Vec<Option<Cow<'a, str>>> {
     anatomy
         .parts
         .iter()
@@ -189,8 +192,8 @@ fn count<'v>(
 
 /// The tokens of what the model sees in a document taken apart, counted for a verdict against
 /// `limits` (with `auto`, exactly near one of them).
-pub fn tokens(
-    anatomy: &document::Anatomy<'_>,
+pub fn tokens<N: Node + Clone>(
+    anatomy: &document::Anatomy<'_, N>,
     tokenizer: Tokenizer,
     media_tokens: u64,
     limits: &[u64],
@@ -256,8 +259,8 @@ fn text_measures(text: &str) -> (u64, u64, u64) {
 /// structured content instead of the text blocks when a result has both, images as they are,
 /// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
 /// wording is the client's; mcpguard writes lines of the same kind and length.
-fn client_view<'a>(
-    anatomy: &document::Anatomy<'_>,
+fn client_view<'a, N: Node + Clone>(
+    anatomy: &document::Anatomy<'_, N>,
     texts: &'a [Option<Cow<'_, str>>],
 ) -> Visible<'a> {
     let structured = anatomy
@@ -281,15 +284,9 @@ fn client_view<'a>(
             }
             _ if structured.is_some() => {} // the text blocks give way to structuredContent
             PartContent::Json(value)
-                if value.get("type").and_then(serde_json::Value::as_str)
-                    == Some("resource_link") =>
+                if value.get("type").and_then(N::as_str) == Some("resource_link") =>
             {
-                let field = |k: &str| {
-                    value
-                        .get(k)
-                        .and_then(serde_json::Value::as_str)
-                        .unwrap_or("")
-                };
+                let field = |k: &str| value.get(k).and_then(N::as_str).unwrap_or("");
                 v.texts
                     .push(format!("[Resource link: {} ({})]", field("name"), field("uri")).into());
             }
@@ -304,14 +301,16 @@ fn client_view<'a>(
 /// Estimates one document.
 pub fn estimate(doc: &Document, opts: &Options) -> DocumentEstimate {
     let anatomy = document::anatomy(&doc.value, &doc.text);
-    estimate_anatomy(doc, &anatomy, opts)
+    estimate_anatomy(&doc.name, doc.text.len(), &anatomy, opts)
 }
 
 /// Estimates a document already taken apart (the audit shares one [`document::Anatomy`]
-/// between this and its rules).
-pub fn estimate_anatomy(
-    doc: &Document,
-    anatomy: &document::Anatomy<'_>,
+/// between this and its rules), from either tree: `name` is how reports name it, `wire_bytes`
+/// the length of its text as read.
+pub fn estimate_anatomy<N: Node + Clone>(
+    name: &str,
+    wire_bytes: usize,
+    anatomy: &document::Anatomy<'_, N>,
     opts: &Options,
 ) -> DocumentEstimate {
     let texts = part_texts(anatomy);
@@ -409,9 +408,9 @@ pub fn estimate_anatomy(
     };
 
     DocumentEstimate {
-        name: doc.name.clone(),
+        name: name.to_owned(),
         kind: anatomy.kind.label(),
-        wire_bytes: doc.text.len() as u64,
+        wire_bytes: wire_bytes as u64,
         visible_chars: generic.chars,
         visible_bytes: generic.bytes,
         visible_lines: generic.lines,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::audit::{Context, audit_document, transcript::Pairing};
+use crate::audit::{Context, Message, audit_document, transcript::Pairing};
 use crate::config::Config;
 use crate::tokens::Tokenizer;
 
@@ -58,7 +58,7 @@ pub fn input(data: &[u8]) {
                 crate::audit::transcript::Line::Response(call) => *call,
                 _ => Default::default(),
             };
-            let report = audit_document(&doc, &doc.file, doc.line, &call, &ctx);
+            let report = audit_document(&Message::of(&doc), &call, &ctx);
             for f in &report.findings {
                 assert!(!f.message.is_empty(), "a finding says something");
             }

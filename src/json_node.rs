@@ -4,6 +4,8 @@
 //! What is written against [`Node`] (the anatomy, the measures, compact JSON) is written once
 //! for both.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 /// What a node is, with what it holds borrowed.
@@ -95,6 +97,10 @@ pub trait Node: Sized {
         }
     }
 
+    fn is_null(&self) -> bool {
+        matches!(self.kind(), NodeKind::Null)
+    }
+
     fn is_array(&self) -> bool {
         matches!(self.kind(), NodeKind::Array(_))
     }
@@ -123,6 +129,11 @@ pub trait Node: Sized {
                     .collect(),
             ),
         }
+    }
+
+    /// The value as a `serde_json::Value`: itself when it is one, else a copy.
+    fn as_value(&self) -> Cow<'_, Value> {
+        Cow::Owned(self.to_value())
     }
 }
 
@@ -202,6 +213,10 @@ impl Node for Value {
 
     fn to_value(&self) -> Value {
         self.clone()
+    }
+
+    fn as_value(&self) -> Cow<'_, Value> {
+        Cow::Borrowed(self)
     }
 }
 

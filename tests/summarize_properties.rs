@@ -158,7 +158,7 @@ proptest! {
             clients: BTreeMap::new(),
             contract: None,
         };
-        let report = audit::audit_document(&out, "out.json", 1, &Default::default(), &ctx);
+        let report = audit::audit_document(&audit::Message::of(&out), &Default::default(), &ctx);
         let codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
         if summary.report.outcome == Outcome::Unchanged {
             // What passes through was within the limits; it may still be pretty-printed or

@@ -7,12 +7,15 @@ use super::{Context, Finding, Savings};
 use crate::contract::Limits;
 use crate::document::Anatomy;
 use crate::estimate::DocumentEstimate;
-use crate::input::Document;
+use crate::json_node::Node;
 
-/// What one document's rules look at.
-pub(super) struct Input<'a> {
-    pub doc: &'a Document,
-    pub anatomy: &'a Anatomy<'a>,
+/// What one document's rules look at, on either tree.
+pub(super) struct Input<'a, N: Node + Clone> {
+    /// How reports name the document.
+    pub name: &'a str,
+    /// The whole message.
+    pub tree: &'a N,
+    pub anatomy: &'a Anatomy<'a, N>,
     pub estimate: &'a DocumentEstimate,
     pub tool: &'a str,
     pub limits: &'a Limits,
@@ -21,13 +24,13 @@ pub(super) struct Input<'a> {
 }
 
 /// Collects findings, applying the config's severity (or dropping a rule turned off).
-pub(super) struct Out<'a> {
+pub(super) struct Out<'a, N: Node + Clone> {
     pub ctx: &'a Context,
-    pub input: &'a Input<'a>,
+    pub input: &'a Input<'a, N>,
     findings: Vec<Finding>,
 }
 
-impl Out<'_> {
+impl<N: Node + Clone> Out<'_, N> {
     pub fn add(
         &mut self,
         code: &'static str,
@@ -65,7 +68,7 @@ impl Out<'_> {
                 code: rule.code,
                 rule: rule.name,
                 severity,
-                document: self.input.doc.name.clone(),
+                document: self.input.name.to_owned(),
                 tool: Some(self.input.tool.to_owned()),
                 pointer: at.to_owned(),
                 message,
@@ -85,8 +88,8 @@ impl Out<'_> {
     }
 }
 
-impl<'a> Out<'a> {
-    pub fn new(input: &'a Input<'a>, ctx: &'a Context) -> Out<'a> {
+impl<'a, N: Node + Clone> Out<'a, N> {
+    pub fn new(input: &'a Input<'a, N>, ctx: &'a Context) -> Out<'a, N> {
         Out {
             ctx,
             input,

@@ -25,6 +25,7 @@ use crate::contract::{self, ClientProfile, Limits, RuleLevel, Severity};
 use crate::document;
 use crate::estimate::{self, Options};
 use crate::input::Document;
+use crate::json_node::{Node, ReadText};
 use crate::measure::{self, Extent, PathCost};
 use crate::tokens::Tokenizer;
 
@@ -189,21 +190,53 @@ impl Context {
     }
 }
 
-/// Audits one document. `call` is what the transcript knows of the request it answers.
-pub fn audit_document(
-    doc: &Document,
-    file: &str,
-    line: usize,
+/// One message as the audit reads it: where it came from, its text as read, and the tree of
+/// that text (serde_json's for a transcript's line, which the pairing has read already; the
+/// borrowed [`crate::json_view::Json`] for a whole file, read in half the time).
+pub struct Message<'a, N> {
+    /// How reports name it.
+    pub name: &'a str,
+    /// The file it came from (for a JSONL line: the transcript).
+    pub file: &'a str,
+    /// The line in the file it starts on.
+    pub line: usize,
+    pub text: &'a str,
+    pub tree: &'a N,
+}
+
+impl<'a> Message<'a, Value> {
+    /// A document read by [`crate::input`], with serde_json's tree.
+    pub fn of(doc: &'a Document) -> Self {
+        Message {
+            name: &doc.name,
+            file: &doc.file,
+            line: doc.line,
+            text: &doc.text,
+            tree: &doc.value,
+        }
+    }
+}
+
+/// Audits one message. `call` is what the transcript knows of the request it answers.
+pub fn audit_document<'a, N: ReadText<'a> + Clone>(
+    message: &Message<'a, N>,
     call: &Call,
     ctx: &Context,
 ) -> DocumentReport {
-    let anatomy = document::anatomy(&doc.value, &doc.text);
+    let Message {
+        name,
+        file,
+        line,
+        text,
+        tree,
+    } = *message;
+    let anatomy = document::anatomy(tree, text);
     let tool = call
         .tool
         .clone()
         .or_else(|| call.method.clone().filter(|m| m != "tools/call"))
         .unwrap_or_else(|| default_tool_name(file, anatomy.kind));
-    let est = estimate::estimate_anatomy(doc, &anatomy, &ctx.estimate_options());
+    let est = estimate::estimate_anatomy(name, text.len(), &anatomy, &ctx.estimate_options());
     let limits = ctx.limits(&tool);
     // Where the bytes go is worth the extra bookkeeping only for responses over the limit.
     let large = est.wire_bytes > limits.max_bytes;
@@ -211,7 +244,8 @@ pub fn audit_document(
 
     let mut findings = rules::check(
         &findings::Input {
-            doc,
+            name,
+            tree,
             anatomy: &anatomy,
             estimate: &est,
             tool: &tool,
@@ -222,7 +256,7 @@ pub fn audit_document(
     );
     if !findings.is_empty() {
         let pointers: Vec<&str> = findings.iter().map(|f| f.pointer.as_str()).collect();
-        let located = crate::pointer::locate_all(&doc.text, &pointers);
+        let located = crate::pointer::locate_all(text, &pointers);
         for f in &mut findings {
             if let Some(&(l, c)) = located.get(&f.pointer) {
                 f.line = Some(line + l - 1);
@@ -248,7 +282,7 @@ pub fn audit_document(
         notes.push("no request with this id earlier in the transcript: tool unknown".to_owned());
     }
     DocumentReport {
-        name: doc.name.clone(),
+        name: name.to_owned(),
         file: file.to_owned(),
         line,
         kind: anatomy.kind.label(),
@@ -290,7 +324,7 @@ fn default_tool_name(file: &str, kind: document::Kind) -> String {
 
 /// The JSON the model reads as the response's content: the JSON text of the first text block,
 /// else structuredContent, else the payload itself for plain JSON.
-fn payload_json<'a>(anatomy: &'a document::Anatomy<'_>) -> Option<&'a Value> {
+fn payload_json<'a, N: Node + Clone>(anatomy: &'a document::Anatomy<'_, N>) -> Option<&'a N> {
     anatomy.parts.iter().find_map(|p| match &p.content {
         document::PartContent::Text { json: Some(v), .. } => Some(&**v),
         document::PartContent::Raw(_) => Some(anatomy.payload),

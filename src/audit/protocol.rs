@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::findings::Out;
+use crate::json_node::Node;
 use crate::mcp::era;
 
 /// Results that must carry `ttlMs` and `cacheScope` (server/utilities/caching).
@@ -28,18 +29,24 @@ const CACHEABLE: [&str; 6] = [
 /// The most schema errors one response reports (the first are the useful ones).
 const MAX_SCHEMA_ERRORS: usize = 5;
 
-pub(super) fn check(out: &mut Out<'_>) {
-    let call = out.input.call;
-    let value = &out.input.doc.value;
+pub(super) fn check<N: Node + Clone>(out: &mut Out<'_, N>) {
+    let input = out.input;
+    let call = input.call;
     let modern = call.protocol_version.as_deref().is_some_and(era::is_modern);
     let method = call.method.as_deref().unwrap_or("");
+    // Only what a request asked (paired in a transcript or a live session) has rules here: a
+    // lone capture is not read again as serde_json's tree.
+    if !modern && !matches!(method, "tools/list" | "tools/call") {
+        return;
+    }
+    let value = input.tree.as_value();
     if let Some(result) = value.get("result") {
         if modern {
             result_type(out, method, result);
             cache_hints(out, method, result);
         }
         if method == "tools/list" {
-            tool_order(out);
+            tool_order(out, &value);
             schema_refs(out, result);
             header_annotations(out, result);
         }
@@ -62,7 +69,7 @@ pub(super) fn check(out: &mut Out<'_>) {
 }
 
 /// MG026: every 2026-07-28 result says what it is; an unknown kind is invalid.
-fn result_type(out: &mut Out<'_>, method: &str, result: &Value) {
+fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Value) {
     match result.get("resultType") {
         None => out.add(
             "MG026",
@@ -84,7 +91,7 @@ fn result_type(out: &mut Out<'_>, method: &str, result: &Value) {
 
 /// MG025: a cacheable 2026-07-28 result carries `ttlMs` (an integer >= 0) and `cacheScope`
 /// ("public" or "private"). Interim input_required results carry none.
-fn cache_hints(out: &mut Out<'_>, method: &str, result: &Value) {
+fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Value) {
     if !CACHEABLE.contains(&method)
         || result.get("resultType").and_then(Value::as_str) == Some("input_required")
     {
@@ -128,14 +135,11 @@ fn cache_hints(out: &mut Out<'_>, method: &str, result: &Value) {
 }
 
 /// MG024: the same catalog, listed again, in another order.
-fn tool_order(out: &mut Out<'_>) {
+fn tool_order<N: Node + Clone>(out: &mut Out<'_, N>, value: &Value) {
     let Some(earlier) = out.input.call.earlier_order.clone() else {
         return;
     };
-    let now: Vec<&str> = out
-        .input
-        .doc
-        .value
+    let now: Vec<&str> = value
         .pointer("/result/tools")
         .and_then(Value::as_array)
         .map(|t| {
@@ -165,7 +169,7 @@ fn tool_order(out: &mut Out<'_>) {
 
 /// MG027: structured content that breaks the tool's own outputSchema (or is missing when
 /// the tool has one). Clients reject such results.
-fn structured_content(out: &mut Out<'_>, result: &Value) {
+fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
     let Some(schema) = out.input.call.output_schema.clone() else {
         return;
     };
@@ -203,7 +207,7 @@ fn structured_content(out: &mut Out<'_>, result: &Value) {
 
 /// MG028: `$ref`s in a listed tool's inputSchema or outputSchema that do not resolve inside
 /// the schema. A network `$ref` is unresolved too: clients must not fetch it.
-fn schema_refs(out: &mut Out<'_>, result: &Value) {
+fn schema_refs<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
     let Some(tools) = result.get("tools").and_then(Value::as_array) else {
         return;
     };
@@ -233,7 +237,7 @@ fn schema_refs(out: &mut Out<'_>, result: &Value) {
 /// client over Streamable HTTP must drop such a tool from the catalog, so to those clients the
 /// tool does not exist; a stdio client may ignore the annotation, so the finding is about the
 /// definition whatever transport this transcript came over.
-fn header_annotations(out: &mut Out<'_>, result: &Value) {
+fn header_annotations<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
     let Some(tools) = result.get("tools").and_then(Value::as_array) else {
         return;
     };

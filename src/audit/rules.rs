@@ -3,14 +3,13 @@
 //! parsed and walked; image data is a fixed cost, not a long string); size rules look at the
 //! message as sent.
 
-use serde_json::Value;
-
 use super::findings::{Input, Out};
 use super::{Context, Finding};
 use crate::compact;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{self, Kind, PartContent, Twin};
 use crate::estimate::DocumentEstimate;
+use crate::json_node::{Members, Node, NodeKind};
 use crate::json_whitespace;
 use crate::measure::{self, BASE64_MIN_RUN};
 use crate::pointer::{self, PathStack, Seg};
@@ -18,7 +17,7 @@ use crate::pointer::{self, PathStack, Seg};
 /// JSON text that a minify would shrink by at least this many bytes is reported (MG014).
 const PRETTY_MIN_SAVING: u64 = 64;
 
-pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
+pub(super) fn check<N: Node + Clone>(input: &Input<'_, N>, ctx: &Context) -> Vec<Finding> {
     let mut out = Out::new(input, ctx);
     let l = input.limits;
     let e = input.estimate;
@@ -70,23 +69,16 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
 
     check_cursors(&mut out);
     super::protocol::check(&mut out);
-    if input
-        .doc
-        .value
-        .pointer("/result/resultType")
-        .and_then(Value::as_str)
-        == Some("input_required")
-    {
+    if input.tree.pointer("/result/resultType").and_then(N::as_str) == Some("input_required") {
         // An interim result asks the client for input; it is not content a model reads.
         return out.into_findings();
     }
     if input.call.method.as_deref() == Some("initialize") {
         // Of an initialize result the model sees only the server's instructions.
         if let Some(text) = input
-            .doc
-            .value
+            .tree
             .pointer("/result/instructions")
-            .and_then(Value::as_str)
+            .and_then(N::as_str)
         {
             check_text(&mut out, "/result/instructions", text, l);
         }
@@ -103,7 +95,7 @@ pub(super) fn check(input: &Input<'_>, ctx: &Context) -> Vec<Finding> {
 }
 
 /// MG020 and MG021: what a list did with the cursor it was sent.
-fn check_cursors(out: &mut Out<'_>) {
+fn check_cursors<N: Node + Clone>(out: &mut Out<'_, N>) {
     let call = out.input.call;
     let (Some(method), Some(cursor)) = (call.method.as_deref(), call.cursor.as_deref()) else {
         return;
@@ -111,9 +103,9 @@ fn check_cursors(out: &mut Out<'_>) {
     if !method.ends_with("/list") {
         return;
     }
-    let value = &out.input.doc.value;
+    let value = out.input.tree;
     if cursor == INVALID_CURSOR_PROBE {
-        let code = value.pointer("/error/code").and_then(Value::as_i64);
+        let code = value.pointer("/error/code").and_then(N::as_i64);
         if code != Some(-32602) {
             let answer = match code {
                 Some(c) => format!("error {c}"),
@@ -129,7 +121,7 @@ fn check_cursors(out: &mut Out<'_>) {
         }
         return;
     }
-    if value.pointer("/result/nextCursor").and_then(Value::as_str) == Some(cursor) {
+    if value.pointer("/result/nextCursor").and_then(N::as_str) == Some(cursor) {
         out.add(
             "MG021",
             "/result/nextCursor",
@@ -148,14 +140,11 @@ fn bytes_for_tokens(e: &DocumentEstimate, tokens: u64) -> u64 {
     (e.visible_bytes as u128 * tokens as u128 / e.tokens as u128) as u64
 }
 
-fn check_list(out: &mut Out<'_>, member: &str) {
+fn check_list<N: Node + Clone>(out: &mut Out<'_, N>, member: &str) {
     let input = out.input;
     let at = input.anatomy.payload_pointer;
     let payload = input.anatomy.payload;
-    let items = payload
-        .get(member)
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
+    let items = payload.get(member).and_then(N::as_array).unwrap_or(&[]);
     let list_at = pointer::join(at, member);
     let page_size = out.ctx.config.default_page_size;
     if items.len() as u64 > page_size && payload.get("nextCursor").is_none() {
@@ -176,13 +165,13 @@ fn check_list(out: &mut Out<'_>, member: &str) {
     }
     let l = input.limits;
     for (i, tool) in items.iter().enumerate() {
-        let Some(description) = tool.get("description").and_then(Value::as_str) else {
+        let Some(description) = tool.get("description").and_then(N::as_str) else {
             continue;
         };
         if description.len() as u64 > l.max_tool_description_bytes {
             let mut p = list_at.clone();
             pointer::push_index(&mut p, i);
-            let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+            let name = tool.get("name").and_then(N::as_str).unwrap_or("?");
             out.add(
                 "MG015",
                 &pointer::join(&p, "description"),
@@ -206,11 +195,11 @@ fn check_list(out: &mut Out<'_>, member: &str) {
 
 /// Seed 004's progressive disclosure for a catalog: which tools fit a T0 hot list, what brief
 /// summaries of all of them cost (T2), and that full schemas load on demand (T3).
-fn tier_plan(tools: &[Value], t0_budget: u64, ctx: &Context) -> String {
+fn tier_plan<N: Node>(tools: &[N], t0_budget: u64, ctx: &Context) -> String {
     let counter = ctx.tokenizer.counter();
-    let brief = |t: &Value| {
-        let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-        let description = t.get("description").and_then(Value::as_str).unwrap_or("");
+    let brief = |t: &N| {
+        let name = t.get("name").and_then(N::as_str).unwrap_or("");
+        let description = t.get("description").and_then(N::as_str).unwrap_or("");
         let first = description.split(". ").next().unwrap_or(description);
         counter.count(&format!("{name}: {first}")) as u64
     };
@@ -231,14 +220,14 @@ fn tier_plan(tools: &[Value], t0_budget: u64, ctx: &Context) -> String {
     )
 }
 
-fn check_content(out: &mut Out<'_>) {
+fn check_content<N: Node + Clone>(out: &mut Out<'_, N>) {
     let input = out.input;
     let anatomy = input.anatomy;
     let l = input.limits;
 
-    let mut structured: Option<&Value> = None;
-    let mut text_json: Vec<(&str, &str, &Value)> = Vec::new();
-    let mut walked: Vec<Walked<'_>> = Vec::new();
+    let mut structured: Option<&N> = None;
+    let mut text_json: Vec<(&str, &str, &N)> = Vec::new();
+    let mut walked: Vec<Walked<'_, N>> = Vec::new();
     for part in &anatomy.parts {
         match &part.content {
             PartContent::Text {
@@ -301,11 +290,12 @@ fn check_content(out: &mut Out<'_>) {
         .map(|(p, _, _)| format!("{p}#"))
         .or_else(|| structured.map(|_| pointer::join(anatomy.payload_pointer, "structuredContent")))
         .unwrap_or_default();
-    if let Some(Value::Object(p)) = payload {
+    if let Some(p) = payload.and_then(N::as_object) {
         check_contract_fields(out, p, &at, l);
     }
     if let (Some(contract), Some(p)) = (&out.ctx.contract, payload) {
-        for error in contract.iter_errors(p) {
+        let p = p.as_value();
+        for error in contract.iter_errors(&p) {
             let inner = error.instance_path().to_string();
             out.add(
                 "MG017",
@@ -319,9 +309,9 @@ fn check_content(out: &mut Out<'_>) {
 }
 
 /// MG005, MG006, MG007, MG011 on the content's top-level object.
-fn check_contract_fields(
-    out: &mut Out<'_>,
-    p: &serde_json::Map<String, Value>,
+fn check_contract_fields<N: Node + Clone>(
+    out: &mut Out<'_, N>,
+    p: &N::Members,
     at: &str,
     l: &Limits,
 ) {
@@ -335,7 +325,7 @@ fn check_contract_fields(
             None,
         );
     }
-    match p.get("summary") {
+    match p.get("summary").map(N::kind) {
         None if out.ctx.contract.is_some() => out.add(
             "MG006",
             at,
@@ -346,7 +336,7 @@ fn check_contract_fields(
             ),
             None,
         ),
-        Some(Value::String(s)) if s.chars().count() as u64 > l.max_summary_length => {
+        Some(NodeKind::String(s)) if s.chars().count() as u64 > l.max_summary_length => {
             let chars = s.chars().count() as u64;
             out.add(
                 "MG007",
@@ -361,11 +351,9 @@ fn check_contract_fields(
         }
         _ => {}
     }
-    let has_more = p.get("hasMore").and_then(Value::as_bool);
+    let has_more = p.get("hasMore").and_then(N::as_bool);
     let cursor = p.get("nextCursor");
-    let cursor_ok = cursor
-        .and_then(Value::as_str)
-        .is_some_and(|c| !c.is_empty());
+    let cursor_ok = cursor.and_then(N::as_str).is_some_and(|c| !c.is_empty());
     let inconsistent = match (has_more, cursor) {
         // seed 003's wrapResponse marks a preview `hasMore` with an artifactRef and no cursor:
         // the rest is fetched from the artifact, which is as good a way as a cursor.
@@ -399,12 +387,12 @@ fn check_contract_fields(
 }
 
 /// A text block that is not JSON: its length and any base64 inside.
-fn check_text(out: &mut Out<'_>, at: &str, text: &str, l: &Limits) {
+fn check_text<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, text: &str, l: &Limits) {
     long_string(out, at, text, l);
     base64_runs(out, at, text);
 }
 
-fn long_string(out: &mut Out<'_>, at: &str, s: &str, l: &Limits) {
+fn long_string<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, s: &str, l: &Limits) {
     let max = l.max_string_length as usize;
     if s.len() <= max {
         return;
@@ -423,7 +411,7 @@ fn long_string(out: &mut Out<'_>, at: &str, s: &str, l: &Limits) {
 }
 
 /// MG012: runs of base64 inside a string (a data: URI, an inlined file).
-fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
+fn base64_runs<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, s: &str) {
     for run in measure::base64_runs(s) {
         let message = match run.mime {
             Some(m) => format!("{} characters of base64 ({m}) inside the text", run.len),
@@ -441,7 +429,7 @@ fn base64_runs(out: &mut Out<'_>, at: &str, s: &str) {
 
 /// MG014: JSON text with whitespace a minify would remove (counted over the text's bytes, not
 /// by writing its tree again).
-fn check_pretty(out: &mut Out<'_>, at: &str, text: &str) {
+fn check_pretty<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, text: &str) {
     let len = text.trim_end().len() as u64;
     let compact = len - json_whitespace::insignificant(text);
     if len > compact + PRETTY_MIN_SAVING {
@@ -457,8 +445,8 @@ fn check_pretty(out: &mut Out<'_>, at: &str, text: &str) {
 
 /// What [`walk`] found in a JSON text block's tree, kept for structuredContent that is the same
 /// tree (the anatomy borrowed it).
-struct Walked<'v> {
-    tree: &'v Value,
+struct Walked<'v, N> {
+    tree: &'v N,
     /// The walk's base (`/result/content/0/text#`): every pointer it made starts so.
     base: String,
     findings: std::ops::Range<usize>,
@@ -481,7 +469,12 @@ fn walk_twins() -> bool {
 }
 
 /// MG002, MG003, MG004, MG012 over a JSON value the model sees.
-fn walk<'v>(out: &mut Out<'_>, value: &'v Value, base: &str, l: &Limits) -> Walked<'v> {
+fn walk<'v, N: Node + Clone>(
+    out: &mut Out<'_, N>,
+    value: &'v N,
+    base: &str,
+    l: &Limits,
+) -> Walked<'v, N> {
     let first = out.len();
     let at = PathStack::new(base);
     let mut walker = Walker {
@@ -502,7 +495,7 @@ fn walk<'v>(out: &mut Out<'_>, value: &'v Value, base: &str, l: &Limits) -> Walk
 }
 
 /// MG004 at the first place the deepest nesting is reached, if that is over the limit.
-fn too_deep(out: &mut Out<'_>, (depth, at): &(usize, String), l: &Limits) {
+fn too_deep<N: Node + Clone>(out: &mut Out<'_, N>, (depth, at): &(usize, String), l: &Limits) {
     if *depth as u64 > l.max_json_depth {
         out.add(
             "MG004",
@@ -520,7 +513,13 @@ fn too_deep(out: &mut Out<'_>, (depth, at): &(usize, String), l: &Limits) {
 /// and MG004 (the walk's last) judged again on the deepest nesting plus the levels the tree
 /// sits deeper, reached first at the same place. The wrapper around a list breaks no rule
 /// itself (one member, not a string, at depth 0).
-fn repeat(out: &mut Out<'_>, w: &Walked<'_>, twin: Twin<'_>, base: &str, l: &Limits) {
+fn repeat<N: Node + Clone>(
+    out: &mut Out<'_, N>,
+    w: &Walked<'_, N>,
+    twin: Twin<'_>,
+    base: &str,
+    l: &Limits,
+) {
     let base = twin.pointer(base);
     let at = |p: &str| pointer::rebase(p, &w.base, &base);
     out.repeat(w.findings.clone(), |f| f.code != "MG004", at);
@@ -529,31 +528,31 @@ fn repeat(out: &mut Out<'_>, w: &Walked<'_>, twin: Twin<'_>, base: &str, l: &Lim
 }
 
 /// The rules' walk over one JSON value: where it is, and the deepest nesting so far.
-struct Walker<'w, 'o, 'v> {
-    out: &'w mut Out<'o>,
+struct Walker<'w, 'o, 'v, N: Node + Clone> {
+    out: &'w mut Out<'o, N>,
     l: &'w Limits,
     at: PathStack<'v>,
     deepest: (usize, String),
 }
 
-impl<'v> Walker<'_, '_, 'v> {
+impl<'v, N: Node + Clone + 'v> Walker<'_, '_, 'v, N> {
     /// Checks `value` and everything in it for MG002, MG003 and MG012. When `sizing`, returns
     /// the length of its compact JSON (else 0), measured on the way: a list over
     /// maxArrayItems is charged the bytes of the items over the limit, and measuring them as
     /// they are walked costs no second walk (nor a third for a list inside such a list).
     fn value(
         &mut self,
-        value: &'v Value,
+        value: &'v N,
         depth: usize,
-        parent: Option<&serde_json::Map<String, Value>>,
+        parent: Option<&N::Members>,
         sizing: bool,
     ) -> usize {
         if depth > self.deepest.0 {
             self.deepest = (depth, self.at.pointer());
         }
         let limit = self.l.max_array_items as usize;
-        let (entries, len) = match value {
-            Value::Array(items) => {
+        let (entries, len) = match value.kind() {
+            NodeKind::Array(items) => {
                 let what = (items.len() > limit && !paged(parent))
                     .then(|| format!("a list of {} items", items.len()));
                 let entries = items.iter().enumerate();
@@ -561,7 +560,7 @@ impl<'v> Walker<'_, '_, 'v> {
                 let len = self.entries(entries, depth, None, what, sizing);
                 (items.len(), len)
             }
-            Value::Object(members) => {
+            NodeKind::Object(members) => {
                 let what = (members.len() > limit
                     && !paged(parent)
                     && crate::collection::is_record_map(members))
@@ -570,7 +569,7 @@ impl<'v> Walker<'_, '_, 'v> {
                 let len = self.entries(entries, depth, Some(members), what, sizing);
                 (members.len(), len)
             }
-            Value::String(s) => {
+            NodeKind::String(s) => {
                 // Only long strings can break a rule: short ones cost one comparison.
                 if s.len() > (self.l.max_string_length as usize).min(BASE64_MIN_RUN) {
                     let here = self.at.pointer();
@@ -581,7 +580,7 @@ impl<'v> Walker<'_, '_, 'v> {
                 }
                 return if sizing { compact::str_len(s) } else { 0 };
             }
-            scalar => return if sizing { compact::len(scalar) } else { 0 },
+            _ => return if sizing { compact::len(value) } else { 0 },
         };
         if sizing {
             compact::container_len(entries, len)
@@ -596,9 +595,9 @@ impl<'v> Walker<'_, '_, 'v> {
     /// the entries past the limit and a comma each, is reported before what was found in them.
     fn entries(
         &mut self,
-        entries: impl Iterator<Item = (Seg<'v>, Option<&'v String>, &'v Value)>,
+        entries: impl Iterator<Item = (Seg<'v>, Option<&'v str>, &'v N)>,
         depth: usize,
-        parent: Option<&serde_json::Map<String, Value>>,
+        parent: Option<&N::Members>,
         what: Option<String>,
         sizing: bool,
     ) -> usize {
@@ -627,13 +626,20 @@ impl<'v> Walker<'_, '_, 'v> {
 }
 
 /// Whether a collection's parent object says how to get the rest of it.
-fn paged(parent: Option<&serde_json::Map<String, Value>>) -> bool {
+fn paged(parent: Option<&impl Members>) -> bool {
     parent.is_some_and(|p| p.contains_key("hasMore") || p.contains_key("nextCursor"))
 }
 
 /// MG002: a list (or a map of records) over maxArrayItems that nothing pages.
 /// It is reported before the findings from `index` on (those inside it).
-fn unpaginated(out: &mut Out<'_>, index: usize, at: &str, what: String, excess: u64, l: &Limits) {
+fn unpaginated<N: Node + Clone>(
+    out: &mut Out<'_, N>,
+    index: usize,
+    at: &str,
+    what: String,
+    excess: u64,
+    l: &Limits,
+) {
     let max = l.max_array_items;
     out.add_before(
         index,
@@ -649,7 +655,7 @@ fn unpaginated(out: &mut Out<'_>, index: usize, at: &str, what: String, excess: 
 
 #[cfg(test)]
 mod tests {
-    use crate::audit::{Call, Context, audit_document};
+    use crate::audit::{Call, Context, Message, audit_document};
     use crate::config::Config;
     use crate::input::parse_text;
     use crate::tokens::Tokenizer;
@@ -663,9 +669,29 @@ mod tests {
         }
     }
 
-    fn codes(text: &str) -> Vec<&'static str> {
+    /// The report on `text`, which the borrowed tree must give as serde_json's does.
+    fn audited(text: &str, ctx: &Context) -> crate::audit::DocumentReport {
         let doc = parse_text("t.json", text).pop().unwrap().unwrap();
-        let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx());
+        let r = audit_document(&Message::of(&doc), &Call::default(), ctx);
+        let tree = crate::json_view::parse(text).unwrap();
+        let message = Message {
+            name: &doc.name,
+            file: &doc.file,
+            line: doc.line,
+            text,
+            tree: &tree,
+        };
+        let borrowed = audit_document(&message, &Call::default(), ctx);
+        assert_eq!(
+            serde_json::to_value(&borrowed).unwrap(),
+            serde_json::to_value(&r).unwrap(),
+            "the borrowed tree's report on {text}"
+        );
+        r
+    }
+
+    fn codes(text: &str) -> Vec<&'static str> {
+        let r = audited(text, &ctx());
         let mut c: Vec<_> = r.findings.iter().map(|f| f.code).collect();
         c.sort_unstable();
         c.dedup();
@@ -733,14 +759,13 @@ mod tests {
     /// The findings of `text` (as JSON), with structuredContent given its text block's findings
     /// and walked again, under limits that most values break.
     fn repeated_and_walked(text: &str) -> [String; 2] {
-        let doc = parse_text("t.json", text).pop().unwrap().unwrap();
         let mut ctx = ctx();
         ctx.config.limits.max_array_items = 2;
         ctx.config.limits.max_json_depth = 2;
         ctx.config.limits.max_string_length = 1;
         [false, true].map(|walk| {
             super::WALK_TWINS.set(walk);
-            let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx);
+            let r = audited(text, &ctx);
             serde_json::to_string_pretty(&r.findings).unwrap()
         })
     }
@@ -824,7 +849,7 @@ mod tests {
                 .pop().unwrap().unwrap();
             let mut ctx = ctx();
             ctx.config.limits.max_array_items = 2;
-            let r = audit_document(&doc, "t.json", 1, &Call::default(), &ctx);
+            let r = audited(&doc.text, &ctx);
             let mut expected = Vec::new();
             let mut stack = vec![(String::new(), &doc.value)];
             while let Some((at, v)) = stack.pop() {

@@ -11,7 +11,9 @@ use std::io::Read;
 use rayon::prelude::*;
 
 use super::transcript::{Line, Pairing};
-use super::{Call, Context, DocumentReport, Finding, Report, ServerSummary, audit_document};
+use super::{
+    Call, Context, DocumentReport, Finding, Message, Report, ServerSummary, audit_document,
+};
 use crate::input::{self, Document, InputError, Source, Unit};
 use crate::mcp::live::Session;
 
@@ -155,7 +157,7 @@ fn audit_documents(
         })
         .collect();
     work.into_par_iter()
-        .map(|w| w.map(|(doc, call)| audit_document(&doc, &doc.file, doc.line, &call, ctx)))
+        .map(|w| w.map(|(doc, call)| audit_document(&Message::of(&doc), &call, ctx)))
         .collect()
 }
 
@@ -200,7 +202,7 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
                     (Ok((doc, _)), Some(s)) => s.takes(&doc.name),
                     _ => true,
                 })
-                .map(|w| w.map(|(doc, call)| audit_document(&doc, &doc.file, doc.line, &call, ctx)))
+                .map(|w| w.map(|(doc, call)| audit_document(&Message::of(&doc), &call, ctx)))
                 .collect();
             out.extend(audited);
         },
