@@ -35,7 +35,8 @@ pub fn cursor(data: &[u8]) {
 }
 
 /// Input decoding and document recognition (JSON, JSONL, transcripts), then every rule of
-/// `audit` on what was read, paired as a transcript.
+/// `audit` on what was read, paired as a transcript; the audit on the borrowed tree
+/// ([`crate::json_view`]) must report what it reports on serde_json's.
 pub fn input(data: &[u8]) {
     let ctx = Context {
         config: Config::default(),
@@ -61,6 +62,20 @@ pub fn input(data: &[u8]) {
             let report = audit_document(&Message::of(&doc), &call, &ctx);
             for f in &report.findings {
                 assert!(!f.message.is_empty(), "a finding says something");
+            }
+            if let Ok(tree) = crate::json_view::parse(&doc.text) {
+                let borrowed = Message {
+                    name: &doc.name,
+                    file: &doc.file,
+                    line: doc.line,
+                    text: &doc.text,
+                    tree: &tree,
+                };
+                assert_eq!(
+                    serde_json::to_value(audit_document(&borrowed, &call, &ctx)).ok(),
+                    serde_json::to_value(&report).ok(),
+                    "the borrowed tree's report"
+                );
             }
         }
     }

@@ -662,13 +662,44 @@ fn parse_bytes(
     limits: &ReadLimits,
     visit: &mut impl FnMut(Result<Document, InputError>),
 ) {
-    let text = match decode(name, bytes) {
-        Ok(text) => text,
-        Err(e) => return visit(Err(e)),
-    };
-    if jsonl {
-        return parse_lines(name, &text, limits, visit);
+    match decode(name, bytes) {
+        Ok(text) if jsonl => parse_lines(name, &text, limits, visit),
+        Ok(text) => parse_document_text(name, text, limits, visit),
+        Err(e) => visit(Err(e)),
     }
+}
+
+/// One whole input's bytes as the text of a JSON document: UTF-8, not blank, and nested no
+/// deeper than `limits` allow; not parsed (a command that reads its own tree parses it, and
+/// [`documents_of_text`] reads it as documents).
+pub fn document_text(
+    name: &str,
+    bytes: Vec<u8>,
+    limits: &ReadLimits,
+) -> Result<String, InputError> {
+    let text = decode(name, bytes)?;
+    check_nesting(name, &text, limits)?;
+    Ok(text)
+}
+
+/// One whole input's text as documents: one JSON document, or several one per line (a
+/// transcript not named .jsonl), or the error that names where it stops being JSON.
+pub fn documents_of_text(
+    name: &str,
+    text: String,
+    limits: &ReadLimits,
+) -> Vec<Result<Document, InputError>> {
+    let mut out = Vec::new();
+    parse_document_text(name, text, limits, &mut |d| out.push(d));
+    out
+}
+
+fn parse_document_text(
+    name: &str,
+    text: String,
+    limits: &ReadLimits,
+    visit: &mut impl FnMut(Result<Document, InputError>),
+) {
     if let Err(e) = check_nesting(name, &text, limits) {
         return visit(Err(e));
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::json_node::Node;
 use crate::mcp::era;
 
 /// A tool's outputSchema, as listed earlier in the transcript, compiled on first use.
@@ -75,6 +76,13 @@ pub enum Line {
     Response(Box<Call>),
     /// Not a JSON-RPC message: audited as it is.
     Other,
+}
+
+/// Whether a message is what [`Pairing::observe`] takes as a request (a notification too):
+/// JSON-RPC 2.0 with a method. Not audited.
+pub fn is_request<N: Node>(message: &N) -> bool {
+    message.get("jsonrpc").and_then(N::as_str) == Some("2.0")
+        && message.get("method").and_then(N::as_str).is_some()
 }
 
 /// The requests seen so far in one transcript, by id.
