@@ -123,8 +123,21 @@ pub struct Anatomy<'a, N: Clone = Value> {
 }
 
 /// Recognises `value` (whose exact text is `text`) and lists what the model sees.
-pub fn anatomy<'a, N: ReadText<'a> + Clone>(value: &'a N, text: &'a str) -> Anatomy<'a, N> {
-    anatomy_with(value, text, Parse::Text { twin: None })
+pub fn anatomy<'a, N: ReadText<'a, Reader = ()> + Clone>(
+    value: &'a N,
+    text: &'a str,
+) -> Anatomy<'a, N> {
+    anatomy_in(value, text, ())
+}
+
+/// [`anatomy`] of a tree that reads the JSON inside text blocks with `reader` (the arena of
+/// the borrowed tree).
+pub fn anatomy_in<'a, N: ReadText<'a> + Clone>(
+    value: &'a N,
+    text: &'a str,
+    reader: N::Reader,
+) -> Anatomy<'a, N> {
+    anatomy_with(value, text, Parse::Text { twin: None, reader })
 }
 
 /// [`anatomy`] without parsing the JSON inside text blocks (`json` is always `None`), for a
@@ -252,25 +265,28 @@ fn json_part<'a, N: Clone>(at: &str, value: &'a N) -> Part<'a, N> {
 
 /// Whether the JSON inside text blocks is parsed, and the value a text block may be written
 /// out from (a tool result's `structuredContent`).
-enum Parse<'a, N> {
+enum Parse<'a, N: ReadText<'a>> {
     No,
-    Text { twin: Option<&'a N> },
+    Text {
+        twin: Option<&'a N>,
+        reader: N::Reader,
+    },
 }
 
-impl<N> Clone for Parse<'_, N> {
+impl<'a, N: ReadText<'a>> Clone for Parse<'a, N> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<N> Copy for Parse<'_, N> {}
+impl<'a, N: ReadText<'a>> Copy for Parse<'a, N> {}
 
-impl<'a, N> Parse<'a, N> {
+impl<'a, N: ReadText<'a>> Parse<'a, N> {
     /// The same choice, with the value text blocks may be written out from.
     fn with_twin(self, twin: Option<&'a N>) -> Parse<'a, N> {
         match self {
             Parse::No => Parse::No,
-            Parse::Text { .. } => Parse::Text { twin },
+            Parse::Text { reader, .. } => Parse::Text { twin, reader },
         }
     }
 }
@@ -282,14 +298,14 @@ fn text_part<'a, N: ReadText<'a> + Clone>(
 ) -> Part<'a, N> {
     let (json, compact) = match parse {
         Parse::No => (None, false),
-        Parse::Text { twin } => match twin.and_then(|s| written_from(text, s)) {
+        Parse::Text { twin, reader } => match twin.and_then(|s| written_from(text, s)) {
             // Most often the text is the value's compact JSON (as the TypeScript SDK writes
             // it): bytes compared as the value is walked, cheaper than reading the text.
             Some(twin) if crate::compact::is_written(twin, text.as_bytes()) => {
                 (Some(Cow::Borrowed(twin)), true)
             }
             Some(twin) if writes_out(text, twin) => (Some(Cow::Borrowed(twin)), false),
-            _ => (parse_json_text(text).map(Cow::Owned), false),
+            _ => (parse_json_text(text, reader).map(Cow::Owned), false),
         },
     };
     Part {
@@ -337,8 +353,10 @@ pub fn written_compact<'a, N: Node + Clone>(
 }
 
 /// The JSON inside a text block, when the text is exactly one JSON object or array.
-pub fn parse_json_text<'a, N: ReadText<'a>>(text: &'a str) -> Option<N> {
-    looks_like_json(text).then(|| N::read(text)).flatten()
+pub fn parse_json_text<'a, N: ReadText<'a>>(text: &'a str, reader: N::Reader) -> Option<N> {
+    looks_like_json(text)
+        .then(|| N::read(text, reader))
+        .flatten()
 }
 
 /// What of `structured` a JSON text could be written out from: the object itself for an
@@ -780,8 +798,12 @@ mod tests {
 
     fn same_anatomy_from_either_tree(text: &str) {
         let value = crate::json_tree::parse(text).unwrap();
-        let json = crate::json_view::parse(text).unwrap();
-        assert_eq!(shown(&anatomy(&json, text)), shown(&anatomy(&value, text)));
+        let arena = bumpalo::Bump::new();
+        let json = crate::json_view::parse(text, &arena).unwrap();
+        assert_eq!(
+            shown(&anatomy_in(&json, text, &arena)),
+            shown(&anatomy(&value, text))
+        );
         assert_eq!(
             shown(&anatomy_shallow(&json, text)),
             shown(&anatomy_shallow(&value, text))
@@ -840,7 +862,7 @@ mod tests {
         /// wraps, written the same (so equal bit for bit); and the tree is always the text's.
         #[test]
         fn the_text_block_tree_is_always_the_texts_own((structured, text) in structured_and_text()) {
-            let own: Option<Value> = parse_json_text(&text);
+            let own: Option<Value> = parse_json_text(&text, ());
             let (borrowed, tree) = text_json(&text, &structured);
             let written = |v: Option<&Value>| v.map(|v| serde_json::to_string(v).unwrap());
             prop_assert_eq!(written(tree.as_ref()), written(own.as_ref()));

@@ -63,13 +63,15 @@ pub fn input(data: &[u8]) {
             for f in &report.findings {
                 assert!(!f.message.is_empty(), "a finding says something");
             }
-            if let Ok(tree) = crate::json_view::parse(&doc.text) {
+            let arena = bumpalo::Bump::new();
+            if let Ok(tree) = crate::json_view::parse(&doc.text, &arena) {
                 let borrowed = Message {
                     name: &doc.name,
                     file: &doc.file,
                     line: doc.line,
                     text: &doc.text,
                     tree: &tree,
+                    reader: &arena,
                 };
                 assert_eq!(
                     serde_json::to_value(audit_document(&borrowed, &call, &ctx)).ok(),

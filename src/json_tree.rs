@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> serde_json::Result<Value> {
 
 /// `text` as a [`Value`] when it is JSON this parser reads itself; `None` for anything else.
 pub fn parse_plain(text: &str) -> Option<Value> {
-    parse_with::<SerdeTree>(text)
+    parse_with(text, SerdeTree)
 }
 
 /// What a parse makes of what it reads: `serde_json`'s tree here, the audit's borrowed one in
@@ -47,21 +47,32 @@ pub fn parse_plain(text: &str) -> Option<Value> {
 pub(crate) trait Build<'t> {
     type Value;
     type Key;
-    fn null() -> Self::Value;
-    fn bool(b: bool) -> Self::Value;
-    fn number(n: Number) -> Self::Value;
+    fn null(&self) -> Self::Value;
+    fn bool(&self, b: bool) -> Self::Value;
+    fn number(&self, n: Number) -> Self::Value;
     /// A string: borrowed from the text when it has no escape, else unescaped.
-    fn string(s: Cow<'t, str>) -> Self::Value;
-    fn key(s: Cow<'t, str>) -> Self::Key;
-    fn array(items: Drain<'_, Self::Value>) -> Self::Value;
+    fn string(&self, s: Cow<'t, str>) -> Self::Value;
+    fn key(&self, s: Cow<'t, str>) -> Self::Key;
+    /// A string with escapes: `unescape` writes it into the `room` bytes it is given and says
+    /// how many it wrote (`None`: not a string this parser reads). Owned by default; a builder
+    /// with an arena writes it there.
+    fn unescaped(
+        &self,
+        room: usize,
+        unescape: impl FnOnce(&mut [u8]) -> Option<usize>,
+    ) -> Option<Cow<'t, str>> {
+        owned(room, unescape).map(Cow::Owned)
+    }
+    fn array(&self, items: Drain<'_, Self::Value>) -> Self::Value;
     /// An object from its members as read: a repeated key keeps its last value at its first
     /// place, as `serde_json`'s own visitor does.
-    fn object(members: Drain<'_, (Self::Key, Self::Value)>) -> Self::Value;
+    fn object(&self, members: Drain<'_, (Self::Key, Self::Value)>) -> Self::Value;
 }
 
 /// `text` built by `B` when it is JSON this parser reads itself; `None` for anything else.
-pub(crate) fn parse_with<'t, B: Build<'t>>(text: &'t str) -> Option<B::Value> {
+pub(crate) fn parse_with<'t, B: Build<'t>>(text: &'t str, build: B) -> Option<B::Value> {
     let mut p = Parser::<B> {
+        build,
         bytes: text.as_bytes(),
         text,
         at: 0,
@@ -74,38 +85,38 @@ pub(crate) fn parse_with<'t, B: Build<'t>>(text: &'t str) -> Option<B::Value> {
 }
 
 /// `serde_json`'s tree: every string owned, every object an index map.
-enum SerdeTree {}
+struct SerdeTree;
 
 impl<'t> Build<'t> for SerdeTree {
     type Value = Value;
     type Key = String;
 
     #[inline]
-    fn null() -> Value {
+    fn null(&self) -> Value {
         Value::Null
     }
     #[inline]
-    fn bool(b: bool) -> Value {
+    fn bool(&self, b: bool) -> Value {
         Value::Bool(b)
     }
     #[inline]
-    fn number(n: Number) -> Value {
+    fn number(&self, n: Number) -> Value {
         Value::Number(n)
     }
     #[inline]
-    fn string(s: Cow<'t, str>) -> Value {
+    fn string(&self, s: Cow<'t, str>) -> Value {
         Value::String(s.into_owned())
     }
     #[inline]
-    fn key(s: Cow<'t, str>) -> String {
+    fn key(&self, s: Cow<'t, str>) -> String {
         s.into_owned()
     }
     #[inline]
-    fn array(items: Drain<'_, Value>) -> Value {
+    fn array(&self, items: Drain<'_, Value>) -> Value {
         Value::Array(items.collect())
     }
     #[inline]
-    fn object(members: Drain<'_, (String, Value)>) -> Value {
+    fn object(&self, members: Drain<'_, (String, Value)>) -> Value {
         let mut map = Map::with_capacity(members.len());
         for (key, value) in members {
             map.insert(key, value);
@@ -115,6 +126,7 @@ impl<'t> Build<'t> for SerdeTree {
 }
 
 struct Parser<'t, B: Build<'t>> {
+    build: B,
     text: &'t str,
     bytes: &'t [u8],
     at: usize,
@@ -139,13 +151,13 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
 
     fn value(&mut self, depth: usize) -> Option<B::Value> {
         match self.peek()? {
-            b'"' => self.string().map(B::string),
+            b'"' => self.string().map(|s| self.build.string(s)),
             b'{' => self.object(depth + 1),
             b'[' => self.array(depth + 1),
-            b't' => self.literal(b"true").then(|| B::bool(true)),
-            b'f' => self.literal(b"false").then(|| B::bool(false)),
-            b'n' => self.literal(b"null").then(B::null),
-            b'-' | b'0'..=b'9' => self.number().map(B::number),
+            b't' => self.literal(b"true").then(|| self.build.bool(true)),
+            b'f' => self.literal(b"false").then(|| self.build.bool(false)),
+            b'n' => self.literal(b"null").then(|| self.build.null()),
+            b'-' | b'0'..=b'9' => self.number().map(|n| self.build.number(n)),
             _ => None,
         }
     }
@@ -186,7 +198,7 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
     fn object(&mut self, depth: usize) -> Option<B::Value> {
         let open = self.members.len();
         if self.enter(depth, b'}')? {
-            return Some(B::object(self.members.drain(open..)));
+            return Some(self.build.object(self.members.drain(open..)));
         }
         loop {
             if self.peek()? != b'"' {
@@ -198,9 +210,9 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
             }
             self.at += 1;
             let value = self.value(depth)?;
-            self.members.push((B::key(key), value));
+            self.members.push((self.build.key(key), value));
             if self.closes(b'}')? {
-                return Some(B::object(self.members.drain(open..)));
+                return Some(self.build.object(self.members.drain(open..)));
             }
         }
     }
@@ -208,13 +220,13 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
     fn array(&mut self, depth: usize) -> Option<B::Value> {
         let open = self.items.len();
         if self.enter(depth, b']')? {
-            return Some(B::array(self.items.drain(open..)));
+            return Some(self.build.array(self.items.drain(open..)));
         }
         loop {
             let item = self.value(depth)?;
             self.items.push(item);
             if self.closes(b']')? {
-                return Some(B::array(self.items.drain(open..)));
+                return Some(self.build.array(self.items.drain(open..)));
             }
         }
     }
@@ -252,7 +264,10 @@ impl<'t, B: Build<'t>> Parser<'t, B> {
             b'\\' => {
                 let end = json_masks::string_end(self.bytes, stop)?;
                 self.at = end + 1;
-                unescape(self.bytes, start, stop, end).map(Cow::Owned)
+                let room = unescaped_room(start, end)?;
+                let bytes = self.bytes;
+                self.build
+                    .unescaped(room, |out| unescape_into(out, bytes, start, stop, end))
             }
             _ => None, // a control character
         }
@@ -281,16 +296,48 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
 
 /// The contents of the string between `start` and its closing quote at `end`, whose first
 /// escape is at `escape`, unescaped into one buffer of their length (unescaping never
-/// lengthens). Read 64 bytes at a time: a block's stops (backslashes and controls, as bit
-/// masks) are visited in order, the runs between them copied sixteen bytes at a time. `None`
-/// for what is left to `serde_json`: a control character, a bad escape, a lone surrogate.
+/// lengthens). `None` for what is left to `serde_json`: a control character, a bad escape, a
+/// lone surrogate.
 pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) -> Option<String> {
+    owned(unescaped_room(start, end)?, |out| {
+        unescape_into(out, bytes, start, escape, end)
+    })
+}
+
+/// A string `unescape` writes into a buffer of `room` bytes of its own.
+fn owned(room: usize, unescape: impl FnOnce(&mut [u8]) -> Option<usize>) -> Option<String> {
+    let mut out = vec![0u8; room];
+    let len = unescape(&mut out)?;
+    out.truncate(len);
+    // A string much shorter than its escaped form gives the rest back.
+    if out.capacity() - out.len() > 64.max(out.len() / 4) {
+        out.shrink_to_fit();
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The bytes [`unescape_into`] needs for the string between `start` and `end`: its escaped
+/// length and sixteen of slack (a run's last chunk is copied whole).
+pub(crate) fn unescaped_room(start: usize, end: usize) -> Option<usize> {
+    Some(end.checked_sub(start)? + 16)
+}
+
+/// [`unescape`] into `out` (at least [`unescaped_room`] long): how many bytes the string
+/// takes, UTF-8 (runs are copied whole and cut only at ASCII bytes, and escapes write whole
+/// characters; the caller still checks it). Read 64 bytes at a time: a block's stops
+/// (backslashes and controls, as bit masks) are visited in order, the runs between them
+/// copied sixteen bytes at a time.
+pub(crate) fn unescape_into(
+    out: &mut [u8],
+    bytes: &[u8],
+    start: usize,
+    escape: usize,
+    end: usize,
+) -> Option<usize> {
     let prefix = bytes.get(start..escape)?;
-    if end > bytes.len() || escape > end {
+    if end > bytes.len() || escape > end || out.len() < unescaped_room(start, end)? {
         return None;
     }
-    // Sixteen bytes of slack: a run's last chunk is copied whole.
-    let mut out = vec![0u8; end - start + 16];
     out[..prefix.len()].copy_from_slice(prefix);
     let (mut i, mut j) = (escape, prefix.len());
     let mut block = json_masks::StopBlock::new();
@@ -308,7 +355,7 @@ pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) ->
             } else {
                 stops.trailing_zeros() as usize
             };
-            block.copy_run(from, stop, &mut out, j);
+            block.copy_run(from, stop, out, j);
             j += stop - from;
             if stops == 0 {
                 i += limit;
@@ -340,13 +387,7 @@ pub(crate) fn unescape(bytes: &[u8], start: usize, escape: usize, end: usize) ->
             stops &= !((1u64 << from) - 1);
         }
     }
-    out.truncate(j);
-    // A string much shorter than its escaped form gives the rest back.
-    if out.capacity() - out.len() > 64.max(out.len() / 4) {
-        out.shrink_to_fit();
-    }
-    // Runs are copied whole and cut only at ASCII bytes, and escapes write whole characters.
-    String::from_utf8(out).ok()
+    Some(j)
 }
 
 /// [`simple_escape`] as a table: the byte each escape letter stands for, 0 for none.

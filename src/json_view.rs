@@ -1,94 +1,124 @@
 //! A JSON document read in place, for the audit: each string borrowed from the text unless it
-//! has an escape, each object the list of its members in order, nothing hashed.
+//! has an escape, each object the list of its members in order, nothing hashed, and every
+//! node in one arena, freed at once.
 //!
 //! Building `serde_json`'s tree is a third of the cost of auditing a response: every key hashed
 //! (SipHash) into an index map, every string allocated and copied, and the whole tree freed
-//! again. [`Json`] is read by the same parser ([`crate::json_tree`]) in about half the time
-//! (`cargo bench --bench parse`), and what reads a tree through [`crate::json_node::Node`]
-//! (the anatomy, the measures, compact JSON) reads it as it reads a `serde_json::Value`. It is
-//! the value `serde_json::from_str` gives (what that parser does not read itself is handed to
-//! `serde_json`, whose answer is then converted), so a measure is the same on either tree.
+//! again node by node. [`Json`] is read by the same parser ([`crate::json_tree`]) in less than
+//! half the time (`cargo bench --bench parse`): its arrays, members and unescaped strings are
+//! laid out in a [`Bump`] arena, so building one is a pointer bump and freeing it costs nothing
+//! per node. What reads a tree through [`crate::json_node::Node`] (the anatomy, the measures,
+//! the rules, compact JSON) reads it as it reads a `serde_json::Value`. It is the value
+//! `serde_json::from_str` gives (what that parser does not read itself is handed to
+//! `serde_json`, whose answer is then copied in), so a measure is the same on either tree.
 
 use std::borrow::Cow;
 use std::vec::Drain;
 
+use bumpalo::Bump;
 use rustc_hash::FxHashSet;
 use serde_json::{Number, Value};
 
 use crate::json_node::{Members, Node, NodeKind, ReadText};
 use crate::json_tree::{self, Build};
 
-/// A JSON value whose strings borrow from the text `'t` where they can.
+/// A JSON value whose strings borrow from the text, or from the arena when they had escapes,
+/// and whose arrays and members live in the arena; `'a` is the shorter of the two.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json<'t> {
+pub enum Json<'a> {
     Null,
     Bool(bool),
     Number(Number),
-    String(Cow<'t, str>),
-    Array(Vec<Json<'t>>),
-    Object(Object<'t>),
+    String(&'a str),
+    Array(&'a [Json<'a>]),
+    Object(Object<'a>),
 }
 
 /// An object's members in the text's order, each key once.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Object<'t> {
-    members: Vec<(Cow<'t, str>, Json<'t>)>,
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Object<'a> {
+    members: &'a [(&'a str, Json<'a>)],
 }
 
 /// Objects with more members than this find repeated keys with a hash set, smaller ones by
 /// comparing every pair (fewer than 120 comparisons, most settled by the lengths).
 const PAIRWISE_UP_TO: usize = 16;
 
-/// `text` as a [`Json`]: the value `serde_json::from_str` reads, and its error.
-pub fn parse(text: &str) -> serde_json::Result<Json<'_>> {
-    match json_tree::parse_with::<Borrowed>(text) {
+/// `text` as a [`Json`] built in `arena`: the value `serde_json::from_str` reads, and its
+/// error.
+pub fn parse<'a>(text: &'a str, arena: &'a Bump) -> serde_json::Result<Json<'a>> {
+    match json_tree::parse_with(text, InArena(arena)) {
         Some(json) => Ok(json),
-        None => serde_json::from_str::<Value>(text).map(Json::from),
+        None => serde_json::from_str::<Value>(text).map(|v| copy_in(&v, arena)),
     }
 }
 
-/// The builder behind [`parse`].
-enum Borrowed {}
+/// The builder behind [`parse`]: what it builds goes in the arena.
+struct InArena<'a>(&'a Bump);
 
-impl<'t> Build<'t> for Borrowed {
-    type Value = Json<'t>;
-    type Key = Cow<'t, str>;
+impl InArena<'_> {
+    fn str<'a>(&self, s: Cow<'a, str>) -> &'a str
+    where
+        Self: 'a,
+    {
+        match s {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(s) => self.0.alloc_str(&s),
+        }
+    }
+}
+
+impl<'a> Build<'a> for InArena<'a> {
+    type Value = Json<'a>;
+    type Key = &'a str;
 
     #[inline]
-    fn null() -> Json<'t> {
+    fn null(&self) -> Json<'a> {
         Json::Null
     }
     #[inline]
-    fn bool(b: bool) -> Json<'t> {
+    fn bool(&self, b: bool) -> Json<'a> {
         Json::Bool(b)
     }
     #[inline]
-    fn number(n: Number) -> Json<'t> {
+    fn number(&self, n: Number) -> Json<'a> {
         Json::Number(n)
     }
     #[inline]
-    fn string(s: Cow<'t, str>) -> Json<'t> {
-        Json::String(s)
+    fn string(&self, s: Cow<'a, str>) -> Json<'a> {
+        Json::String(self.str(s))
     }
     #[inline]
-    fn key(s: Cow<'t, str>) -> Cow<'t, str> {
-        s
+    fn key(&self, s: Cow<'a, str>) -> &'a str {
+        self.str(s)
+    }
+    /// Into the arena, where it stays: no buffer of its own, nothing copied again.
+    fn unescaped(
+        &self,
+        room: usize,
+        unescape: impl FnOnce(&mut [u8]) -> Option<usize>,
+    ) -> Option<Cow<'a, str>> {
+        let out = self.0.alloc_slice_fill_copy(room, 0u8);
+        let len = unescape(out)?;
+        std::str::from_utf8(&out[..len]).ok().map(Cow::Borrowed)
     }
     #[inline]
-    fn array(items: Drain<'_, Json<'t>>) -> Json<'t> {
-        Json::Array(items.collect())
+    fn array(&self, items: Drain<'_, Json<'a>>) -> Json<'a> {
+        Json::Array(self.0.alloc_slice_fill_iter(items))
     }
     #[inline]
-    fn object(members: Drain<'_, (Cow<'t, str>, Json<'t>)>) -> Json<'t> {
-        let mut members: Vec<_> = members.collect();
-        if has_repeated_key(&members) {
-            members = keep_last_at_first(members);
-        }
+    fn object(&self, mut members: Drain<'_, (&'a str, Json<'a>)>) -> Json<'a> {
+        let members = if has_repeated_key(members.as_slice()) {
+            self.0
+                .alloc_slice_fill_iter(keep_last_at_first(members.by_ref()))
+        } else {
+            self.0.alloc_slice_fill_iter(members)
+        };
         Json::Object(Object { members })
     }
 }
 
-fn has_repeated_key(members: &[(Cow<'_, str>, Json<'_>)]) -> bool {
+fn has_repeated_key(members: &[(&str, Json<'_>)]) -> bool {
     if members.len() <= PAIRWISE_UP_TO {
         members
             .iter()
@@ -96,14 +126,16 @@ fn has_repeated_key(members: &[(Cow<'_, str>, Json<'_>)]) -> bool {
             .any(|(i, (key, _))| members[..i].iter().any(|(k, _)| k == key))
     } else {
         let mut seen = FxHashSet::with_capacity_and_hasher(members.len(), Default::default());
-        !members.iter().all(|(key, _)| seen.insert(&**key))
+        !members.iter().all(|(key, _)| seen.insert(*key))
     }
 }
 
 /// Members with every repeated key's last value at its first place, the later ones dropped:
 /// what `serde_json` makes of a repeated key.
-fn keep_last_at_first<'t>(members: Vec<(Cow<'t, str>, Json<'t>)>) -> Vec<(Cow<'t, str>, Json<'t>)> {
-    let mut kept: Vec<(Cow<'t, str>, Json<'t>)> = Vec::with_capacity(members.len());
+fn keep_last_at_first<'a>(
+    members: impl Iterator<Item = (&'a str, Json<'a>)>,
+) -> Vec<(&'a str, Json<'a>)> {
+    let mut kept: Vec<(&'a str, Json<'a>)> = Vec::new();
     for (key, value) in members {
         match kept.iter_mut().find(|(k, _)| *k == key) {
             Some(first) => first.1 = value,
@@ -113,32 +145,36 @@ fn keep_last_at_first<'t>(members: Vec<(Cow<'t, str>, Json<'t>)>) -> Vec<(Cow<'t
     kept
 }
 
-impl From<Value> for Json<'static> {
-    fn from(value: Value) -> Json<'static> {
-        match value {
-            Value::Null => Json::Null,
-            Value::Bool(b) => Json::Bool(b),
-            Value::Number(n) => Json::Number(n),
-            Value::String(s) => Json::String(Cow::Owned(s)),
-            Value::Array(items) => Json::Array(items.into_iter().map(Json::from).collect()),
-            Value::Object(members) => Json::Object(Object {
-                members: members
-                    .into_iter()
-                    .map(|(k, v)| (Cow::Owned(k), Json::from(v)))
-                    .collect(),
-            }),
+/// `serde_json`'s tree copied into the arena.
+fn copy_in<'a>(value: &Value, arena: &'a Bump) -> Json<'a> {
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(n) => Json::Number(n.clone()),
+        Value::String(s) => Json::String(arena.alloc_str(s)),
+        Value::Array(items) => {
+            Json::Array(arena.alloc_slice_fill_iter(items.iter().map(|v| copy_in(v, arena))))
         }
+        Value::Object(members) => Json::Object(Object {
+            members: arena.alloc_slice_fill_iter(
+                members
+                    .iter()
+                    .map(|(k, v)| (&*arena.alloc_str(k), copy_in(v, arena))),
+            ),
+        }),
     }
 }
 
-impl<'t> ReadText<'t> for Json<'t> {
-    fn read(text: &'t str) -> Option<Json<'t>> {
-        parse(text).ok()
+impl<'a> ReadText<'a> for Json<'a> {
+    type Reader = &'a Bump;
+
+    fn read(text: &'a str, arena: &'a Bump) -> Option<Json<'a>> {
+        parse(text, arena).ok()
     }
 }
 
-impl<'t> Node for Json<'t> {
-    type Members = Object<'t>;
+impl<'a> Node for Json<'a> {
+    type Members = Object<'a>;
 
     fn kind(&self) -> NodeKind<'_, Self> {
         match self {
@@ -152,8 +188,8 @@ impl<'t> Node for Json<'t> {
     }
 }
 
-impl<'t> Members for Object<'t> {
-    type Node = Json<'t>;
+impl<'a> Members for Object<'a> {
+    type Node = Json<'a>;
 
     fn len(&self) -> usize {
         self.members.len()
@@ -162,11 +198,11 @@ impl<'t> Members for Object<'t> {
     /// By reading the members in order: the objects of tool results are small, and the large
     /// ones (maps of records) are walked, not looked up.
     fn get(&self, key: &str) -> Option<&Self::Node> {
-        self.members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.members.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Self::Node)> {
-        self.members.iter().map(|(k, v)| (&**k, v))
+        self.members.iter().map(|(k, v)| (*k, v))
     }
 }
 
@@ -177,7 +213,8 @@ mod tests {
 
     /// The value and the error `serde_json` reads, written out (key order and all).
     fn same_as_serde_json(text: &str) {
-        let ours = parse(text)
+        let arena = Bump::new();
+        let ours = parse(text, &arena)
             .map(|j| j.to_value().to_string())
             .map_err(|e| e.to_string());
         let theirs = serde_json::from_str::<Value>(text)
@@ -189,17 +226,25 @@ mod tests {
     #[test]
     fn strings_without_escapes_are_borrowed_from_the_text() {
         let text = r#"{"plain": "as it is", "escaped": "a\nb", "k\"ey": 1}"#;
-        let json = parse(text).unwrap();
+        let arena = Bump::new();
+        let json = parse(text, &arena).unwrap();
         let Json::Object(members) = &json else {
             panic!("an object")
         };
-        let [(plain_key, plain), (_, escaped), (quoted_key, _)] = &members.members[..] else {
+        let [(plain_key, plain), (_, escaped), (quoted_key, _)] = members.members else {
             panic!("three members")
         };
-        assert!(matches!(plain_key, Cow::Borrowed(_)));
-        assert!(matches!(plain, Json::String(Cow::Borrowed("as it is"))));
-        assert!(matches!(escaped, Json::String(Cow::Owned(s)) if s == "a\nb"));
-        assert!(matches!(quoted_key, Cow::Owned(k) if k == "k\"ey"));
+        let in_text = |s: &str| text.as_bytes().as_ptr_range().contains(&s.as_ptr());
+        let Json::String(plain) = plain else {
+            panic!("a string")
+        };
+        assert!(
+            in_text(plain_key) && in_text(plain),
+            "borrowed from the text"
+        );
+        assert_eq!(*plain, "as it is");
+        assert!(matches!(escaped, Json::String(s) if *s == "a\nb" && !in_text(s)));
+        assert!(*quoted_key == "k\"ey" && !in_text(quoted_key));
     }
 
     #[test]
@@ -220,7 +265,8 @@ mod tests {
         for entry in std::fs::read_dir("tests/fixtures/corpus").unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             same_as_serde_json(&text);
-            let json = parse(&text).unwrap();
+            let arena = Bump::new();
+            let json = parse(&text, &arena).unwrap();
             let blocks = json.pointer("/result/content").and_then(Node::as_array);
             for text in blocks
                 .into_iter()

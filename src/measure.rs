@@ -582,7 +582,7 @@ const B64: [u8; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::anatomy;
+    use crate::document::{anatomy, anatomy_in};
     use crate::tokens::Heuristic;
     use serde_json::{Value, json};
 
@@ -632,8 +632,9 @@ mod tests {
         {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             let value: Value = serde_json::from_str(&text).unwrap();
-            let json = crate::json_view::parse(&text).unwrap();
-            let (a, b) = (anatomy(&value, &text), anatomy(&json, &text));
+            let arena = bumpalo::Bump::new();
+            let json = crate::json_view::parse(&text, &arena).unwrap();
+            let (a, b) = (anatomy(&value, &text), anatomy_in(&json, &text, &arena));
             for twins in [Twins::Replay, Twins::Walk] {
                 let (p, q) = (
                     profile_with(&a, true, 85, twins),

@@ -193,7 +193,7 @@ impl Context {
 /// One message as the audit reads it: where it came from, its text as read, and the tree of
 /// that text (serde_json's for a transcript's line, which the pairing has read already; the
 /// borrowed [`crate::json_view::Json`] for a whole file, read in half the time).
-pub struct Message<'a, N> {
+pub struct Message<'a, N: ReadText<'a>> {
     /// How reports name it.
     pub name: &'a str,
     /// The file it came from (for a JSONL line: the transcript).
@@ -202,6 +202,8 @@ pub struct Message<'a, N> {
     pub line: usize,
     pub text: &'a str,
     pub tree: &'a N,
+    /// What the JSON inside its text blocks is read with (the borrowed tree's arena).
+    pub reader: N::Reader,
 }
 
 impl<'a> Message<'a, Value> {
@@ -213,6 +215,7 @@ impl<'a> Message<'a, Value> {
             line: doc.line,
             text: &doc.text,
             tree: &doc.value,
+            reader: (),
         }
     }
 }
@@ -229,8 +232,9 @@ pub fn audit_document<'a, N: ReadText<'a> + Clone>(
         line,
         text,
         tree,
+        reader,
     } = *message;
-    let anatomy = document::anatomy(tree, text);
+    let anatomy = document::anatomy_in(tree, text, reader);
     let tool = call
         .tool
         .clone()

@@ -673,13 +673,15 @@ mod tests {
     fn audited(text: &str, ctx: &Context) -> crate::audit::DocumentReport {
         let doc = parse_text("t.json", text).pop().unwrap().unwrap();
         let r = audit_document(&Message::of(&doc), &Call::default(), ctx);
-        let tree = crate::json_view::parse(text).unwrap();
+        let arena = bumpalo::Bump::new();
+        let tree = crate::json_view::parse(text, &arena).unwrap();
         let message = Message {
             name: &doc.name,
             file: &doc.file,
             line: doc.line,
             text,
             tree: &tree,
+            reader: &arena,
         };
         let borrowed = audit_document(&message, &Call::default(), ctx);
         assert_eq!(

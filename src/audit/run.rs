@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::io::Read;
 
+use bumpalo::Bump;
 use rayon::prelude::*;
 
 use super::transcript::{Line, Pairing, is_request};
@@ -119,7 +120,7 @@ pub fn run(
 }
 
 /// One whole file (or standard input). A JSON document is audited on the borrowed tree, read
-/// in half the time of serde_json's and freed with its text; anything else (a transcript not
+/// in less than half the time of serde_json's and freed at once with its arena; anything else (a transcript not
 /// named .jsonl, text that is not JSON, whose error serde_json's parser words) is read as
 /// [`input`] reads documents.
 fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -> Items {
@@ -128,7 +129,9 @@ fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -
         Ok(text) => text,
         Err(e) => return vec![Err(e.to_string())],
     };
-    let Ok(tree) = json_view::parse(&text) else {
+    // Sized for the tree of a typical capture: one chunk, not a few doublings.
+    let arena = Bump::with_capacity(text.len());
+    let Ok(tree) = json_view::parse(&text, &arena) else {
         return audit_documents(
             input::documents_of_text(name, text, limits),
             ctx,
@@ -146,6 +149,7 @@ fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -
         line: 1,
         text: &text,
         tree: &tree,
+        reader: &arena,
     };
     vec![Ok(audit_document(&message, &Call::default(), ctx))]
 }
