@@ -56,11 +56,10 @@ pub fn parse<'a>(text: &'a str, arena: &'a Bump) -> serde_json::Result<Json<'a>>
 /// The builder behind [`parse`]: what it builds goes in the arena.
 struct InArena<'a>(&'a Bump);
 
-impl InArena<'_> {
-    fn str<'a>(&self, s: Cow<'a, str>) -> &'a str
-    where
-        Self: 'a,
-    {
+impl<'a> InArena<'a> {
+    /// A string for the tree: as it is when borrowed (from the text, or from the arena where
+    /// [`Build::unescaped`] wrote it), else copied in.
+    fn str(&self, s: Cow<'a, str>) -> &'a str {
         match s {
             Cow::Borrowed(s) => s,
             Cow::Owned(s) => self.0.alloc_str(&s),

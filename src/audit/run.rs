@@ -120,9 +120,9 @@ pub fn run(
 }
 
 /// One whole file (or standard input). A JSON document is audited on the borrowed tree, read
-/// in less than half the time of serde_json's and freed at once with its arena; anything else (a transcript not
-/// named .jsonl, text that is not JSON, whose error serde_json's parser words) is read as
-/// [`input`] reads documents.
+/// in less than half the time of serde_json's and freed at once with its arena; anything else
+/// (a transcript not named .jsonl, text that is not JSON, whose error serde_json's parser
+/// words) is read as [`input`] reads documents.
 fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -> Items {
     let limits = &ctx.config.read_limits;
     let text = match input::document_text(name, bytes, limits) {
