@@ -462,7 +462,7 @@ impl<'de, N: Node> Visitor<'de> for Same<'_, N> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        same_or_differs(matches!(self.0.kind(), crate::json_node::NodeKind::Null))
+        same_or_differs(self.0.is_null())
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {

@@ -65,14 +65,7 @@ pub fn input(data: &[u8]) {
             }
             let arena = bumpalo::Bump::new();
             if let Ok(tree) = crate::json_view::parse(&doc.text, &arena) {
-                let borrowed = Message {
-                    name: &doc.name,
-                    file: &doc.file,
-                    line: doc.line,
-                    text: &doc.text,
-                    tree: &tree,
-                    reader: &arena,
-                };
+                let borrowed = Message::of(&doc).with_tree(&tree, &arena);
                 assert_eq!(
                     serde_json::to_value(audit_document(&borrowed, &call, &ctx)).ok(),
                     serde_json::to_value(&report).ok(),

@@ -2,8 +2,8 @@
 //! which every command parses, and [`crate::json_view::Json`] (strings borrowed from the text,
 //! objects as lists of members, nothing hashed, all in one arena), which is read in less than
 //! half the time.
-//! What is written against [`Node`] (the anatomy, the measures, compact JSON) is written once
-//! for both.
+//! What is written against [`Node`] (the anatomy, the estimate, the measures, the audit's
+//! rules, compact JSON) is written once for both.
 
 use std::borrow::Cow;
 

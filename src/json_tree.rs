@@ -318,7 +318,7 @@ fn owned(room: usize, unescape: impl FnOnce(&mut [u8]) -> Option<usize>) -> Opti
 
 /// The bytes [`unescape_into`] needs for the string between `start` and `end`: its escaped
 /// length and sixteen of slack (a run's last chunk is copied whole).
-pub(crate) fn unescaped_room(start: usize, end: usize) -> Option<usize> {
+fn unescaped_room(start: usize, end: usize) -> Option<usize> {
     Some(end.checked_sub(start)? + 16)
 }
 
@@ -327,7 +327,7 @@ pub(crate) fn unescaped_room(start: usize, end: usize) -> Option<usize> {
 /// characters; the caller still checks it). Read 64 bytes at a time: a block's stops
 /// (backslashes and controls, as bit masks) are visited in order, the runs between them
 /// copied sixteen bytes at a time.
-pub(crate) fn unescape_into(
+fn unescape_into(
     out: &mut [u8],
     bytes: &[u8],
     start: usize,

@@ -192,7 +192,7 @@ impl Context {
 
 /// One message as the audit reads it: where it came from, its text as read, and the tree of
 /// that text (serde_json's for a transcript's line, which the pairing has read already; the
-/// borrowed [`crate::json_view::Json`] for a whole file, read in half the time).
+/// borrowed [`crate::json_view::Json`] for a whole file, read in less than half the time).
 pub struct Message<'a, N: ReadText<'a>> {
     /// How reports name it.
     pub name: &'a str,
@@ -216,6 +216,20 @@ impl<'a> Message<'a, Value> {
             text: &doc.text,
             tree: &doc.value,
             reader: (),
+        }
+    }
+}
+
+impl<'a, N: ReadText<'a>> Message<'a, N> {
+    /// The same message with another tree of its text (the borrowed one, and its arena).
+    pub fn with_tree<M: ReadText<'a>>(&self, tree: &'a M, reader: M::Reader) -> Message<'a, M> {
+        Message {
+            name: self.name,
+            file: self.file,
+            line: self.line,
+            text: self.text,
+            tree,
+            reader,
         }
     }
 }

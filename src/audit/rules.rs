@@ -675,14 +675,7 @@ mod tests {
         let r = audit_document(&Message::of(&doc), &Call::default(), ctx);
         let arena = bumpalo::Bump::new();
         let tree = crate::json_view::parse(text, &arena).unwrap();
-        let message = Message {
-            name: &doc.name,
-            file: &doc.file,
-            line: doc.line,
-            text,
-            tree: &tree,
-            reader: &arena,
-        };
+        let message = Message::of(&doc).with_tree(&tree, &arena);
         let borrowed = audit_document(&message, &Call::default(), ctx);
         assert_eq!(
             serde_json::to_value(&borrowed).unwrap(),
