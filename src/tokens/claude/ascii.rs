@@ -1,5 +1,6 @@
 //! The marked stream of ASCII text, written in one loop over its bytes: the stream
-//! [`super::stream`] writes, for the common case in which every character is ASCII.
+//! [`super::stream`] writes, for the common case in which every character is ASCII, and for
+//! the ASCII [`spans`] of a line that has other characters too.
 //!
 //! In ASCII each of the stream's rules looks at most two bytes to either side of a run: a case
 //! marker reads the run itself, a border marker the byte beside the run, a contraction the two
@@ -36,10 +37,12 @@ const fn marker_class(marker: char) -> u8 {
 const FLUSH_AT: usize = if cfg!(test) { 61 } else { 1 << 14 };
 
 /// [`super::stream::write`] for normalized ASCII `text`: the head of a text, which the
-/// frame's ⟨bow⟩ precedes. `buf` is scratch space (left empty).
+/// frame's ⟨bow⟩ precedes. `buf` is scratch space (left empty). `cut_after`: the text ends
+/// where a cut follows (the end of a line), rather than where [`spans`] split a line.
 pub(super) fn write(
     text: &[u8],
     raw_head_space: bool,
+    cut_after: bool,
     rules: StreamRules,
     buf: &mut Vec<u8>,
     sink: &mut impl Sink,
@@ -65,12 +68,19 @@ pub(super) fn write(
     if !own_bow {
         buf.push(if head_quote { b' ' } else { BOW });
     }
-    write_runs(text, true, rules, buf, sink);
+    write_runs(text, true, cut_after, rules, buf, sink);
 }
 
-/// [`super::stream::write_line`] for normalized ASCII `text`: a line that follows a newline.
-pub(super) fn write_line(text: &[u8], rules: StreamRules, buf: &mut Vec<u8>, sink: &mut impl Sink) {
-    write_runs(text, false, rules, buf, sink);
+/// [`super::stream::write_line`] for normalized ASCII `text`: a line that follows a newline,
+/// or a span of one that follows a split of [`spans`] (`cut_after` as for [`write`]).
+pub(super) fn write_line(
+    text: &[u8],
+    cut_after: bool,
+    rules: StreamRules,
+    buf: &mut Vec<u8>,
+    sink: &mut impl Sink,
+) {
+    write_runs(text, false, cut_after, rules, buf, sink);
 }
 
 /// Writes every run of `text`; `head`: nothing is before it but the frame (whose ⟨bow⟩ is a
@@ -78,6 +88,7 @@ pub(super) fn write_line(text: &[u8], rules: StreamRules, buf: &mut Vec<u8>, sin
 fn write_runs(
     text: &[u8],
     head: bool,
+    cut_after: bool,
     rules: StreamRules,
     buf: &mut Vec<u8>,
     sink: &mut impl Sink,
@@ -152,8 +163,72 @@ fn write_runs(
         }
         start = next;
     }
-    // A cut follows a line's newlines, and the end of the text.
-    hand_on_to_cut(buf, sink);
+    if cut_after {
+        // A cut follows a line's newlines, and the end of the text.
+        hand_on_to_cut(buf, sink);
+    } else if !buf.is_empty() {
+        // The line goes on in another writer: its segment may too.
+        sink.push_marked(buf);
+        buf.clear();
+    }
+}
+
+/// ASCII shorter than this stays with the non-ASCII around it: a span written apart costs a
+/// change of writers. (In tests one byte, so that every mixed text of a test is split wherever
+/// it may be.)
+const SPAN_MIN: usize = if cfg!(test) { 1 } else { 32 };
+
+/// The spans of a normalized line with non-ASCII in it that [`write`] and [`write_line`] may
+/// write (a JSON text with one emoji in it is one line, which the general writer writes at
+/// less than half this one's speed), in order; the general writer writes what is between them. A span
+/// starts at the line's start or at a split, and ends at a split or the line's end (where
+/// `cut_after`).
+///
+/// A split is a place the stream's rules do not read across. Each rule reads a run and its
+/// neighbours, and a neighbour matters only when it is a space (a border marker, a seam) or a
+/// lone apostrophe (a contraction, a word-opening quote). So between two runs of ASCII letters,
+/// digits or punctuation, with neither an apostrophe, the stream of the whole line is the
+/// stream of the part before and the part after, each written as a line's continuation.
+pub(super) fn spans(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < text.len() {
+            let Some(from) = text[at..].iter().position(u8::is_ascii) else {
+                at = text.len();
+                break;
+            };
+            let a = at + from;
+            let b = a + text[a..]
+                .iter()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(text.len() - a);
+            at = b;
+            let start = if a == 0 {
+                Some(0)
+            } else {
+                (a + 1..b).find(|&p| splits(text, p))
+            };
+            let Some(start) = start else { continue };
+            let end = if b == text.len() {
+                Some(b)
+            } else {
+                (start + 1..b).rev().find(|&q| splits(text, q))
+            };
+            if let Some(end) = end.filter(|&end| end - start >= SPAN_MIN) {
+                return Some((start, end));
+            }
+        }
+        None
+    })
+}
+
+/// Whether the stream may be written in two parts before `text[at]` (see [`spans`]).
+fn splits(text: &[u8], at: usize) -> bool {
+    let side = |b: u8| {
+        b.is_ascii() && b != b'\'' && matches!(class(b), Class::Wordy | Class::Digit | Class::Punct)
+    };
+    let (left, right) = (text[at - 1], text[at]);
+    side(left) && side(right) && class(left) != class(right)
 }
 
 /// Hands the buffer to the sink where a cut follows it, and empties it.
@@ -320,12 +395,13 @@ mod tests {
             write(
                 text.as_bytes(),
                 text.starts_with(' '),
+                true,
                 rules,
                 &mut buf,
                 &mut out,
             );
         } else {
-            write_line(text.as_bytes(), rules, &mut buf, &mut out);
+            write_line(text.as_bytes(), true, rules, &mut buf, &mut out);
         }
         assert!(buf.is_empty(), "the buffer is handed on whole");
         out

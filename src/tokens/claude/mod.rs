@@ -11,7 +11,8 @@
 //!
 //! Steps 2 and 3 go a line at a time ([`lines`]): a line after the first costs what it costs
 //! anywhere, and one seen before is not written or tiled again. An ASCII line (most of a tool
-//! result) is written by [`ascii`] in one loop over its bytes and tiled a segment at a time.
+//! result) is written by [`ascii`] in one loop over its bytes and tiled a segment at a time; so
+//! are the long ASCII spans of any other line (a one-line JSON text with an emoji in it).
 //!
 //! The count is the content's tokens: ctok's `token_count(text) - token_count("")`. The message
 //! frame belongs to a message, not to a tool result inside one. This reproduces a
@@ -209,20 +210,48 @@ impl Claude {
 
     /// Writes one part of a body into the tiler: the head (`Some(raw_head_space)`: the raw text
     /// began with a space), which the frame precedes, or a line after a newline (`None`). ASCII
-    /// goes through [`ascii`] in one loop over its bytes, the rest through [`stream`] and the
-    /// seam filter.
+    /// goes through [`ascii`] in one loop over its bytes; a part with other characters too has
+    /// its long ASCII [`ascii::spans`] written so, and the rest through [`stream`] and the seam
+    /// filter, each piece after the first as a line's continuation.
     fn write_part(&self, part: &str, head: Option<bool>, buf: &mut Vec<u8>, tiler: &mut Tiler) {
+        let bytes = part.as_bytes();
         if part.is_ascii() {
-            let bytes = part.as_bytes();
-            return match head {
-                Some(space) => ascii::write(bytes, space, self.rules, buf, tiler),
-                None => ascii::write_line(bytes, self.rules, buf, tiler),
-            };
+            return self.write_ascii(bytes, head, true, buf, tiler);
         }
+        let mut head = head;
+        let mut done = 0;
+        for (start, end) in ascii::spans(bytes) {
+            if start > done {
+                self.write_general(&part[done..start], head.take(), tiler);
+            }
+            let cut_after = end == bytes.len();
+            self.write_ascii(&bytes[start..end], head.take(), cut_after, buf, tiler);
+            done = end;
+        }
+        if done < part.len() {
+            self.write_general(&part[done..], head, tiler);
+        }
+    }
+
+    fn write_ascii(
+        &self,
+        bytes: &[u8],
+        head: Option<bool>,
+        cut_after: bool,
+        buf: &mut Vec<u8>,
+        tiler: &mut Tiler,
+    ) {
+        match head {
+            Some(space) => ascii::write(bytes, space, cut_after, self.rules, buf, tiler),
+            None => ascii::write_line(bytes, cut_after, self.rules, buf, tiler),
+        }
+    }
+
+    fn write_general(&self, text: &str, head: Option<bool>, tiler: &mut Tiler) {
         let mut seam = Seam::new(tiler);
         match head {
-            Some(space) => stream::write(part, space, self.rules, &mut seam),
-            None => stream::write_line(part, self.rules, &mut seam),
+            Some(space) => stream::write(text, space, self.rules, &mut seam),
+            None => stream::write_line(text, self.rules, &mut seam),
         }
         seam.finish();
     }
@@ -420,6 +449,74 @@ mod tests {
                 "{family:?}"
             );
         }
+    }
+
+    /// A line with non-ASCII in it has its ASCII spans written by [`ascii`] and the rest by
+    /// the general writer (split wherever [`ascii::spans`] may, in tests): JSON and log lines
+    /// with emoji, dashes, accents, CJK, marks, Arabic digits and escaped markers among their
+    /// ASCII, and next to its apostrophes and spaces, count as the general writer's stream.
+    #[test]
+    fn mixed_lines_count_as_the_general_stream() {
+        const FRAGMENTS: [&str; 36] = [
+            "{\"id\":",
+            "\"title\":\"",
+            "\",",
+            "}",
+            " ",
+            "  ",
+            "\t",
+            "word",
+            "Word",
+            "NASA",
+            "it",
+            "'",
+            "s",
+            "ll",
+            "42",
+            "2026-11-29",
+            ":",
+            "-",
+            "https://example.com/a?b=c",
+            "\n",
+            "—",
+            "🤖",
+            "→",
+            "é",
+            "É",
+            "İ",
+            "\u{301}",
+            "中文",
+            "٣٤",
+            "²",
+            "\u{FDD0}",
+            "\u{FE0F}",
+            "«",
+            "ß",
+            "Ωmega",
+            "x",
+        ];
+        let families = [
+            Claude::load(Family::V3).unwrap(),
+            Claude::load(Family::V4_7).unwrap(),
+        ];
+        let mut next = crate::tokens::xorshift(0x2f2e_1d3c_5b4a_6978);
+        let mut split = 0;
+        for round in 0..3_000 {
+            let n = 1 + (next() % [8, 40, 300][round % 3]) as usize;
+            let text: String = (0..n)
+                .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
+                .collect();
+            split += lines::split(&text)
+                .filter(|line| !line.is_ascii())
+                .map(|line| ascii::spans(line.as_bytes()).count())
+                .sum::<usize>();
+            for claude in &families {
+                forget_remembered_segments();
+                let whole = count_whole(claude, &text);
+                assert_eq!(claude.count(&text), whole, "{:?} {text:?}", claude.family);
+            }
+        }
+        assert!(split > 10_000, "lines were split into spans: {split}");
     }
 
     #[test]
