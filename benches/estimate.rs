@@ -56,6 +56,33 @@ fn json_tool_text() -> String {
         .expect("run from the repository root")
 }
 
+/// About 800 KB of log text as a tool result carries it: a real changelog and a real git log,
+/// every line numbered as `grep -n` prints it, so that no line repeats (a log's timestamps do
+/// the same) and the line memo saves nothing. scripts/bench-perf.sh counts 5 MB of the same.
+fn log_800k() -> String {
+    let text = |path: &str| -> String {
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(path).expect("run from the repository root"),
+        )
+        .expect("a capture");
+        json["result"]["content"][0]["text"]
+            .as_str()
+            .expect("a text block")
+            .to_owned()
+    };
+    let one =
+        text("tests/fixtures/corpus/filesystem__tools_call__read_text_file__regex_changelog.json")
+            + &text("tests/fixtures/corpus/git__tools_call__git_log__200.json");
+    let mut out = String::new();
+    for (i, line) in one.repeat(4).split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{}:{line}", i + 1));
+    }
+    out
+}
+
 /// Counting `text` after `forget` (outside the timing, before every count: a batch runs all
 /// its set-ups first, so only its first count would follow its own). Claude's counters remember
 /// segments, lines and whole texts per thread:
@@ -126,6 +153,18 @@ fn counters(c: &mut Criterion) {
         g.bench_function(
             format!("{t}/json-tool-text-{}KB/first-sight", json.len() / 1000),
             counting_after(forget_remembered_segments, t, &json),
+        );
+    }
+    let log = log_800k();
+    g.throughput(Throughput::Bytes(log.len() as u64));
+    for t in [Tokenizer::Claude, Tokenizer::ClaudeV3] {
+        g.bench_function(
+            format!("{t}/log-{}KB", log.len() / 1000),
+            counting_after(forget_counts, t, &log),
+        );
+        g.bench_function(
+            format!("{t}/log-{}KB/first-sight", log.len() / 1000),
+            counting_after(forget_remembered_segments, t, &log),
         );
     }
     g.throughput(Throughput::Bytes(big.len() as u64));
