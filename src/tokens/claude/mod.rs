@@ -306,6 +306,21 @@ mod tests {
         }
     }
 
+    fn both_families() -> [Claude; 2] {
+        [
+            Claude::load(Family::V3).unwrap(),
+            Claude::load(Family::V4_7).unwrap(),
+        ]
+    }
+
+    /// A text of 1 to `most` fragments, drawn by `next`.
+    fn random_text(next: &mut impl FnMut() -> u64, fragments: &[&str], most: u64) -> String {
+        let n = 1 + (next() % most) as usize;
+        (0..n)
+            .map(|_| fragments[(next() % fragments.len() as u64) as usize])
+            .collect()
+    }
+
     /// The count without cutting at lines: the whole body written and tiled at once.
     fn count_whole(claude: &Claude, text: &str) -> usize {
         let mut memo = Memo::default();
@@ -330,10 +345,7 @@ mod tests {
             "it", "'", "s", "ll", "42", "٣٤", "²", ",", "\":", "—", "(", "中文", "é", "\u{301}",
             "\u{FDD0}", "\u{FE0F}", "😀", "\r\n",
         ];
-        let families = [
-            Claude::load(Family::V3).unwrap(),
-            Claude::load(Family::V4_7).unwrap(),
-        ];
+        let families = both_families();
         // A log of lines that never come back first, so that the line memo is past the size
         // where it remembers every line at first sight: the random texts' lines then go
         // through all three of its answers (pass, remember, known).
@@ -346,10 +358,7 @@ mod tests {
         let mut next = crate::tokens::xorshift(0x9e37_79b9_7f4a_7c15);
         let mut lines = 0;
         for round in 0..4_000 {
-            let n = 1 + (next() % [4, 12, 40][round % 3]) as usize;
-            let text: String = (0..n)
-                .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
-                .collect();
+            let text = random_text(&mut next, &FRAGMENTS, [4, 12, 40][round % 3]);
             lines += lines::split(&text).count();
             for claude in &families {
                 let whole = count_whole(claude, &text);
@@ -404,19 +413,13 @@ mod tests {
             "x",
             "Ok",
         ];
-        let families = [
-            Claude::load(Family::V3).unwrap(),
-            Claude::load(Family::V4_7).unwrap(),
-        ];
+        let families = both_families();
         assert!(families.iter().all(|c| c.rules.words_stand_alone));
         assert!(families.iter().all(|c| c.rules.digits_stand_alone));
         assert!(families.iter().all(|c| c.vocab_digit_group() == Some(3)));
         let mut next = crate::tokens::xorshift(0x853c_49e6_748f_ea9b);
         for round in 0..3_000 {
-            let n = 1 + (next() % [6, 30, 200][round % 3]) as usize;
-            let text: String = (0..n)
-                .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
-                .collect();
+            let text = random_text(&mut next, &FRAGMENTS, [6, 30, 200][round % 3]);
             for claude in &families {
                 let whole = count_whole(claude, &text);
                 assert_eq!(claude.count(&text), whole, "{:?} {text:?}", claude.family);
@@ -495,17 +498,11 @@ mod tests {
             "Ωmega",
             "x",
         ];
-        let families = [
-            Claude::load(Family::V3).unwrap(),
-            Claude::load(Family::V4_7).unwrap(),
-        ];
+        let families = both_families();
         let mut next = crate::tokens::xorshift(0x2f2e_1d3c_5b4a_6978);
         let mut split = 0;
         for round in 0..3_000 {
-            let n = 1 + (next() % [8, 40, 300][round % 3]) as usize;
-            let text: String = (0..n)
-                .map(|_| FRAGMENTS[(next() % FRAGMENTS.len() as u64) as usize])
-                .collect();
+            let text = random_text(&mut next, &FRAGMENTS, [8, 40, 300][round % 3]);
             split += lines::split(&text)
                 .filter(|line| !line.is_ascii())
                 .map(|line| ascii::spans(line.as_bytes()).count())
