@@ -3,8 +3,9 @@
 
 Writes target/ctok-differential.json: a seeded sample of short strings built from the characters
 that steer the reconstruction's rules (case, apostrophes, digits of several scripts, marks,
-selectors, emoji, CJK, whitespace, controls, private use, literal marker codepoints), each with
-ctok's content counts. `cargo test --test tokenizers -- --ignored differential` compares.
+selectors, emoji, CJK, whitespace, controls, private use, literal marker codepoints), and of long
+lines of mostly ASCII with a few of the others (the counter writes a long ASCII span of such a
+line apart from the rest, which short strings never reach), each with ctok's content counts. `cargo test --test tokenizers -- --ignored differential` compares.
 
     $(bash scripts/python-peers.sh) scripts/ctok-differential.py [N]
 """
@@ -42,10 +43,19 @@ def main() -> None:
         cases.append({"text": text,
                       "claude": token_count(text, "4.7") - empty["4.7"],
                       "claude-v3": token_count(text, "3.0") - empty["3.0"]})
+    # After the short strings, so that they stay the same sample.
+    ascii_parts = [a for a in ALPHABET if a.isascii() and "\n" not in a and "\r" not in a]
+    other_parts = [a for a in ALPHABET if not a.isascii()]
+    for _ in range(n // 40):
+        text = "".join(rng.choice(other_parts) if rng.random() < 0.04 else rng.choice(ascii_parts)
+                       for _ in range(rng.randint(100, 400)))
+        cases.append({"text": text,
+                      "claude": token_count(text, "4.7") - empty["4.7"],
+                      "claude-v3": token_count(text, "3.0") - empty["3.0"]})
     out = ROOT / "target" / "ctok-differential.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-    print(f"wrote {out.relative_to(ROOT)}: {n} strings with ctok's counts")
+    print(f"wrote {out.relative_to(ROOT)}: {n} strings and {n // 40} long lines with ctok's counts")
 
 
 if __name__ == "__main__":
