@@ -12,6 +12,7 @@
 //! Normalized ASCII holds only TAB, LF and U+0020..U+007E ([`super::normalize`] removes or
 //! replaces every other control), so its runs are letters, digits, punctuation and space.
 
+use super::normalize::first_non_ascii;
 use super::stream::{
     self, ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, LOW_MASKS, STRETCH_MAX, Sink,
     StreamRules, Stretch, low_bytes, mark_ascii_case,
@@ -179,10 +180,10 @@ fn write_runs(
 const SPAN_MIN: usize = if cfg!(test) { 1 } else { 32 };
 
 /// The spans of a normalized line with non-ASCII in it that [`write`] and [`write_line`] may
-/// write (a JSON text with one emoji in it is one line, which the general writer writes at
-/// less than half this one's speed), in order; the general writer writes what is between them. A span
-/// starts at the line's start or at a split, and ends at a split or the line's end (where
-/// `cut_after`).
+/// write, in order (a JSON text with one emoji in it is one line, which the general writer
+/// writes at less than half this one's speed); the general writer writes what is between
+/// them. A span starts at the line's start or at a split, and ends at a split or the line's
+/// end (where `cut_after`).
 ///
 /// A split is a place the stream's rules do not read across. Each rule reads a run and its
 /// neighbours, and a neighbour matters only when it is a space (a border marker, a seam) or a
@@ -198,10 +199,7 @@ pub(super) fn spans(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
                 break;
             };
             let a = at + from;
-            let b = a + text[a..]
-                .iter()
-                .position(|b| !b.is_ascii())
-                .unwrap_or(text.len() - a);
+            let b = a + first_non_ascii(&text[a..]).unwrap_or(text.len() - a);
             at = b;
             let start = if a == 0 {
                 Some(0)

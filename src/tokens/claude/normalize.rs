@@ -117,7 +117,7 @@ pub(super) fn pieces(text: &str) -> impl Iterator<Item = &str> {
 
 /// Where the first non-ASCII byte of `bytes` is: eight bytes at a time, as a text with a few
 /// accented names is ASCII for kilobytes between them.
-fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+pub(super) fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for word in &mut words {
