@@ -58,6 +58,20 @@ impl ListKind {
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 10] = [
+        Kind::ToolResult,
+        Kind::ListResult(ListKind::Tools),
+        Kind::ListResult(ListKind::Resources),
+        Kind::ListResult(ListKind::ResourceTemplates),
+        Kind::ListResult(ListKind::Prompts),
+        Kind::ResourceContents,
+        Kind::OtherResult,
+        Kind::Error,
+        Kind::Request,
+        Kind::Plain,
+    ];
+
     /// A short label for tables.
     pub fn label(self) -> &'static str {
         match self {

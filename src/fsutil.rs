@@ -1,7 +1,7 @@
 //! Writing files so that an interrupted run never leaves a half-written one: the bytes go to a
 //! temporary file beside the target, which is then renamed over it (atomic on one filesystem).
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::Path;
 
 /// Writes `bytes` to `path` atomically; on any error the target is untouched.
@@ -23,6 +23,16 @@ pub enum Durability {
 
 /// [`write_atomic`] with a choice of [`Durability`].
 pub fn write_with(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
+    write_streamed(path, durability, |out| out.write_all(bytes))
+}
+
+/// [`write_with`] of what `write` writes, as it writes it (buffered): an output too large to
+/// hold, or one that fails half way, never replaces the file with part of itself.
+pub fn write_streamed(
+    path: &Path,
+    durability: Durability,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -39,8 +49,11 @@ pub fn write_with(path: &Path, bytes: &[u8], durability: Durability) -> std::io:
             use std::os::unix::fs::OpenOptionsExt as _;
             options.mode(0o600);
         }
-        let mut file = options.open(&temp)?;
-        file.write_all(bytes)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, options.open(&temp)?);
+        write(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         if durability != Durability::PrivateCache {
             file.sync_all()?;
         }

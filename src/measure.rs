@@ -25,7 +25,7 @@ use crate::pointer::{PathStack, Seg};
 use crate::tokens::TokenCounter;
 
 /// Where something is and how big it is.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Extent {
     pub pointer: String,
     pub len: usize,
@@ -65,7 +65,7 @@ fn longer(a: &Option<Extent>, b: &Option<Extent>) -> bool {
 }
 
 /// The measured cost of one path pattern.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PathCost {
     pub path: String,
     /// How many values the pattern matched (items of a list, for a `*` path).

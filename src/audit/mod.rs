@@ -6,6 +6,7 @@
 //! an [`crate::input::InputError`] kept in the report in its place; the rest are still audited.
 
 pub mod baseline;
+pub mod documents;
 pub mod emit;
 mod findings;
 pub mod metrics;
@@ -15,9 +16,10 @@ pub mod run;
 pub mod stats;
 pub mod transcript;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::config::Config;
@@ -29,35 +31,42 @@ use crate::json_node::{Node, ReadText};
 use crate::measure::{self, Extent, PathCost};
 use crate::tokens::Tokenizer;
 
+pub use documents::Documents;
 pub use transcript::Call;
 
+/// A name from a fixed list: a rule's code or name, a document's kind, a counter. (An alias,
+/// so that serde reads it back through [`one_of`] instead of borrowing it from the text read.)
+pub type Known = &'static str;
+
 /// What a fix would save.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Savings {
     pub bytes: u64,
     pub tokens: u64,
 }
 
-/// One broken rule in one place.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One broken rule in one place. (Read back only from a report's own spill, [`documents`].)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    pub code: &'static str,
-    pub rule: &'static str,
+    #[serde(deserialize_with = "rule_code")]
+    pub code: Known,
+    #[serde(deserialize_with = "rule_name")]
+    pub rule: Known,
     pub severity: Severity,
     pub document: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// JSON pointer in the document (`#` then a pointer inside a JSON text block).
     pub pointer: String,
     pub message: String,
     pub help: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub savings: Option<Savings>,
     /// Line and column of the pointer in the file, when it could be located.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
 }
 
@@ -93,7 +102,7 @@ impl Finding {
 }
 
 /// Everything the audit says about one response.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentReport {
     pub name: String,
@@ -102,35 +111,65 @@ pub struct DocumentReport {
     /// The line in the file (JSONL), else 1.
     pub line: usize,
     pub tool: String,
-    pub kind: &'static str,
+    #[serde(deserialize_with = "kind_label")]
+    pub kind: Known,
     pub wire_bytes: u64,
     pub visible_chars: u64,
     pub tokens: u64,
     /// The counter the count comes from (with `auto`: `claude` for a small response or near a
     /// limit, else `claude-fast`).
-    pub counted_with: &'static str,
+    #[serde(deserialize_with = "counter_name")]
+    pub counted_with: Known,
     pub depth: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_array: Option<Extent>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_string: Option<Extent>,
     pub clients: crate::contract::Verdicts,
     /// The worst severity among its findings, or none.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worst: Option<Severity>,
     pub findings: Vec<Finding>,
     /// Where the bytes go, for responses over maxBytes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top_paths: Vec<PathCost>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
     /// Largest number of items in a list it carries.
     pub item_count: u64,
     pub pagination_used: bool,
     pub summarization_used: bool,
     pub chunking_used: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// The name `known` holds that was written, read back as that very `&'static str`.
+fn one_of<'de, D: Deserializer<'de>>(
+    written: D,
+    known: impl IntoIterator<Item = &'static str>,
+) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(written)?;
+    known
+        .into_iter()
+        .find(|k| *k == name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown name {name:?}")))
+}
+
+fn rule_code<'de, D: Deserializer<'de>>(written: D) -> Result<&'static str, D::Error> {
+    one_of(written, contract::RULES.iter().map(|r| r.code))
+}
+
+fn rule_name<'de, D: Deserializer<'de>>(written: D) -> Result<&'static str, D::Error> {
+    one_of(written, contract::RULES.iter().map(|r| r.name))
+}
+
+fn kind_label<'de, D: Deserializer<'de>>(written: D) -> Result<&'static str, D::Error> {
+    one_of(written, document::Kind::ALL.map(document::Kind::label))
+}
+
+fn counter_name<'de, D: Deserializer<'de>>(written: D) -> Result<&'static str, D::Error> {
+    one_of(written, Tokenizer::ALL.map(Tokenizer::name))
 }
 
 /// What an audit checks against, resolved once from the config and the flags.
@@ -352,9 +391,12 @@ fn payload_json<'a, N: Node + Clone>(anatomy: &'a document::Anatomy<'_, N>) -> O
 
 /// A whole audit: every document, the inputs that could not be read, and what was checked
 /// across documents (baseline findings). `--format json` writes it as `emit::json`'s envelope.
-#[derive(Clone, Debug, Default)]
+///
+/// Documents come in through [`Report::push`], which keeps what the summary and the per-tool
+/// statistics need as they pass, so that [`Documents`] may spill the documents themselves.
+#[derive(Debug, Default)]
 pub struct Report {
-    pub documents: Vec<DocumentReport>,
+    pub documents: Documents,
     /// Inputs that could not be read, each naming the input.
     pub errors: Vec<String>,
     /// Findings about the corpus as a whole (baseline growth, stale entries).
@@ -363,6 +405,9 @@ pub struct Report {
     pub suggestions: Vec<stats::Suggestion>,
     /// Live servers audited, one summary each.
     pub servers: Vec<ServerSummary>,
+    /// How many findings of each severity the documents have.
+    document_counts: BTreeMap<Severity, usize>,
+    tallies: stats::Tallies,
 }
 
 /// What a live session found out about a server as a whole.
@@ -480,26 +525,87 @@ impl ServerSummary {
 }
 
 impl Report {
-    /// Every finding, document ones first (in document order), then corpus ones.
-    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+    /// An empty report whose documents spill past `hold_max` bytes (see [`Documents`]).
+    pub fn holding(hold_max: usize) -> Report {
+        Report {
+            documents: Documents::holding(hold_max),
+            ..Report::default()
+        }
+    }
+
+    /// Adds a document after the others.
+    pub fn push(&mut self, doc: DocumentReport) {
+        for f in &doc.findings {
+            *self.document_counts.entry(f.severity).or_insert(0) += 1;
+        }
+        self.tallies.add(&doc);
+        self.documents.push(doc);
+    }
+
+    /// Every finding, document ones first (in document order), then corpus ones. Those of a
+    /// spilled document are read back with it.
+    pub fn findings(&self) -> impl Iterator<Item = Cow<'_, Finding>> {
+        self.located_findings().map(|(f, _)| f)
+    }
+
+    /// Every finding as [`Report::findings`] gives them, each with the file it is in: its
+    /// document's file, or for a finding about the run, the one it names.
+    pub fn located_findings(&self) -> impl Iterator<Item = (Cow<'_, Finding>, Cow<'_, str>)> {
         self.documents
             .iter()
-            .flat_map(|d| d.findings.iter())
-            .chain(self.corpus_findings.iter())
+            .flat_map(|d| {
+                let (findings, file) = match d {
+                    Cow::Borrowed(d) => (
+                        FindingsOf::Held(d.findings.iter()),
+                        Cow::Borrowed(d.file.as_str()),
+                    ),
+                    Cow::Owned(d) => (FindingsOf::Read(d.findings.into_iter()), Cow::Owned(d.file)),
+                };
+                findings.map(move |f| (f, file.clone()))
+            })
+            .chain(
+                self.corpus_findings
+                    .iter()
+                    .map(|f| (Cow::Borrowed(f), Cow::Borrowed(f.document.as_str()))),
+            )
     }
 
     /// How many findings of each severity.
     pub fn counts(&self) -> BTreeMap<Severity, usize> {
-        let mut counts = BTreeMap::new();
-        for f in self.findings() {
+        let mut counts = self.document_counts.clone();
+        for f in &self.corpus_findings {
             *counts.entry(f.severity).or_insert(0) += 1;
         }
         counts
     }
 
-    /// Fills in per-tool statistics and suggestions once every document is in.
+    /// Whether any finding is at or above `severity`.
+    pub fn has_finding_at(&self, severity: Severity) -> bool {
+        self.counts().iter().any(|(&s, &n)| s >= severity && n > 0)
+    }
+
+    /// Fills in per-tool statistics and suggestions once every document is in, and puts the
+    /// documents spilled into their file.
     pub fn finish(&mut self, ctx: &Context) {
-        self.tools = stats::per_tool(&self.documents);
-        self.suggestions = stats::suggestions(&self.documents, &self.tools, ctx);
+        self.documents.flush();
+        self.tools = self.tallies.per_tool();
+        self.suggestions = stats::suggestions(&self.tallies, &self.tools, ctx);
+    }
+}
+
+/// A document's findings: borrowed from one held, moved out of one read back.
+enum FindingsOf<'r> {
+    Held(std::slice::Iter<'r, Finding>),
+    Read(std::vec::IntoIter<Finding>),
+}
+
+impl<'r> Iterator for FindingsOf<'r> {
+    type Item = Cow<'r, Finding>;
+
+    fn next(&mut self) -> Option<Cow<'r, Finding>> {
+        match self {
+            FindingsOf::Held(held) => held.next().map(Cow::Borrowed),
+            FindingsOf::Read(read) => read.next().map(Cow::Owned),
+        }
     }
 }

@@ -1,12 +1,15 @@
 //! Running an audit over a corpus on every core, with output that never depends on how the
-//! work was scheduled: files are audited in parallel and their reports put back in input
-//! order; a JSONL transcript is streamed in batches (lines parsed in parallel, requests and
-//! responses paired in order, responses audited in parallel), so memory stays bounded by the
-//! batch, not the transcript.
+//! work was scheduled: files are audited in parallel and their reports put into the report in
+//! input order as they finish; a JSONL transcript is streamed in batches (lines parsed in
+//! parallel, requests and responses paired in order, responses audited in parallel, their
+//! reports handed on), so memory stays bounded by the files and batches in flight, not the
+//! corpus or the transcript (the report spills its documents, [`super::documents`]).
 
 use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use bumpalo::Bump;
 use rayon::prelude::*;
@@ -59,15 +62,67 @@ impl Shard {
 /// What one file produced, in order.
 type Items = Vec<Result<DocumentReport, String>>;
 
+/// Documents put into a report in input order as files finish: each file's parts go in at
+/// once when it is the one due, or wait for the files before it.
+struct InOrder<'r> {
+    report: &'r mut Report,
+    /// Parts of files after the one due, and whether each is done.
+    waiting: BTreeMap<usize, (Items, bool)>,
+    due: usize,
+}
+
+impl InOrder<'_> {
+    /// Some of what file `unit` produced, in order; `last` when it is done.
+    fn take(&mut self, unit: usize, items: Items, last: bool) {
+        if unit != self.due {
+            let (waiting, done) = self.waiting.entry(unit).or_default();
+            waiting.extend(items);
+            *done |= last;
+            return;
+        }
+        put(self.report, items);
+        if last {
+            self.due += 1;
+            while let Some((items, done)) = self.waiting.remove(&self.due) {
+                put(self.report, items);
+                if !done {
+                    // Part way through: the rest of it will come as it is made.
+                    break;
+                }
+                self.due += 1;
+            }
+        }
+    }
+}
+
 /// Audits every document of `sources`. `tick` is called once per file done (for a progress
 /// bar); it must be cheap.
 pub fn run(
+    sources: &[Source],
+    stdin: impl Read,
+    ctx: &Context,
+    shard: Option<Shard>,
+    tick: &(dyn Fn() + Sync),
+) -> Report {
+    let mut report = Report::default();
+    run_into(&mut report, sources, stdin, ctx, shard, tick);
+    report
+}
+
+/// [`run`], into a report of the caller's (one that spills sooner, say).
+///
+/// Each worker takes the next file in input order, so files finish about in order, and puts
+/// their documents into the report in input order as they come, holding only those that
+/// finished before an earlier file did. Memory then follows the files in flight, not the
+/// corpus, and the output never depends on how the work was scheduled.
+pub fn run_into(
+    report: &mut Report,
     sources: &[Source],
     mut stdin: impl Read,
     ctx: &Context,
     shard: Option<Shard>,
     tick: &(dyn Fn() + Sync),
-) -> Report {
+) {
     let units = input::expand(sources);
     // Standard input cannot be shared between threads: read it first.
     let limits = &ctx.config.read_limits;
@@ -75,48 +130,59 @@ pub fn run(
         .iter()
         .any(|u| matches!(u, Unit::Stdin))
         .then(|| input::read_bytes(&mut stdin, "<stdin>", None, limits));
-    // One file a task: a task that is running cannot be stolen, and a range of large files run
-    // as one left the other core idle at the end (20 ms of a half-second audit).
-    let per_unit: Vec<Items> = units
-        .par_iter()
-        .with_max_len(1)
-        .map(|unit| {
-            let items = match unit {
-                Unit::Failed(err) => vec![Err(err.to_string())],
-                Unit::Stdin => match &stdin_bytes {
-                    Some(Ok(bytes)) => audit_file("<stdin>", bytes.clone(), ctx, shard),
-                    Some(Err(e)) => vec![Err(e.to_string())],
-                    None => Vec::new(),
-                },
-                Unit::File { path, .. } if input::is_jsonl(path) => {
-                    audit_transcript(path, ctx, shard)
-                }
-                Unit::File { path, name } => match input::read_file_bytes(path, name, limits) {
-                    Ok(bytes) => audit_file(name, bytes, ctx, shard),
-                    Err(e) => vec![Err(e.to_string())],
-                },
-            };
-            tick();
-            items
-        })
-        .collect();
+    let audit_unit = |unit: &Unit, send: &mut dyn FnMut(Items)| match unit {
+        Unit::Failed(err) => send(vec![Err(err.to_string())]),
+        Unit::Stdin => match &stdin_bytes {
+            Some(Ok(bytes)) => send(audit_file("<stdin>", bytes.clone(), ctx, shard)),
+            Some(Err(e)) => send(vec![Err(e.to_string())]),
+            None => {}
+        },
+        Unit::File { path, .. } if input::is_jsonl(path) => {
+            audit_transcript(path, ctx, shard, send)
+        }
+        Unit::File { path, name } => match input::read_file_bytes(path, name, limits) {
+            Ok(bytes) => send(audit_file(name, bytes, ctx, shard)),
+            Err(e) => send(vec![Err(e.to_string())]),
+        },
+    };
+    let next = AtomicUsize::new(0);
+    let in_order = Mutex::new(InOrder {
+        report: &mut *report,
+        waiting: BTreeMap::new(),
+        due: 0,
+    });
+    // The worker that finishes a file puts it (and any after it that wait) into the report:
+    // no thread of its own to wake a few thousand times.
+    let take = |unit, items, last| {
+        in_order
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(unit, items, last);
+    };
+    // One worker a thread of the pool, each taking the next file: files finish about in
+    // order. A transcript's own batches still spread over every core.
+    (0..rayon::current_num_threads())
+        .into_par_iter()
+        .for_each(|_| {
+            loop {
+                let unit = next.fetch_add(1, Ordering::Relaxed);
+                let Some(u) = units.get(unit) else { break };
+                audit_unit(u, &mut |items| take(unit, items, false));
+                tick();
+                take(unit, Vec::new(), true);
+            }
+        });
+    report.finish(ctx);
+}
 
-    let mut report = Report::default();
-    // Sized once: a transcript of millions of responses is not copied through doublings.
-    let rows = per_unit
-        .iter()
-        .flatten()
-        .filter(|item| item.is_ok())
-        .count();
-    report.documents.reserve_exact(rows);
-    for item in per_unit.into_iter().flatten() {
+/// Documents into the report, errors beside them.
+fn put(report: &mut Report, items: Items) {
+    for item in items {
         match item {
-            Ok(doc) => report.documents.push(doc),
+            Ok(doc) => report.push(doc),
             Err(e) => report.errors.push(e),
         }
     }
-    report.finish(ctx);
-    report
 }
 
 /// One whole file (or standard input). A JSON document is audited on the borrowed tree, read
@@ -188,14 +254,19 @@ fn audit_documents(
         .collect()
 }
 
-/// A JSONL transcript, streamed.
-fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>) -> Items {
+/// A JSONL transcript, streamed: each batch's reports go to `send` as they are made.
+fn audit_transcript(
+    path: &std::path::Path,
+    ctx: &Context,
+    shard: Option<Shard>,
+    send: &mut dyn FnMut(Items),
+) {
     let name = path.display().to_string();
     let reader = match input::open_jsonl(path, &name) {
         Ok(reader) => reader,
-        Err(e) => return vec![Err(e.to_string())],
+        Err(e) => return send(vec![Err(e.to_string())]),
     };
-    let mut out = Vec::new();
+    let mut sent = 0;
     let mut pairing = Pairing::default();
     input::for_each_line_batch(
         &name,
@@ -231,14 +302,16 @@ fn audit_transcript(path: &std::path::Path, ctx: &Context, shard: Option<Shard>)
                 })
                 .map(|w| w.map(|(doc, call)| audit_document(&Message::of(&doc), &call, ctx)))
                 .collect();
-            out.extend(audited);
+            sent += audited.len();
+            send(audited);
         },
     );
-    if out.is_empty() {
+    if sent == 0 {
         // A transcript of requests only, or an empty file: say so rather than nothing.
-        return vec![Err(format!("{name}: no responses in this transcript"))];
+        send(vec![Err(format!(
+            "{name}: no responses in this transcript"
+        ))]);
     }
-    out
 }
 
 /// A live session (`mcpguard audit --server/--url/--mcp-config`): its transcript through the
@@ -254,12 +327,10 @@ pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
             true,
             &ctx.config.read_limits,
         );
-        for item in audit_documents(docs, ctx, None, Some(&session.latencies)) {
-            match item {
-                Ok(doc) => report.documents.push(doc),
-                Err(e) => report.errors.push(e),
-            }
-        }
+        put(
+            report,
+            audit_documents(docs, ctx, None, Some(&session.latencies)),
+        );
     }
     for o in &session.observations {
         let tool = o.tool.as_deref().unwrap_or(&session.name);

@@ -10,6 +10,7 @@ use mcpguard::audit::emit::{self, Format, PageContext, Settings};
 use mcpguard::audit::run::{self, Shard};
 use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
+use mcpguard::fsutil::Durability;
 
 use mcpguard::tokens::Tokenizer;
 
@@ -287,17 +288,26 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         context: Some(page),
     };
     let emitter = emit::emitter(args.format.into());
-    match &args.output {
-        Some(path) => {
-            let mut bytes = Vec::new();
-            emitter.emit(&report, &settings, &mut bytes)?;
-            write_out(Some(path), &bytes)?;
+    // A document spilled that cannot be read back leaves the output without it: an error, and
+    // a file named by --output is then left as it was.
+    let emit = |out: &mut dyn Write| {
+        emitter.emit(&report, &settings, out)?;
+        match report.documents.read_error() {
+            Some(e) => Err(std::io::Error::other(e.to_owned())),
+            None => Ok(()),
         }
+    };
+    match &args.output {
+        Some(path) => mcpguard::fsutil::write_streamed(path, Durability::Synced, emit)
+            .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            emitter.emit(&report, &settings, &mut out)?;
+            emit(&mut out)?;
             out.flush()?;
         }
+    }
+    if let Some(e) = report.documents.spill_error() {
+        render::warning(e);
     }
     if args.format != FormatArg::Table {
         for e in &report.errors {
@@ -325,7 +335,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     {
         return Ok(Code::Failure);
     }
-    Ok(if report.findings().any(|f| settings.fails(f.severity)) {
+    Ok(if settings.fails_report(&report) {
         Code::Findings
     } else {
         Code::Ok

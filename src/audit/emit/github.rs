@@ -23,22 +23,13 @@ fn property(s: &str) -> String {
 
 impl Emitter for Github {
     fn emit(&self, report: &Report, _: &Settings, out: &mut dyn Write) -> io::Result<()> {
-        let files = report
-            .documents
-            .iter()
-            .map(|d| (d.name.as_str(), d.file.as_str()))
-            .collect::<std::collections::HashMap<_, _>>();
-        for f in report.findings() {
+        for (f, file) in report.located_findings() {
             let level = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
                 Severity::Info => "notice",
             };
-            let file = files
-                .get(f.document.as_str())
-                .copied()
-                .unwrap_or(&f.document);
-            let mut props = format!("file={}", property(file));
+            let mut props = format!("file={}", property(&file));
             if let Some(line) = f.line {
                 props.push_str(&format!(",line={line}"));
             }

@@ -7,7 +7,7 @@
 //! each tool's growth. Large audits stay small: past [`POINTS_PER_TOOL`] a tool's dots are a
 //! sample, past [`MAX_FINDING_ROWS`] the worst findings are listed, and the page says so.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -104,16 +104,27 @@ fn tools(body: &mut String, report: &Report, settings: &Settings) {
     if report.tools.is_empty() {
         return;
     }
-    let mut by_tool: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    // Each tool's tokens a response, and how many are over its budget, in one walk.
+    let mut by_tool: BTreeMap<String, (Vec<u64>, u64)> = BTreeMap::new();
     for d in &report.documents {
-        by_tool.entry(&d.tool).or_default().push(d.tokens);
+        let (tokens, over) = match by_tool.get_mut(&d.tool) {
+            Some(tool) => tool,
+            None => by_tool.entry(d.tool.clone()).or_default(),
+        };
+        tokens.push(d.tokens);
+        let budget = settings.context.as_ref().map(|c| c.budget_for(&d.tool));
+        *over += u64::from(budget.is_some_and(|b| d.tokens > b));
     }
+    let over_budget: BTreeMap<String, u64> = by_tool
+        .iter()
+        .map(|(tool, (_, over))| (tool.clone(), *over))
+        .collect();
     let mut sampled = Vec::new();
     let rows: Vec<Strip> = report
         .tools
         .iter()
         .map(|t| {
-            let values = by_tool.remove(t.tool.as_str()).unwrap_or_default();
+            let values = by_tool.remove(t.tool.as_str()).unwrap_or_default().0;
             if values.len() > POINTS_PER_TOOL {
                 sampled.push(format!(
                     "{} ({} of {})",
@@ -153,14 +164,7 @@ fn tools(body: &mut String, report: &Report, settings: &Settings) {
     let _ = write!(body, "<figcaption>{}</figcaption></figure>", esc(&caption));
     body.push_str("<table id=\"tools-table\"><thead><tr><th data-key=\"tool\">tool</th><th class=\"n\" data-key=\"n\">responses</th><th class=\"n\" data-key=\"p50\">p50 tokens</th><th class=\"n\" data-key=\"p95\">p95 tokens</th><th class=\"n\" data-key=\"max\">max tokens</th><th class=\"n\" data-key=\"over\">over budget</th><th class=\"n\" data-key=\"f\">findings</th></tr></thead><tbody>");
     for t in &report.tools {
-        let over = settings.context.as_ref().map_or(0, |c| {
-            let budget = c.budget_for(&t.tool);
-            report
-                .documents
-                .iter()
-                .filter(|d| d.tool == t.tool && d.tokens > budget)
-                .count()
-        });
+        let over = over_budget.get(&t.tool).copied().unwrap_or(0);
         let cell = |v: u64| format!("<td class=\"n\" data-v=\"{v}\">{}</td>", num(v));
         let _ = write!(
             body,
@@ -170,7 +174,7 @@ fn tools(body: &mut String, report: &Report, settings: &Settings) {
             cell(t.tokens.p50),
             cell(t.tokens.p95),
             cell(t.tokens.max),
-            cell(over as u64),
+            cell(over),
             cell(t.findings as u64)
         );
     }
@@ -216,11 +220,14 @@ fn clients(body: &mut String, report: &Report) {
     }
     body.push_str("<figcaption>Keeps: the model gets the response (maybe with a warning). Cuts: it gets the start, a preview, or a pointer to a file. Refuses: it gets nothing. Per client profile (--client), over every response.</figcaption></figure>");
     // The same per tool: which tools a client would cut or refuse.
-    let mut by_tool: BTreeMap<&str, Vec<[u64; 3]>> = BTreeMap::new();
+    let mut by_tool: BTreeMap<String, Vec<[u64; 3]>> = BTreeMap::new();
     for d in &report.documents {
-        let row = by_tool
-            .entry(&d.tool)
-            .or_insert_with(|| vec![[0; 3]; names.len()]);
+        let row = match by_tool.get_mut(&d.tool) {
+            Some(row) => row,
+            None => by_tool
+                .entry(d.tool.clone())
+                .or_insert_with(|| vec![[0; 3]; names.len()]),
+        };
         for (i, v) in d.clients.values().enumerate().take(names.len()) {
             row[i][group(v)] += 1;
         }
@@ -254,24 +261,25 @@ fn clients(body: &mut String, report: &Report) {
 
 fn largest(body: &mut String, report: &Report) {
     // Responses whose tokens spread over several paths first: one path is no picture.
-    let mut docs: Vec<_> = report
-        .documents
-        .iter()
-        .filter(|d| d.top_paths.len() > 1)
-        .collect();
+    let largest_where = |paths: usize| {
+        super::first_by(
+            report
+                .documents
+                .iter()
+                .filter(|d| d.top_paths.len() >= paths),
+            TREEMAPS,
+            |a, b| b.tokens.cmp(&a.tokens).then(a.name.cmp(&b.name)),
+        )
+    };
+    let mut docs = largest_where(2);
     if docs.is_empty() {
-        docs = report
-            .documents
-            .iter()
-            .filter(|d| !d.top_paths.is_empty())
-            .collect();
+        docs = largest_where(1);
     }
     if docs.is_empty() {
         return;
     }
-    docs.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.name.cmp(&b.name)));
     body.push_str("<section id=\"largest\"><h2>Where the tokens go in the largest responses</h2>");
-    for (i, d) in docs.iter().take(TREEMAPS).enumerate() {
+    for (i, d) in docs.iter().enumerate() {
         let items: Vec<(String, u64)> = d
             .top_paths
             .iter()
@@ -299,31 +307,32 @@ fn largest(body: &mut String, report: &Report) {
 }
 
 fn findings(body: &mut String, report: &Report, settings: &Settings) {
-    let total = report.findings().count();
+    // The rules and tools to filter by, in one walk (a report's documents may be read back
+    // from a file one at a time).
+    let (mut total, mut rules, mut tools) = (0, BTreeSet::new(), BTreeSet::new());
+    for f in report.findings() {
+        total += 1;
+        rules.insert(f.code);
+        if let Some(tool) = &f.tool
+            && !tools.contains(tool)
+        {
+            tools.insert(tool.clone());
+        }
+    }
     let _ = write!(
         body,
         "<section id=\"findings\"><h2>Findings</h2><div class=\"controls\"><label>severity <select data-filter=\"severity\"><option value=\"\">all</option><option>error</option><option>warning</option><option>info</option></select></label>"
     );
-    let mut rules: Vec<&str> = report.findings().map(|f| f.code).collect();
-    rules.sort_unstable();
-    rules.dedup();
-    let mut tools: Vec<&str> = report
-        .findings()
-        .filter_map(|f| f.tool.as_deref())
-        .collect();
-    tools.sort_unstable();
-    tools.dedup();
-    let options = |values: &[&str]| {
+    let options = |values: &mut dyn Iterator<Item = &str>| {
         values
-            .iter()
             .map(|v| format!("<option>{}</option>", esc(v)))
             .collect::<String>()
     };
     let _ = write!(
         body,
         "<label>rule <select data-filter=\"rule\"><option value=\"\">all</option>{}</select></label><label>tool <select data-filter=\"tool\"><option value=\"\">all</option>{}</select></label><label>text <input type=\"search\" data-filter=\"q\" placeholder=\"message, pointer, document\"></label><span class=\"note\"><span id=\"shown\">{}</span> of {} shown</span></div>",
-        options(&rules),
-        options(&tools),
+        options(&mut rules.into_iter()),
+        options(&mut tools.iter().map(String::as_str)),
         total.min(MAX_FINDING_ROWS),
         num(total as u64)
     );

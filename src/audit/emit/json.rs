@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::{Emitter, Settings};
 use crate::audit::stats::{Suggestion, ToolStats};
-use crate::audit::{DocumentReport, Finding, Report, ServerSummary};
+use crate::audit::{DocumentReport, Documents, Finding, Report, ServerSummary};
 use crate::contract::Severity;
 
 pub struct Json;
@@ -64,7 +64,7 @@ fn envelope<'r, D>(report: &'r Report, settings: &Settings, documents: D) -> Env
             warnings: n(Severity::Warning),
             info: n(Severity::Info),
             unreadable: report.errors.len(),
-            failed: report.findings().any(|f| settings.fails(f.severity)),
+            failed: settings.fails_report(report),
         },
         documents,
         errors: &report.errors,
@@ -85,7 +85,7 @@ impl Emitter for Json {
 
 /// The documents of the envelope, written on every core a batch at a time (so the text held
 /// at once does not grow with the report), each then taken as it is.
-struct WrittenApart<'r>(&'r [DocumentReport]);
+struct WrittenApart<'r>(&'r Documents);
 
 /// Documents written at once: a few megabytes of text. (In tests a few, so that the test's
 /// report is written in several batches.)
@@ -95,10 +95,10 @@ impl Serialize for WrittenApart<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error as _, SerializeSeq as _};
         let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
-        for batch in self.0.chunks(BATCH) {
+        for batch in self.0.batches(BATCH) {
             let texts: Vec<Box<RawValue>> = batch
                 .par_iter()
-                .map(document_text)
+                .map(|d| document_text(d))
                 .collect::<serde_json::Result<_>>()
                 .map_err(S::Error::custom)?;
             for text in &texts {
@@ -123,7 +123,7 @@ fn document_text(document: &DocumentReport) -> serde_json::Result<Box<RawValue>>
 impl Emitter for Jsonl {
     fn emit(&self, report: &Report, _: &Settings, out: &mut dyn Write) -> io::Result<()> {
         for f in report.findings() {
-            serde_json::to_writer(&mut *out, f)?;
+            serde_json::to_writer(&mut *out, &f)?;
             writeln!(out)?;
         }
         Ok(())
@@ -131,7 +131,7 @@ impl Emitter for Jsonl {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::path::Path;
 
     use super::*;
@@ -142,7 +142,12 @@ mod tests {
 
     /// The corpus of real captures and the contract's examples audited (findings of every
     /// kind, top paths, every client's verdict), and an input that cannot be read.
-    fn report() -> Report {
+    pub(in crate::audit::emit) fn report() -> Report {
+        report_holding(crate::audit::documents::HOLD_MAX)
+    }
+
+    /// [`report`], its documents spilled past `hold_max` bytes.
+    pub(in crate::audit::emit) fn report_holding(hold_max: usize) -> Report {
         let ctx = Context {
             config: Config::default(),
             tokenizer: Tokenizer::Heuristic,
@@ -156,7 +161,9 @@ mod tests {
             "no/such/capture.json",
         ]
         .map(|p| Source::Path(root.join(p)));
-        run::run(&sources, io::empty(), &ctx, None, &|| {})
+        let mut report = Report::holding(hold_max);
+        run::run_into(&mut report, &sources, io::empty(), &ctx, None, &|| {});
+        report
     }
 
     #[test]

@@ -28,12 +28,19 @@ fn xml(s: &str) -> String {
 
 impl Emitter for Junit {
     fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
-        let mut suites: BTreeMap<&str, Vec<&DocumentReport>> = BTreeMap::new();
-        for d in &report.documents {
-            suites.entry(&d.tool).or_default().push(d);
-        }
+        // Each tool's documents (by their place: a report's documents may be read back from a
+        // file one at a time), and how many of them fail.
         let failed = |d: &DocumentReport| d.findings.iter().any(|f| settings.fails(f.severity));
-        let total_failures = report.documents.iter().filter(|d| failed(d)).count();
+        let mut suites: BTreeMap<String, (Vec<usize>, usize)> = BTreeMap::new();
+        for (i, d) in report.documents.iter().enumerate() {
+            let suite = match suites.get_mut(&d.tool) {
+                Some(suite) => suite,
+                None => suites.entry(d.tool.clone()).or_default(),
+            };
+            suite.0.push(i);
+            suite.1 += usize::from(failed(&d));
+        }
+        let total_failures: usize = suites.values().map(|(_, failures)| failures).sum();
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
         writeln!(
             out,
@@ -41,20 +48,19 @@ impl Emitter for Junit {
             report.documents.len(),
             report.errors.len()
         )?;
-        for (tool, docs) in suites {
-            let failures = docs.iter().filter(|d| failed(d)).count();
+        for (tool, (places, failures)) in suites {
             writeln!(
                 out,
                 r#"  <testsuite name="{}" tests="{}" failures="{failures}">"#,
-                xml(tool),
-                docs.len()
+                xml(&tool),
+                places.len()
             )?;
-            for d in docs {
+            for d in report.documents.pick(places) {
                 writeln!(
                     out,
                     r#"    <testcase name="{}" classname="{}">"#,
                     xml(&d.name),
-                    xml(tool)
+                    xml(&tool)
                 )?;
                 let mut listed = String::new();
                 for f in &d.findings {

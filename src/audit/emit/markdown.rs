@@ -15,22 +15,18 @@ fn cell(s: &str) -> String {
 
 impl Emitter for Markdown {
     fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
-        let failed = report.findings().any(|f| settings.fails(f.severity));
+        let failed = settings.fails_report(report);
         writeln!(
             out,
             "### mcpguard audit: {}\n",
             if failed { "failed" } else { "passed" }
         )?;
         writeln!(out, "{}\n", summary_line(report))?;
-        let flagged: Vec<_> = report
-            .documents
-            .iter()
-            .filter(|d| d.worst.is_some())
-            .collect();
-        if !flagged.is_empty() {
+        let flagged = || report.documents.iter().filter(|d| d.worst.is_some());
+        if flagged().next().is_some() {
             writeln!(out, "| response | tool | bytes | tokens | worst | codes |")?;
             writeln!(out, "|---|---|--:|--:|---|---|")?;
-            for d in flagged {
+            for d in flagged() {
                 let mut codes: Vec<&str> = d.findings.iter().map(|f| f.code).collect();
                 codes.sort_unstable();
                 codes.dedup();

@@ -11,6 +11,8 @@ pub mod page;
 mod sarif;
 mod table;
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::io::{self, Write};
 
 use super::Report;
@@ -64,6 +66,11 @@ impl Settings {
     pub fn fails(&self, severity: Severity) -> bool {
         self.fail_on.is_some_and(|f| severity >= f)
     }
+
+    /// Whether `report` has a finding that fails the run.
+    pub fn fails_report(&self, report: &Report) -> bool {
+        self.fail_on.is_some_and(|f| report.has_finding_at(f))
+    }
 }
 
 pub trait Emitter {
@@ -83,17 +90,34 @@ pub fn emitter(format: Format) -> Box<dyn Emitter> {
     }
 }
 
-/// The worst findings first: severity, then what fixing them saves, then document order.
-pub(crate) fn worst_findings(report: &Report, n: usize) -> Vec<&super::Finding> {
-    let mut all: Vec<&super::Finding> = report.findings().collect();
-    all.sort_by(|a, b| {
-        b.severity.cmp(&a.severity).then_with(|| {
-            let saved = |f: &super::Finding| f.savings.map_or(0, |s| s.bytes);
-            saved(b).cmp(&saved(a))
-        })
-    });
-    all.truncate(n);
-    all
+/// The worst `n` findings, worst first: severity, then what fixing them saves, then document
+/// order.
+pub(crate) fn worst_findings(report: &Report, n: usize) -> Vec<Cow<'_, super::Finding>> {
+    let saved = |f: &super::Finding| f.savings.map_or(0, |s| s.bytes);
+    first_by(report.findings(), n, |a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| saved(b).cmp(&saved(a)))
+    })
+}
+
+/// The first `n` of `items` as a stable sort by `order` would put them, holding no more than
+/// those `n` at once (a report's documents may be read back from a file one at a time).
+pub(crate) fn first_by<T>(
+    items: impl Iterator<Item = T>,
+    n: usize,
+    order: impl Fn(&T, &T) -> Ordering,
+) -> Vec<T> {
+    let mut kept: Vec<T> = Vec::with_capacity(n.min(1024) + 1);
+    for item in items {
+        // After every kept one that is not after it: equals keep their order.
+        let at = kept.partition_point(|k| order(k, &item) != Ordering::Greater);
+        if at < n {
+            kept.insert(at, item);
+            kept.truncate(n);
+        }
+    }
+    kept
 }
 
 /// "12 documents: 3 errors, 5 warnings, 1 info".
@@ -115,4 +139,71 @@ pub(crate) fn summary_line(report: &Report) -> String {
         ));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::Severity;
+
+    /// Every format writes the same bytes whether the report's documents are held, partly
+    /// spilled to a file or all spilled: the walks that read them back lose nothing and keep
+    /// their order.
+    #[test]
+    fn every_format_is_the_same_from_a_spilled_report() {
+        let held = json::tests::report();
+        let partly = json::tests::report_holding(40_000);
+        let spilled = json::tests::report_holding(0);
+        assert_eq!(held.documents.spilled(), 0);
+        assert!(
+            (1..partly.documents.len()).contains(&partly.documents.spilled()),
+            "{} of {} spilled",
+            partly.documents.spilled(),
+            partly.documents.len()
+        );
+        assert_eq!(spilled.documents.spilled(), held.documents.len());
+        let settings = Settings {
+            fail_on: Some(Severity::Warning),
+            version: "0.0.0-test",
+            top: 10,
+            context: None,
+        };
+        let formats = [
+            Format::Table,
+            Format::Json,
+            Format::Jsonl,
+            Format::Sarif,
+            Format::Junit,
+            Format::Github,
+            Format::Markdown,
+            Format::Html,
+        ];
+        for format in formats {
+            let write = |report: &Report| {
+                let mut out = Vec::new();
+                emitter(format).emit(report, &settings, &mut out).unwrap();
+                assert_eq!(report.documents.read_error(), None);
+                String::from_utf8(out).unwrap()
+            };
+            let want = write(&held);
+            assert!(want.len() > 1000, "{format:?}: {want}");
+            assert_eq!(write(&partly), want, "{format:?}, partly spilled");
+            assert_eq!(write(&spilled), want, "{format:?}, all spilled");
+        }
+    }
+
+    /// The worst findings as a stable sort would list them, with no more held than asked for.
+    #[test]
+    fn first_by_is_a_stable_sort_cut_short() {
+        let items: Vec<(u8, usize)> = (0..500).map(|i| ((i * 7919 % 13) as u8, i)).collect();
+        for n in [0, 1, 5, 13, 499, 500, 600] {
+            let mut want = items.clone();
+            want.sort_by_key(|item| std::cmp::Reverse(item.0));
+            want.truncate(n);
+            assert_eq!(
+                first_by(items.iter().copied(), n, |a, b| b.0.cmp(&a.0)),
+                want
+            );
+        }
+    }
 }

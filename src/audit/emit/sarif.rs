@@ -4,10 +4,11 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Emitter, Settings};
-use crate::audit::Report;
+use crate::audit::{Finding, Report};
 use crate::contract::{RULES, Severity};
 
 pub struct Sarif;
@@ -33,63 +34,83 @@ impl Emitter for Sarif {
                 })
             })
             .collect();
-        let files: std::collections::HashMap<&str, &str> = report
-            .documents
-            .iter()
-            .map(|d| (d.name.as_str(), d.file.as_str()))
-            .collect();
-        let results: Vec<Value> = report
-            .findings()
-            .map(|f| {
-                let index = RULES.iter().position(|r| r.code == f.code).unwrap_or(0);
-                let file = files.get(f.document.as_str()).copied().unwrap_or(&f.document);
-                let region = json!({
-                    "startLine": f.line.unwrap_or(1),
-                    "startColumn": f.column.unwrap_or(1),
-                });
-                let mut properties = json!({"pointer": f.pointer});
-                if let Some(tool) = &f.tool {
-                    properties["tool"] = json!(tool);
-                }
-                if let Some(s) = f.savings {
-                    properties["savingsBytes"] = json!(s.bytes);
-                    properties["savingsTokens"] = json!(s.tokens);
-                }
-                json!({
-                    "ruleId": f.code,
-                    "ruleIndex": index,
-                    "level": level(f.severity),
-                    "message": {"text": format!("{}. {}", f.message, f.help)},
-                    "locations": [{
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri(file)},
-                            "region": region,
-                        },
-                        "logicalLocations": [{
-                            "fullyQualifiedName": format!("{}{}", f.document, crate::pointer::display(&f.pointer)),
-                            "kind": "element",
-                        }],
-                    }],
-                    "properties": properties,
-                })
-            })
-            .collect();
-        let log = json!({
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
+        let log = Log {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+            runs: [Run {
+                tool: json!({"driver": {
                     "name": "mcpguard",
                     "version": settings.version,
                     "rules": rules,
-                }},
-                "results": results,
-                "columnKind": "unicodeCodePoints",
+                }}),
+                results: Results(report),
+                column_kind: "unicodeCodePoints",
             }],
-        });
+        };
         serde_json::to_writer_pretty(&mut *out, &log)?;
         writeln!(out)
     }
+}
+
+/// The SARIF log, its members in this order.
+#[derive(Serialize)]
+struct Log<'r> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'r>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'r> {
+    tool: Value,
+    results: Results<'r>,
+    column_kind: &'static str,
+}
+
+/// A result per finding, each made as it is written (the report's documents may be read back
+/// from a file one at a time).
+struct Results<'r>(&'r Report);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.located_findings().map(|(f, file)| result(&f, &file)))
+    }
+}
+
+/// A finding as a SARIF result located in `file`.
+fn result(f: &Finding, file: &str) -> Value {
+    let index = RULES.iter().position(|r| r.code == f.code).unwrap_or(0);
+    let region = json!({
+        "startLine": f.line.unwrap_or(1),
+        "startColumn": f.column.unwrap_or(1),
+    });
+    let mut properties = json!({"pointer": f.pointer});
+    if let Some(tool) = &f.tool {
+        properties["tool"] = json!(tool);
+    }
+    if let Some(s) = f.savings {
+        properties["savingsBytes"] = json!(s.bytes);
+        properties["savingsTokens"] = json!(s.tokens);
+    }
+    json!({
+        "ruleId": f.code,
+        "ruleIndex": index,
+        "level": level(f.severity),
+        "message": {"text": format!("{}. {}", f.message, f.help)},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri(file)},
+                "region": region,
+            },
+            "logicalLocations": [{
+                "fullyQualifiedName": format!("{}{}", f.document, crate::pointer::display(&f.pointer)),
+                "kind": "element",
+            }],
+        }],
+        "properties": properties,
+    })
 }
 
 /// A relative path as a URI reference: forward slashes, spaces and the like percent-encoded.

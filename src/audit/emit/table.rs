@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{Emitter, Settings, summary_line, worst_findings};
+use super::{Emitter, Settings, first_by, summary_line, worst_findings};
 use crate::audit::Report;
 use crate::human::{table as grid, thousands as n, write_streamed};
 
@@ -12,8 +12,8 @@ pub struct Table;
 
 impl Emitter for Table {
     fn emit(&self, report: &Report, settings: &Settings, out: &mut dyn Write) -> io::Result<()> {
-        if !report.documents.is_empty() {
-            let clients: Vec<&str> = report.documents[0].clients.keys().collect();
+        if let Some(first) = report.documents.first() {
+            let clients: Vec<&str> = first.clients.keys().collect();
             let mut header = vec![
                 "document",
                 "tool",
@@ -59,7 +59,7 @@ impl Emitter for Table {
                 row
             };
             write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
-                report.documents.iter().map(row)
+                report.documents.iter().map(|d| row(&d))
             })?;
             writeln!(out)?;
         }
@@ -163,15 +163,14 @@ impl Emitter for Table {
             }
         }
 
-        let mut largest: Vec<_> = report
-            .documents
-            .iter()
-            .filter(|d| !d.top_paths.is_empty())
-            .collect();
-        largest.sort_by_key(|d| std::cmp::Reverse(d.wire_bytes));
+        let largest = first_by(
+            report.documents.iter().filter(|d| !d.top_paths.is_empty()),
+            3,
+            |a, b| b.wire_bytes.cmp(&a.wire_bytes),
+        );
         if !largest.is_empty() {
             writeln!(out, "\nwhere the tokens go (largest responses):")?;
-            for d in largest.into_iter().take(3) {
+            for d in largest {
                 writeln!(
                     out,
                     "  {} ({} bytes, {} tokens)",
