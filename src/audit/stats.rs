@@ -46,6 +46,19 @@ pub struct ToolStats {
     pub worst: Option<Severity>,
 }
 
+/// `map`'s value for `tool`, made by `make` when it has none (the name copied only then: a
+/// report's documents name a few tools many times over).
+pub fn by_tool<'m, V>(
+    map: &'m mut BTreeMap<String, V>,
+    tool: &str,
+    make: impl FnOnce() -> V,
+) -> &'m mut V {
+    if !map.contains_key(tool) {
+        map.insert(tool.to_owned(), make());
+    }
+    map.get_mut(tool).expect("inserted above")
+}
+
 /// What the per-tool statistics and the suggestions need of each document, gathered as the
 /// documents come (a report's documents may be spilled to a file, [`super::documents`]): three
 /// numbers a document for the exact percentiles, and each tool's largest response in brief.
@@ -78,10 +91,7 @@ struct Largest {
 
 impl Tallies {
     pub fn add(&mut self, d: &DocumentReport) {
-        let tally = match self.0.get_mut(d.tool.as_str()) {
-            Some(tally) => tally,
-            None => self.0.entry(d.tool.clone()).or_default(),
-        };
+        let tally = by_tool(&mut self.0, &d.tool, Tally::default);
         tally.bytes.push(d.wire_bytes);
         tally.tokens.push(d.tokens);
         tally.visible_chars.push(d.visible_chars);

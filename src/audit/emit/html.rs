@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use super::page::{self, Strip, esc, num};
 use super::{Emitter, Settings};
-use crate::audit::Report;
+use crate::audit::{Report, stats};
 use crate::contract::{ClientVerdict, Severity};
 
 /// Dots drawn per tool at most (then an even sample, smallest and largest kept).
@@ -107,10 +107,7 @@ fn tools(body: &mut String, report: &Report, settings: &Settings) {
     // Each tool's tokens a response, and how many are over its budget, in one walk.
     let mut by_tool: BTreeMap<String, (Vec<u64>, u64)> = BTreeMap::new();
     for d in &report.documents {
-        let (tokens, over) = match by_tool.get_mut(&d.tool) {
-            Some(tool) => tool,
-            None => by_tool.entry(d.tool.clone()).or_default(),
-        };
+        let (tokens, over) = stats::by_tool(&mut by_tool, &d.tool, Default::default);
         tokens.push(d.tokens);
         let budget = settings.context.as_ref().map(|c| c.budget_for(&d.tool));
         *over += u64::from(budget.is_some_and(|b| d.tokens > b));
@@ -222,12 +219,7 @@ fn clients(body: &mut String, report: &Report) {
     // The same per tool: which tools a client would cut or refuse.
     let mut by_tool: BTreeMap<String, Vec<[u64; 3]>> = BTreeMap::new();
     for d in &report.documents {
-        let row = match by_tool.get_mut(&d.tool) {
-            Some(row) => row,
-            None => by_tool
-                .entry(d.tool.clone())
-                .or_insert_with(|| vec![[0; 3]; names.len()]),
-        };
+        let row = stats::by_tool(&mut by_tool, &d.tool, || vec![[0; 3]; names.len()]);
         for (i, v) in d.clients.values().enumerate().take(names.len()) {
             row[i][group(v)] += 1;
         }

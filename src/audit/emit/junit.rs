@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::{Emitter, Settings};
+use crate::audit::stats::by_tool;
 use crate::audit::{DocumentReport, Report};
 
 pub struct Junit;
@@ -33,10 +34,7 @@ impl Emitter for Junit {
         let failed = |d: &DocumentReport| d.findings.iter().any(|f| settings.fails(f.severity));
         let mut suites: BTreeMap<String, (Vec<usize>, usize)> = BTreeMap::new();
         for (i, d) in report.documents.iter().enumerate() {
-            let suite = match suites.get_mut(&d.tool) {
-                Some(suite) => suite,
-                None => suites.entry(d.tool.clone()).or_default(),
-            };
+            let suite = by_tool(&mut suites, &d.tool, Default::default);
             suite.0.push(i);
             suite.1 += usize::from(failed(&d));
         }
