@@ -23,6 +23,10 @@ use super::DocumentReport;
 /// times the memory the audit itself needs.
 pub const HOLD_MAX: usize = 16 << 20;
 
+/// Spilled documents read back at once by a walk: enough to parse on every core, few enough
+/// to hold.
+const READ_BATCH: usize = 256;
+
 /// A report's documents.
 #[derive(Debug)]
 pub struct Documents {
@@ -51,8 +55,6 @@ struct Spill {
     starts: Vec<u64>,
     /// Where the next one will.
     end: u64,
-    /// A line being written.
-    line: Vec<u8>,
     len: usize,
     /// Whether everything pushed is in the file (a walk flushes first).
     flushed: bool,
@@ -94,19 +96,31 @@ impl Documents {
         self.iter().next()
     }
 
-    /// Adds one after the others.
-    pub(super) fn push(&mut self, doc: DocumentReport) {
-        let holds = match &self.spill {
-            None => self.held_bytes + heap_bytes(&doc) <= self.hold_max || !self.make_spill(),
+    /// Adds `docs` after the others. (Their lines are written one after another: this runs
+    /// under the lock the workers put their files in with, where a parallel loop could pick up
+    /// a worker's own job waiting for that lock.)
+    pub(super) fn extend(&mut self, docs: Vec<DocumentReport>) {
+        for doc in docs {
+            if self.holds(&doc) {
+                self.hold(doc);
+            } else {
+                self.write_line(line_of(&doc));
+            }
+        }
+    }
+
+    /// Whether `doc` is held rather than spilled.
+    fn holds(&mut self, doc: &DocumentReport) -> bool {
+        match &self.spill {
+            None => self.held_bytes + heap_bytes(doc) <= self.hold_max || !self.make_spill(),
             // Spilling stopped (a write failed; walks say so): nothing more goes there.
             Some(_) => self.failed.get().is_some(),
-        };
-        if holds {
-            self.held_bytes += heap_bytes(&doc);
-            self.held.push(doc);
-        } else {
-            self.spill_one(&doc);
         }
+    }
+
+    fn hold(&mut self, doc: DocumentReport) {
+        self.held_bytes += heap_bytes(&doc);
+        self.held.push(doc);
     }
 
     /// Makes the file to spill to, or says why not (the rest are then held in memory: nothing
@@ -124,7 +138,6 @@ impl Documents {
                     writer: BufWriter::with_capacity(1 << 16, file),
                     starts: Vec::new(),
                     end: 0,
-                    line: Vec::new(),
                     len: 0,
                     flushed: true,
                 });
@@ -139,23 +152,18 @@ impl Documents {
         }
     }
 
-    /// Writes `doc` as the file's next line. A write that fails may have lost lines still in
-    /// the buffer, so every walk from then on ends with an error rather than without them.
-    fn spill_one(&mut self, doc: &DocumentReport) {
+    /// Writes a document's line as the file's next. A write that fails may have lost lines
+    /// still in the buffer, so every walk from then on ends with an error rather than without
+    /// them.
+    fn write_line(&mut self, line: io::Result<Vec<u8>>) {
         let Some(spill) = self.spill.as_mut() else {
             return;
         };
-        spill.line.clear();
-        let written = serde_json::to_writer(&mut spill.line, doc)
-            .map_err(io::Error::from)
-            .and_then(|()| {
-                spill.line.push(b'\n');
-                spill.writer.write_all(&spill.line)
-            });
+        let written = line.and_then(|line| spill.writer.write_all(&line).map(|()| line.len()));
         match written {
-            Ok(()) => {
+            Ok(len) => {
                 spill.starts.push(spill.end);
-                spill.end += spill.line.len() as u64;
+                spill.end += len as u64;
                 spill.len += 1;
                 spill.flushed = false;
             }
@@ -191,13 +199,10 @@ impl Documents {
         }
     }
 
-    /// Every document, in order: those held borrowed, those spilled read back one at a time.
+    /// Every document, in order: those held borrowed, those spilled read back a batch at a
+    /// time (each batch parsed on every core) and handed on one at a time.
     pub fn iter(&self) -> Iter<'_> {
-        Iter {
-            held: self.held.iter(),
-            spilled: self.open().map(|file| (file, self.spilled())),
-            documents: self,
-        }
+        Iter(Box::new(self.batches(READ_BATCH).flatten()))
     }
 
     /// Every document, in order, in batches of at most `n`: those spilled are read back a batch
@@ -300,30 +305,21 @@ impl<'d> IntoIterator for &'d Documents {
 }
 
 /// A walk over [`Documents`].
-pub struct Iter<'d> {
-    held: std::slice::Iter<'d, DocumentReport>,
-    /// The file, and how many lines of it are left.
-    spilled: Option<(BufReader<File>, usize)>,
-    documents: &'d Documents,
-}
+pub struct Iter<'d>(Box<dyn Iterator<Item = Cow<'d, DocumentReport>> + 'd>);
 
 impl<'d> Iterator for Iter<'d> {
     type Item = Cow<'d, DocumentReport>;
 
     fn next(&mut self) -> Option<Cow<'d, DocumentReport>> {
-        if let Some(doc) = self.held.next() {
-            return Some(Cow::Borrowed(doc));
-        }
-        let (reader, left) = self.spilled.as_mut().filter(|(_, left)| *left > 0)?;
-        *left -= 1;
-        match self.documents.parse(read_line(reader)) {
-            Some(doc) => Some(Cow::Owned(doc)),
-            None => {
-                self.spilled = None;
-                None
-            }
-        }
+        self.0.next()
     }
+}
+
+/// A document as a line of the spill.
+fn line_of(doc: &DocumentReport) -> io::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(doc)?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// The next line of the spill, or why there is none.

@@ -392,7 +392,7 @@ fn payload_json<'a, N: Node + Clone>(anatomy: &'a document::Anatomy<'_, N>) -> O
 /// A whole audit: every document, the inputs that could not be read, and what was checked
 /// across documents (baseline findings). `--format json` writes it as `emit::json`'s envelope.
 ///
-/// Documents come in through [`Report::push`], which keeps what the summary and the per-tool
+/// Documents come in through [`Report::extend`], which keeps what the summary and the per-tool
 /// statistics need as they pass, so that [`Documents`] may spill the documents themselves.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -533,13 +533,18 @@ impl Report {
         }
     }
 
-    /// Adds a document after the others.
-    pub fn push(&mut self, doc: DocumentReport) {
+    /// Adds documents after the others.
+    pub fn extend(&mut self, docs: Vec<DocumentReport>) {
+        docs.iter().for_each(|doc| self.count(doc));
+        self.documents.extend(docs);
+    }
+
+    /// What the summary and the per-tool statistics keep of a document.
+    fn count(&mut self, doc: &DocumentReport) {
         for f in &doc.findings {
             *self.document_counts.entry(f.severity).or_insert(0) += 1;
         }
-        self.tallies.add(&doc);
-        self.documents.push(doc);
+        self.tallies.add(doc);
     }
 
     /// Every finding, document ones first (in document order), then corpus ones. Those of a

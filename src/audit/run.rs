@@ -177,12 +177,14 @@ pub fn run_into(
 
 /// Documents into the report, errors beside them.
 fn put(report: &mut Report, items: Items) {
+    let mut docs = Vec::with_capacity(items.len());
     for item in items {
         match item {
-            Ok(doc) => report.push(doc),
+            Ok(doc) => docs.push(doc),
             Err(e) => report.errors.push(e),
         }
     }
+    report.extend(docs);
 }
 
 /// One whole file (or standard input). A JSON document is audited on the borrowed tree, read

@@ -196,10 +196,20 @@ fn clients(body: &mut String, report: &Report) {
     if names.is_empty() {
         return;
     }
-    let mut counts = vec![[0u64; 3]; names.len()];
+    // Each client's verdicts per tool, in one walk; over every response, their sums.
+    let mut by_tool: BTreeMap<String, Vec<[u64; 3]>> = BTreeMap::new();
     for d in &report.documents {
+        let row = stats::by_tool(&mut by_tool, &d.tool, || vec![[0; 3]; names.len()]);
         for (i, v) in d.clients.values().enumerate().take(names.len()) {
-            counts[i][group(v)] += 1;
+            row[i][group(v)] += 1;
+        }
+    }
+    let mut counts = vec![[0u64; 3]; names.len()];
+    for row in by_tool.values() {
+        for (total, cells) in counts.iter_mut().zip(row) {
+            for (t, c) in total.iter_mut().zip(cells) {
+                *t += c;
+            }
         }
     }
     body.push_str(
@@ -217,13 +227,6 @@ fn clients(body: &mut String, report: &Report) {
     }
     body.push_str("<figcaption>Keeps: the model gets the response (maybe with a warning). Cuts: it gets the start, a preview, or a pointer to a file. Refuses: it gets nothing. Per client profile (--client), over every response.</figcaption></figure>");
     // The same per tool: which tools a client would cut or refuse.
-    let mut by_tool: BTreeMap<String, Vec<[u64; 3]>> = BTreeMap::new();
-    for d in &report.documents {
-        let row = stats::by_tool(&mut by_tool, &d.tool, || vec![[0; 3]; names.len()]);
-        for (i, v) in d.clients.values().enumerate().take(names.len()) {
-            row[i][group(v)] += 1;
-        }
-    }
     body.push_str("<table id=\"clients-table\"><thead><tr><th data-key=\"tool\">tool</th>");
     for name in &names {
         let _ = write!(body, "<th data-key=\"{0}\">{0}</th>", esc(name));
