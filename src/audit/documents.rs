@@ -79,7 +79,7 @@ impl Documents {
     }
 
     pub fn len(&self) -> usize {
-        self.held.len() + self.spill.as_ref().map_or(0, |s| s.len)
+        self.held.len() + self.spilled()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -101,26 +101,23 @@ impl Documents {
     /// a worker's own job waiting for that lock.)
     pub(super) fn extend(&mut self, docs: Vec<DocumentReport>) {
         for doc in docs {
-            if self.holds(&doc) {
-                self.hold(doc);
+            let bytes = heap_bytes(&doc);
+            if self.holds(bytes) {
+                self.held_bytes += bytes;
+                self.held.push(doc);
             } else {
                 self.write_line(line_of(&doc));
             }
         }
     }
 
-    /// Whether `doc` is held rather than spilled.
-    fn holds(&mut self, doc: &DocumentReport) -> bool {
+    /// Whether a document of `bytes` is held rather than spilled.
+    fn holds(&mut self, bytes: usize) -> bool {
         match &self.spill {
-            None => self.held_bytes + heap_bytes(doc) <= self.hold_max || !self.make_spill(),
+            None => self.held_bytes + bytes <= self.hold_max || !self.make_spill(),
             // Spilling stopped (a write failed; walks say so): nothing more goes there.
             Some(_) => self.failed.get().is_some(),
         }
-    }
-
-    fn hold(&mut self, doc: DocumentReport) {
-        self.held_bytes += heap_bytes(&doc);
-        self.held.push(doc);
     }
 
     /// Makes the file to spill to, or says why not (the rest are then held in memory: nothing

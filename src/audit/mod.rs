@@ -550,7 +550,10 @@ impl Report {
     /// Every finding, document ones first (in document order), then corpus ones. Those of a
     /// spilled document are read back with it.
     pub fn findings(&self) -> impl Iterator<Item = Cow<'_, Finding>> {
-        self.located_findings().map(|(f, _)| f)
+        self.documents
+            .iter()
+            .flat_map(|d| FindingsOf::of(d).0)
+            .chain(self.corpus_findings.iter().map(Cow::Borrowed))
     }
 
     /// Every finding as [`Report::findings`] gives them, each with the file it is in: its
@@ -559,13 +562,7 @@ impl Report {
         self.documents
             .iter()
             .flat_map(|d| {
-                let (findings, file) = match d {
-                    Cow::Borrowed(d) => (
-                        FindingsOf::Held(d.findings.iter()),
-                        Cow::Borrowed(d.file.as_str()),
-                    ),
-                    Cow::Owned(d) => (FindingsOf::Read(d.findings.into_iter()), Cow::Owned(d.file)),
-                };
+                let (findings, file) = FindingsOf::of(d);
                 findings.map(move |f| (f, file.clone()))
             })
             .chain(
@@ -602,6 +599,19 @@ impl Report {
 enum FindingsOf<'r> {
     Held(std::slice::Iter<'r, Finding>),
     Read(std::vec::IntoIter<Finding>),
+}
+
+impl<'r> FindingsOf<'r> {
+    /// A document's findings, and its file.
+    fn of(d: Cow<'r, DocumentReport>) -> (FindingsOf<'r>, Cow<'r, str>) {
+        match d {
+            Cow::Borrowed(d) => (
+                FindingsOf::Held(d.findings.iter()),
+                Cow::Borrowed(d.file.as_str()),
+            ),
+            Cow::Owned(d) => (FindingsOf::Read(d.findings.into_iter()), Cow::Owned(d.file)),
+        }
+    }
 }
 
 impl<'r> Iterator for FindingsOf<'r> {
