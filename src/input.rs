@@ -744,7 +744,7 @@ fn parse_lines(
 /// [`InputError::TooDeep`] where `text` nests deeper than `limits.max_nesting`. The parser
 /// enforces [`MAX_NESTING`] itself, so only a lower setting costs this pass (linear, no
 /// allocation).
-fn check_nesting(name: &str, text: &str, limits: &ReadLimits) -> Result<(), InputError> {
+pub fn check_nesting(name: &str, text: &str, limits: &ReadLimits) -> Result<(), InputError> {
     if limits.max_nesting >= MAX_NESTING as u64 {
         return Ok(());
     }

@@ -5,6 +5,7 @@
 //! reports handed on), so memory stays bounded by the files and batches in flight, not the
 //! corpus or the transcript (the report spills its documents, [`super::documents`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::hash::Hasher as _;
 use std::io::Read;
@@ -19,7 +20,7 @@ use super::{
     Call, Context, DocumentReport, Finding, Message, Report, ServerSummary, audit_document,
 };
 use crate::input::{self, Document, InputError, Source, Unit};
-use crate::json_view;
+use crate::json_view::{self, Json};
 use crate::mcp::live::Session;
 
 /// Lines of a JSONL transcript held in memory at once, at most...
@@ -268,51 +269,136 @@ fn audit_transcript(
         Ok(reader) => reader,
         Err(e) => return send(vec![Err(e.to_string())]),
     };
+    let limits = &ctx.config.read_limits;
     let mut sent = 0;
     let mut pairing = Pairing::default();
-    input::for_each_line_batch(
-        &name,
-        reader,
-        &ctx.config.read_limits,
-        BATCH_LINES,
-        BATCH_BYTES,
-        |batch| {
-            let parsed: Vec<Result<Document, InputError>> = batch
-                .into_par_iter()
-                .map(|(number, line)| {
-                    line.and_then(|text| {
-                        input::parse_line(&name, number, text, &ctx.config.read_limits)
-                    })
-                })
-                .collect();
-            let mut work = Vec::with_capacity(parsed.len());
-            for d in parsed {
-                match d {
-                    Err(e) => work.push(Err(e.to_string())),
-                    Ok(doc) => match pairing.observe(&doc.value) {
-                        Line::Request => {}
-                        Line::Response(call) => work.push(Ok((doc, *call))),
-                        Line::Other => work.push(Ok((doc, Call::default()))),
-                    },
-                }
+    input::for_each_line_batch(&name, reader, limits, BATCH_LINES, BATCH_BYTES, |batch| {
+        // Each line read in its own arena, on every core...
+        let mut arenas: Vec<Bump> = batch.iter().map(|_| Bump::new()).collect();
+        let read: Vec<Result<TranscriptLine<'_>, String>> = batch
+            .par_iter()
+            .zip(arenas.par_iter_mut())
+            .map(|((number, line), arena)| match line {
+                Ok(text) => TranscriptLine::read(&name, *number, text, arena, limits)
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            })
+            .collect();
+        // ...requests and responses paired in order...
+        let mut work = Vec::with_capacity(read.len());
+        for line in read {
+            match line {
+                Err(e) => work.push(Err(e)),
+                Ok(line) => match line.observe(&mut pairing) {
+                    Line::Request => {}
+                    Line::Response(call) => work.push(Ok((line, *call))),
+                    Line::Other => work.push(Ok((line, Call::default()))),
+                },
             }
-            let audited: Items = work
-                .into_par_iter()
-                .filter(|w| match (w, shard) {
-                    (Ok((doc, _)), Some(s)) => s.takes(&doc.name),
-                    _ => true,
-                })
-                .map(|w| w.map(|(doc, call)| audit_document(&Message::of(&doc), &call, ctx)))
-                .collect();
-            sent += audited.len();
-            send(audited);
-        },
-    );
+        }
+        // ...and the responses audited on every core.
+        let audited: Items = work
+            .into_par_iter()
+            .filter(|w| match (w, shard) {
+                (Ok((line, _)), Some(s)) => s.takes(line.name()),
+                _ => true,
+            })
+            .map(|w| w.map(|(line, call)| line.audit(&call, ctx)))
+            .collect();
+        sent += audited.len();
+        send(audited);
+    });
     if sent == 0 {
         // A transcript of requests only, or an empty file: say so rather than nothing.
         send(vec![Err(format!(
             "{name}: no responses in this transcript"
         ))]);
+    }
+}
+
+/// A transcript line, read.
+enum TranscriptLine<'a> {
+    /// Read in place, into an arena of its own (as a whole file is, [`audit_file`]).
+    Tree {
+        name: String,
+        file: &'a str,
+        line: usize,
+        text: &'a str,
+        tree: Json<'a>,
+    },
+    /// Read as [`input`] reads it: a lone surrogate repaired (the borrowed tree hands such a
+    /// text to serde_json, which refuses it).
+    Document(Document),
+}
+
+impl<'a> TranscriptLine<'a> {
+    /// Line `number` of transcript `file`, read into `arena`; or as [`input::parse_line`]
+    /// reads it, or words its error, when that fails.
+    fn read(
+        file: &'a str,
+        number: usize,
+        text: &'a str,
+        arena: &'a mut Bump,
+        limits: &input::ReadLimits,
+    ) -> Result<TranscriptLine<'a>, InputError> {
+        if input::check_nesting(file, text, limits).is_ok() {
+            // Sized for the tree of a typical response: one chunk, not a few doublings.
+            *arena = Bump::with_capacity(text.len());
+            let arena: &'a Bump = arena;
+            if let Ok(tree) = json_view::parse(text, arena) {
+                return Ok(TranscriptLine::Tree {
+                    name: format!("{file}:{number}"),
+                    file,
+                    line: number,
+                    text,
+                    tree,
+                });
+            }
+        }
+        input::parse_line(file, number, text.to_owned(), limits).map(TranscriptLine::Document)
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            TranscriptLine::Tree { name, .. } => name,
+            TranscriptLine::Document(doc) => &doc.name,
+        }
+    }
+
+    /// What the line is to the transcript's pairing (a request is kept, a response paired).
+    fn observe(&self, pairing: &mut Pairing) -> Line {
+        match self {
+            TranscriptLine::Tree { text, tree, .. } => pairing.observe_tree(tree, || {
+                // Requests and tools/list pages, kept as serde_json's tree: the same value.
+                Cow::Owned(input::parse_value(text).unwrap_or(serde_json::Value::Null))
+            }),
+            TranscriptLine::Document(doc) => pairing.observe(&doc.value),
+        }
+    }
+
+    fn audit(&self, call: &Call, ctx: &Context) -> DocumentReport {
+        match self {
+            TranscriptLine::Tree {
+                name,
+                file,
+                line,
+                text,
+                tree,
+            } => {
+                // The JSON inside its text blocks, read into an arena of this thread's.
+                let arena = Bump::with_capacity(text.len());
+                let message = Message {
+                    name,
+                    file,
+                    line: *line,
+                    text,
+                    tree,
+                    reader: &arena,
+                };
+                audit_document(&message, call, ctx)
+            }
+            TranscriptLine::Document(doc) => audit_document(&Message::of(doc), call, ctx),
+        }
     }
 }
 
@@ -369,7 +455,134 @@ pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::Shard;
+    use std::path::Path;
+
+    use super::{Context, Items, Shard, audit_documents, run};
+    use crate::config::Config;
+    use crate::input::{self, Source};
+    use crate::tokens::Tokenizer;
+
+    /// Every capture of the corpus answering its request, and the lines a transcript read in
+    /// place must hand to serde_json or word as errors: a tool's outputSchema its call does
+    /// not meet, a tools/list page listed again in another order, a notification, a response
+    /// nobody asked for, a lone surrogate, a line that is not JSON, one nested too deep.
+    fn transcript() -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
+        let mut names: Vec<_> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        let mut lines = Vec::new();
+        for (id, path) in names.iter().enumerate() {
+            let mut capture: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            let parts: Vec<&str> = stem.split("__").collect();
+            let method = parts[1].replace('_', "/");
+            let params = serde_json::json!({"name": parts.get(2)});
+            lines.push(
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                    .to_string(),
+            );
+            capture["id"] = id.into();
+            lines.push(capture.to_string());
+            if let Some(tools) = capture.pointer("/result/tools").and_then(|t| t.as_array()) {
+                let reversed: Vec<_> = tools.iter().rev().collect();
+                lines.push(format!(
+                    r#"{{"jsonrpc":"2.0","id":"again{id}","method":"tools/list"}}"#
+                ));
+                lines.push(serde_json::json!({"jsonrpc": "2.0", "id": format!("again{id}"), "result": {"tools": reversed}}).to_string());
+            }
+        }
+        lines.extend([
+            r#"{"jsonrpc":"2.0","id":"l","method":"tools/list"}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"l","result":{"tools":[{"name":"weather","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}}]}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"c","result":{"content":[{"type":"text","text":"{\"temp\":\"warm\"}"}],"structuredContent":{"temp":"warm"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"nobody","result":{"content":[{"type":"text","text":"late"}]}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"s","result":{"content":[{"type":"text","text":"cut \ud83d"}]}}"#.to_owned(),
+            "not json at all".to_owned(),
+            format!("{}1{}", "[".repeat(200), "]".repeat(200)),
+        ]);
+        lines.join("\n") + "\n"
+    }
+
+    /// A report's documents and errors, as JSON.
+    fn written(items: Items) -> Vec<serde_json::Value> {
+        items
+            .into_iter()
+            .map(|item| match item {
+                Ok(doc) => serde_json::to_value(doc).unwrap(),
+                Err(e) => e.into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_transcript_read_in_place_is_audited_as_its_serde_json_tree() {
+        let ctx = Context {
+            config: Config::default(),
+            tokenizer: Tokenizer::Heuristic,
+            clients: crate::contract::default_clients(),
+            contract: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let text = transcript();
+        let text_lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        std::fs::write(&path, &text).unwrap();
+        let report = run(
+            &[Source::Path(path.clone())],
+            std::io::empty(),
+            &ctx,
+            None,
+            &|| {},
+        );
+        // The oracle: the same lines as a live session's transcript is read, serde_json's
+        // tree each.
+        let name = path.display().to_string();
+        let docs = input::read_unit_bytes(&name, text.into_bytes(), true, &ctx.config.read_limits);
+        let (expected_docs, expected_errors): (Vec<_>, Vec<_>) =
+            written(audit_documents(docs, &ctx, None, None))
+                .into_iter()
+                .partition(serde_json::Value::is_object);
+        let docs = written(
+            report
+                .documents
+                .iter()
+                .map(|d| Ok(d.into_owned()))
+                .collect(),
+        );
+        let errors = written(report.errors.iter().cloned().map(Err).collect());
+        assert_eq!(docs.len(), expected_docs.len());
+        for (doc, expected) in docs.iter().zip(&expected_docs) {
+            assert_eq!(doc, expected, "{}", expected["name"]);
+        }
+        assert_eq!(errors, expected_errors);
+        // What the lines are there for.
+        let codes: Vec<&str> = docs
+            .iter()
+            .flat_map(|d| d["findings"].as_array().unwrap())
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        assert!(codes.contains(&"MG027"), "{codes:?}");
+        let surrogate = text_lines
+            .iter()
+            .position(|l| l.contains(r#""id":"s""#))
+            .unwrap()
+            + 1;
+        assert!(
+            docs.iter()
+                .any(|d| d["name"] == format!("{name}:{surrogate}").as_str())
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[0].as_str().unwrap().contains("invalid JSON"),
+            "{errors:?}"
+        );
+    }
 
     #[test]
     fn shards_split_deterministically() {

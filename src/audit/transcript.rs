@@ -3,6 +3,7 @@
 //! under; and remembering what the transcript showed earlier where a rule needs it (the
 //! order of the last tools/list, each tool's outputSchema for the calls that follow).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -68,6 +69,31 @@ pub struct Call {
     pub earlier_order: Option<Arc<Vec<String>>>,
 }
 
+impl Call {
+    /// What a request (one with a method) asks.
+    fn asked_by(request: &Value) -> Call {
+        let method = request.get("method").and_then(Value::as_str);
+        let params = request.get("params");
+        Call {
+            method: method.map(str::to_owned),
+            tool: (method == Some("tools/call"))
+                .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
+                .flatten()
+                .map(str::to_owned),
+            arguments: params.and_then(|p| p.get("arguments")).cloned(),
+            cursor: params
+                .and_then(|p| p.get("cursor"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            latency_ms: None,
+            unmatched: false,
+            protocol_version: era::declared_version(request).map(str::to_owned),
+            output_schema: None,
+            earlier_order: None,
+        }
+    }
+}
+
 /// What one transcript line is.
 pub enum Line {
     /// A request (kept for pairing) or a notification: not audited.
@@ -98,36 +124,26 @@ pub struct Pairing {
 impl Pairing {
     /// Records a request, or pairs a response with the request that had its id.
     pub fn observe(&mut self, message: &Value) -> Line {
-        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        self.observe_tree(message, || Cow::Borrowed(message))
+    }
+
+    /// [`Pairing::observe`] on any tree of the message; `value` gives serde_json's where a
+    /// request or a tools/list page is kept (a few small messages, read once more).
+    pub fn observe_tree<'v, N: Node>(
+        &mut self,
+        message: &N,
+        value: impl FnOnce() -> Cow<'v, Value>,
+    ) -> Line {
+        if message.get("jsonrpc").and_then(N::as_str) != Some("2.0") {
             return Line::Other;
         }
         let id = message
             .get("id")
             .filter(|v| !v.is_null())
-            .map(Value::to_string);
-        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            .map(crate::compact::string);
+        if message.get("method").and_then(N::as_str).is_some() {
             if let Some(id) = id {
-                let params = message.get("params");
-                self.pending.insert(
-                    id,
-                    Call {
-                        method: Some(method.to_owned()),
-                        tool: (method == "tools/call")
-                            .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
-                            .flatten()
-                            .map(str::to_owned),
-                        arguments: params.and_then(|p| p.get("arguments")).cloned(),
-                        cursor: params
-                            .and_then(|p| p.get("cursor"))
-                            .and_then(Value::as_str)
-                            .map(str::to_owned),
-                        latency_ms: None,
-                        unmatched: false,
-                        protocol_version: era::declared_version(message).map(str::to_owned),
-                        output_schema: None,
-                        earlier_order: None,
-                    },
-                );
+                self.pending.insert(id, Call::asked_by(&value()));
             }
             return Line::Request;
         }
@@ -137,7 +153,7 @@ impl Pairing {
                 ..Call::default()
             });
             match call.method.as_deref() {
-                Some("tools/list") => self.remember_listing(&mut call, message),
+                Some("tools/list") => self.remember_listing(&mut call, &value()),
                 Some("tools/call") => {
                     call.output_schema = call
                         .tool
