@@ -13,7 +13,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::findings::Out;
-use crate::json_node::Node;
+use crate::compact;
+use crate::json_node::{Node, NodeKind};
 use crate::mcp::era;
 
 /// Results that must carry `ttlMs` and `cacheScope` (server/utilities/caching).
@@ -39,29 +40,26 @@ pub(super) fn check<N: Node + Clone>(out: &mut Out<'_, N>) {
     if !modern && !matches!(method, "tools/list" | "tools/call") {
         return;
     }
-    // A legacy tools/call has a rule here only when its tool listed an outputSchema: most
-    // responses of a transcript are not copied into serde_json's tree for nothing.
-    if !modern && method == "tools/call" && call.output_schema.is_none() {
-        return;
-    }
-    let value = input.tree.as_value();
-    if let Some(result) = value.get("result") {
+    let tree = input.tree;
+    if let Some(result) = tree.get("result") {
         if modern {
             result_type(out, method, result);
             cache_hints(out, method, result);
         }
         if method == "tools/list" {
+            // A catalog's rules read serde_json's tree of it (once per listing).
+            let value = tree.as_value();
             tool_order(out, &value);
-            schema_refs(out, result);
-            header_annotations(out, result);
+            schema_refs(out, &value["result"]);
+            header_annotations(out, &value["result"]);
         }
-        let interim = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+        let interim = result.get("resultType").and_then(N::as_str) == Some("input_required");
         if method == "tools/call" && !interim {
             structured_content(out, result);
         }
     } else if modern
         && method == "resources/read"
-        && value.pointer("/error/code").and_then(Value::as_i64) == Some(-32002)
+        && tree.pointer("/error/code").and_then(N::as_i64) == Some(-32002)
     {
         out.add(
             "MG029",
@@ -74,7 +72,7 @@ pub(super) fn check<N: Node + Clone>(out: &mut Out<'_, N>) {
 }
 
 /// MG026: every 2026-07-28 result says what it is; an unknown kind is invalid.
-fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Value) {
+fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) {
     match result.get("resultType") {
         None => out.add(
             "MG026",
@@ -83,11 +81,11 @@ fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Val
             "add \"resultType\": \"complete\" (or \"input_required\" for a multi round-trip request); an SDK on 2026-07-28 does this".into(),
             None,
         ),
-        Some(Value::String(t)) if era::RESULT_TYPES.contains(&t.as_str()) => {}
+        Some(t) if t.as_str().is_some_and(|t| era::RESULT_TYPES.contains(&t)) => {}
         Some(other) => out.add(
             "MG026",
             "/result/resultType",
-            format!("the {method} result has resultType {other}, which no 2026-07-28 client recognizes; clients must treat it as invalid"),
+            format!("the {method} result has resultType {}, which no 2026-07-28 client recognizes; clients must treat it as invalid", compact::string(other)),
             "use \"complete\" or \"input_required\" (or a value of an extension the client advertised)".into(),
             None,
         ),
@@ -96,9 +94,9 @@ fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Val
 
 /// MG025: a cacheable 2026-07-28 result carries `ttlMs` (an integer >= 0) and `cacheScope`
 /// ("public" or "private"). Interim input_required results carry none.
-fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Value) {
+fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) {
     if !CACHEABLE.contains(&method)
-        || result.get("resultType").and_then(Value::as_str) == Some("input_required")
+        || result.get("resultType").and_then(N::as_str) == Some("input_required")
     {
         return;
     }
@@ -114,18 +112,18 @@ fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &Val
         Some(t) if t.as_u64().is_none() => out.add(
             "MG025",
             "/result/ttlMs",
-            format!("the {method} result has ttlMs {t}, not an integer >= 0; clients ignore it and treat the result as stale"),
+            format!("the {method} result has ttlMs {}, not an integer >= 0; clients ignore it and treat the result as stale", compact::string(t)),
             help.into(),
             None,
         ),
         Some(_) => {}
     }
     match result.get("cacheScope") {
-        Some(Value::String(s)) if s == "public" || s == "private" => {}
+        Some(s) if matches!(s.as_str(), Some("public" | "private")) => {}
         Some(other) => out.add(
             "MG025",
             "/result/cacheScope",
-            format!("the {method} result has cacheScope {other}; only \"public\" and \"private\" are defined"),
+            format!("the {method} result has cacheScope {}; only \"public\" and \"private\" are defined", compact::string(other)),
             help.into(),
             None,
         ),
@@ -174,13 +172,16 @@ fn tool_order<N: Node + Clone>(out: &mut Out<'_, N>, value: &Value) {
 
 /// MG027: structured content that breaks the tool's own outputSchema (or is missing when
 /// the tool has one). Clients reject such results.
-fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
+fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &N) {
     let Some(schema) = out.input.call.output_schema.clone() else {
         return;
     };
     let tool = out.input.call.tool.clone().unwrap_or_default();
     let Some(content) = result.get("structuredContent") else {
-        if result.get("isError").and_then(Value::as_bool) != Some(true) {
+        if !result
+            .get("isError")
+            .is_some_and(|e| matches!(e.kind(), NodeKind::Bool(true)))
+        {
             out.add(
                 "MG027",
                 "/result",
@@ -194,8 +195,9 @@ fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
     let Ok(validator) = schema.validator() else {
         return; // The listing's schema does not compile: MG028 said why.
     };
+    let content = content.as_value();
     let errors: Vec<_> = validator
-        .iter_errors(content)
+        .iter_errors(&content)
         .take(MAX_SCHEMA_ERRORS)
         .collect();
     for error in errors {

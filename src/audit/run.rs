@@ -465,7 +465,8 @@ mod tests {
     /// Every capture of the corpus answering its request, and the lines a transcript read in
     /// place must hand to serde_json or word as errors: a tool's outputSchema its call does
     /// not meet, a tools/list page listed again in another order, a notification, a response
-    /// nobody asked for, a lone surrogate, a line that is not JSON, one nested too deep.
+    /// nobody asked for, results that break 2026-07-28's rules, a lone surrogate, a line that
+    /// is not JSON, one nested too deep.
     fn transcript() -> String {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus");
         let mut names: Vec<_> = std::fs::read_dir(root)
@@ -503,6 +504,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#.to_owned(),
             r#"{"jsonrpc":"2.0","id":"nobody","result":{"content":[{"type":"text","text":"late"}]}}"#.to_owned(),
             r#"{"jsonrpc":"2.0","id":"s","result":{"content":[{"type":"text","text":"cut \ud83d"}]}}"#.to_owned(),
+            // 2026-07-28: a cacheable result's hints, an unknown resultType, the old -32002.
+            r#"{"jsonrpc":"2.0","id":"m1","method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"m1","result":{"prompts":[],"resultType":"complete","ttlMs":"5","cacheScope":{"a":"é\u0001"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"m2","method":"tools/call","params":{"name":"weather","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"m2","result":{"content":[],"isError":true,"resultType":7}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"m3","method":"resources/read","params":{"uri":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":"m3","error":{"code":-32002,"message":"not found"}}"#.to_owned(),
             "not json at all".to_owned(),
             format!("{}1{}", "[".repeat(200), "]".repeat(200)),
         ]);
@@ -567,7 +575,9 @@ mod tests {
             .flat_map(|d| d["findings"].as_array().unwrap())
             .filter_map(|f| f["code"].as_str())
             .collect();
-        assert!(codes.contains(&"MG027"), "{codes:?}");
+        for code in ["MG025", "MG026", "MG027", "MG029"] {
+            assert!(codes.contains(&code), "{code} in {codes:?}");
+        }
         let surrogate = text_lines
             .iter()
             .position(|l| l.contains(r#""id":"s""#))
