@@ -85,6 +85,20 @@ printf '  %-58s %7.3f s wall %7.2f s CPU\n' "seed_audit.py (the seed's Python ch
 printf '  %-58s %7.3f s wall %7.2f s CPU\n' "jq -c . (parse and print every file)" "$jqs" "$jq_cpu"
 echo "  default audit: $(ratio "$seed" "$audit")x the Python, $(ratio "$jqs" "$audit")x jq, $(ratio "$audit" "$cheap")x the cheapest audit"
 echo "  peak memory: $((peak / 1024)) MB for $(ls "$corpus" | wc -l) responses, $((peak4 / 1024)) MB for the same four times over"
+# The same responses as one JSONL transcript (a live capture's shape), each after the
+# tools/call that asked for it: read line by line, paired, then audited as the files are.
+transcript=$dir/audit-corpus-165.jsonl
+python3 - "$corpus" "$transcript" <<'PY'
+import json, pathlib, sys
+with open(sys.argv[2], "w") as out:
+    for n, f in enumerate(sorted(pathlib.Path(sys.argv[1]).glob("*.json")), 1):
+        response = json.loads(f.read_text())
+        tool = f.stem.split("__")[2] if f.stem.count("__") >= 2 else f.stem
+        out.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool}}) + "\n")
+        out.write(json.dumps({**response, "id": n}, ensure_ascii=False, separators=(",", ":")) + "\n")
+PY
+read -r lines lines_cpu < <(median 5 "$bin audit $transcript --format json --fail-on never")
+printf '  %-58s %7.3f s wall %7.2f s CPU\n' "mcpguard audit, the same as one JSONL transcript" "$lines" "$lines_cpu"
 
 echo "== 2. summarize 80 MB of bookings"
 bookings=$dir/bookings-80mb.json
