@@ -101,22 +101,21 @@ impl Documents {
     /// a worker's own job waiting for that lock.)
     pub(super) fn extend(&mut self, docs: Vec<DocumentReport>) {
         for doc in docs {
-            let bytes = heap_bytes(&doc);
-            if self.holds(bytes) {
-                self.held_bytes += bytes;
-                self.held.push(doc);
-            } else {
-                self.write_line(line_of(&doc));
+            match &self.spill {
+                None => {
+                    let bytes = heap_bytes(&doc);
+                    if self.held_bytes + bytes <= self.hold_max || !self.make_spill() {
+                        self.held_bytes += bytes;
+                        self.held.push(doc);
+                    } else {
+                        self.write_line(line_of(&doc));
+                    }
+                }
+                // Spilling stopped (a write failed; walks say so): nothing more goes there.
+                Some(_) if self.failed.get().is_some() => self.held.push(doc),
+                // Spilling: what it would hold no longer counts.
+                Some(_) => self.write_line(line_of(&doc)),
             }
-        }
-    }
-
-    /// Whether a document of `bytes` is held rather than spilled.
-    fn holds(&mut self, bytes: usize) -> bool {
-        match &self.spill {
-            None => self.held_bytes + bytes <= self.hold_max || !self.make_spill(),
-            // Spilling stopped (a write failed; walks say so): nothing more goes there.
-            Some(_) => self.failed.get().is_some(),
         }
     }
 

@@ -369,7 +369,7 @@ impl<'a> TranscriptLine<'a> {
     fn observe(&self, pairing: &mut Pairing) -> Line {
         match self {
             TranscriptLine::Tree { text, tree, .. } => pairing.observe_tree(tree, || {
-                // Requests and tools/list pages, kept as serde_json's tree: the same value.
+                // A tools/list page, kept as serde_json's tree: the same value.
                 Cow::Owned(input::parse_value(text).unwrap_or(serde_json::Value::Null))
             }),
             TranscriptLine::Document(doc) => pairing.observe(&doc.value),

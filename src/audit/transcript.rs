@@ -71,19 +71,19 @@ pub struct Call {
 
 impl Call {
     /// What a request (one with a method) asks.
-    fn asked_by(request: &Value) -> Call {
-        let method = request.get("method").and_then(Value::as_str);
+    fn asked_by<N: Node>(request: &N) -> Call {
+        let method = request.get("method").and_then(N::as_str);
         let params = request.get("params");
         Call {
             method: method.map(str::to_owned),
             tool: (method == Some("tools/call"))
-                .then(|| params.and_then(|p| p.get("name")).and_then(Value::as_str))
+                .then(|| params.and_then(|p| p.get("name")).and_then(N::as_str))
                 .flatten()
                 .map(str::to_owned),
-            arguments: params.and_then(|p| p.get("arguments")).cloned(),
+            arguments: params.and_then(|p| p.get("arguments")).map(N::to_value),
             cursor: params
                 .and_then(|p| p.get("cursor"))
-                .and_then(Value::as_str)
+                .and_then(N::as_str)
                 .map(str::to_owned),
             latency_ms: None,
             unmatched: false,
@@ -127,8 +127,8 @@ impl Pairing {
         self.observe_tree(message, || Cow::Borrowed(message))
     }
 
-    /// [`Pairing::observe`] on any tree of the message; `value` gives serde_json's where a
-    /// request or a tools/list page is kept (a few small messages, read once more).
+    /// [`Pairing::observe`] on any tree of the message; `value` gives serde_json's for a
+    /// tools/list page, whose tools and schemas are kept (a few messages, read once more).
     pub fn observe_tree<'v, N: Node>(
         &mut self,
         message: &N,
@@ -143,7 +143,7 @@ impl Pairing {
             .map(crate::compact::string);
         if message.get("method").and_then(N::as_str).is_some() {
             if let Some(id) = id {
-                self.pending.insert(id, Call::asked_by(&value()));
+                self.pending.insert(id, Call::asked_by(message));
             }
             return Line::Request;
         }

@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::json_node::Node;
+
 /// The modern revision mcpguard speaks.
 pub const MODERN: &str = "2026-07-28";
 /// The legacy revision mcpguard asks for in `initialize`.
@@ -102,11 +104,11 @@ pub fn with_request_meta(mut params: Value) -> Value {
 }
 
 /// The protocol version a request declares in its `_meta`, if it is a modern request.
-pub fn declared_version(request: &Value) -> Option<&str> {
+pub fn declared_version<N: Node>(request: &N) -> Option<&str> {
     request
         .pointer("/params/_meta")
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
+        .and_then(N::as_str)
 }
 
 /// Whether a version is of the modern era (ISO dates compare as strings do).
