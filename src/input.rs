@@ -101,6 +101,28 @@ pub enum InputError {
     LineTooLong { name: String, max: u64 },
 }
 
+impl InputError {
+    /// The input it names, and the line and column where it knows them.
+    pub fn place(&self) -> (&str, Option<usize>, Option<usize>) {
+        match self {
+            InputError::Utf8 {
+                name, line, column, ..
+            }
+            | InputError::Json {
+                name, line, column, ..
+            }
+            | InputError::TooDeep {
+                name, line, column, ..
+            } => (name, Some(*line), Some(*column)),
+            InputError::Read { name, .. }
+            | InputError::Empty { name }
+            | InputError::TooLarge { name, .. }
+            | InputError::NoJsonInDir { name }
+            | InputError::LineTooLong { name, .. } => (name, None, None),
+        }
+    }
+}
+
 /// Bounds on what is read from outside, so that no input can take the memory: each is a
 /// setting (`readLimits:` in the config, or its `MCPGUARD_MAX_*` variable), and going past one
 /// is an [`InputError`] that names the input and the setting.
@@ -289,19 +311,18 @@ pub fn parse_value(text: &str) -> Result<Value, serde_json::Error> {
 /// reads as U+FFFD, as Claude's tokenizer reads it. Valid input never takes the second pass.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     match serde_json::from_str(text) {
-        Err(err) if err.is_syntax() && text.contains("\\u") => {
-            match replace_lone_surrogates(text) {
-                Some(repaired) => serde_json::from_str(&repaired).map_err(|_| err),
-                None => Err(err),
-            }
-        }
+        Err(err) if err.is_syntax() && text.contains("\\u") => match repair_lone_surrogates(text) {
+            Some(repaired) => serde_json::from_str(&repaired).map_err(|_| err),
+            None => Err(err),
+        },
         result => result,
     }
 }
 
 /// `text` with every lone surrogate escape inside a string replaced by `\uFFFD`; `None` when
-/// there is none. One pass; escapes outside strings and valid pairs are left alone.
-fn replace_lone_surrogates(text: &str) -> Option<String> {
+/// there is none. One pass; escapes outside strings and valid pairs are left alone. Every
+/// reader of JSON that serde_json refuses for a lone surrogate repairs it this way.
+pub fn repair_lone_surrogates(text: &str) -> Option<String> {
     fn escape_at(b: &[u8], i: usize) -> Option<u16> {
         let hex = b.get(i..i + 6)?;
         if hex[0] != b'\\' || hex[1] != b'u' {
@@ -475,23 +496,42 @@ pub fn read_file_bytes(
 }
 
 /// Everything `reader` holds, up to `limits.max_document_bytes`; more is an error, and the
-/// rest is not read. `expected` (a file's length) sizes the buffer.
+/// rest is not read. `expected` (a file's length) sizes the buffer. The buffer never grows past
+/// the limit and one byte (`Read::read_to_end` doubles it: 2 GiB held to refuse a stream of
+/// 1 GiB and one byte, three while it is copied).
 pub fn read_bytes(
-    reader: impl Read,
+    mut reader: impl Read,
     name: &str,
     expected: Option<u64>,
     limits: &ReadLimits,
 ) -> Result<Vec<u8>, InputError> {
     let max = limits.max_document_bytes;
+    let limit = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
     let capacity = expected.map_or(0, |n| usize::try_from(n.min(max)).unwrap_or(0));
-    let mut bytes = Vec::with_capacity(capacity);
-    reader
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|cause| InputError::Read {
-            name: name.to_owned(),
-            cause,
-        })?;
+    let mut bytes = Vec::with_capacity(capacity.saturating_add(1).min(limit));
+    let failed = |cause| InputError::Read {
+        name: name.to_owned(),
+        cause,
+    };
+    loop {
+        let room = bytes.capacity() - bytes.len();
+        if room == 0 {
+            if bytes.len() >= limit {
+                break;
+            }
+            let grown = bytes.capacity().saturating_mul(2).max(1 << 20).min(limit);
+            bytes.reserve_exact(grown - bytes.len());
+            continue;
+        }
+        // Into the room there is, never more: `take` keeps read_to_end from growing the buffer.
+        let n = (&mut reader)
+            .take(room as u64)
+            .read_to_end(&mut bytes)
+            .map_err(failed)?;
+        if n < room {
+            break;
+        }
+    }
     if bytes.len() as u64 > max {
         return Err(InputError::TooLarge {
             name: name.to_owned(),
@@ -894,6 +934,30 @@ mod tests {
                 }
             ),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_stream_is_held_in_no_more_than_the_limit_and_refused_past_it() {
+        let limits = ReadLimits {
+            max_document_bytes: 6 << 20,
+            ..ReadLimits::default()
+        };
+        // A stream of unknown length (a pipe): read_to_end would double its buffer to 8 MiB.
+        let held = read_bytes(io::repeat(b'x').take(5 << 20), "<stdin>", None, &limits).unwrap();
+        assert_eq!(held.len(), 5 << 20);
+        assert!(held.capacity() <= (6 << 20) + 1, "{}", held.capacity());
+        // A file of known length: exactly its size (and the byte that proves the end).
+        let file = read_bytes(io::repeat(b'x').take(3 << 20), "f", Some(3 << 20), &limits).unwrap();
+        assert!(file.capacity() <= (3 << 20) + 1, "{}", file.capacity());
+        // Past the limit: refused, having read the limit and one byte, not the rest.
+        let mut endless = io::repeat(b'x');
+        let refused = read_bytes(&mut endless, "/dev/zero", None, &limits);
+        assert!(matches!(refused, Err(InputError::TooLarge { .. })));
+        assert!(
+            read_bytes(io::empty(), "e", None, &limits)
+                .unwrap()
+                .is_empty()
         );
     }
 

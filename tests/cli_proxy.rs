@@ -334,6 +334,42 @@ fn an_oversized_list_comes_back_paged_and_the_pages_add_up_to_the_original() {
 }
 
 #[test]
+fn long_or_unknown_fields_and_a_huge_ref_get_short_answers_and_usable_cursors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    let first = s.call("list_bookings", json!({}));
+    let reference = reference_of(&first);
+    let short = |result: &Value| {
+        assert_eq!(result["isError"], json!(true), "{result}");
+        let len = result.to_string().len();
+        assert!(len < 3000, "{len} bytes: {:.300}", result.to_string());
+        text_of(result).join(" ")
+    };
+    // A field no booking has is named, not answered with empty records.
+    let said = short(&s.more(json!({"ref": reference, "fields": "id,nope"})));
+    assert!(said.contains("`nope`") && said.contains("status"), "{said}");
+    // 10,000 unknown names: refused in a few lines.
+    let many: Vec<String> = (0..10_000).map(|i| format!("field_{i}")).collect();
+    let said = short(&s.more(json!({"ref": reference, "fields": many.join(",")})));
+    assert!(said.contains("fewer fields"), "{said}");
+    // A megabyte where a reference goes is not echoed back.
+    let said = short(&s.more(json!({"ref": format!("ax://{}", "a".repeat(1 << 20))})));
+    assert!(said.contains("ax://DOMAIN/ID"), "{said}");
+    // The longest question taken issues cursors the tool then takes.
+    let known = "id,status,guestName,totalPrice.amount";
+    let longest: String = std::iter::repeat_n(known, 1536 / (known.len() + 1))
+        .collect::<Vec<_>>()
+        .join(",");
+    let page = s.more(json!({"ref": reference, "fields": longest, "limit": 5}));
+    assert_ne!(page["isError"], json!(true), "{page}");
+    let next = page["nextCursor"].as_str().expect("a next page").to_owned();
+    let again = s.more(json!({ "cursor": next }));
+    assert_ne!(again["isError"], json!(true), "{again}");
+    assert_within_budget(&again);
+}
+
+#[test]
 fn a_300_kb_log_is_read_in_chunks_that_add_up_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     let mut direct = Session::direct(dir.path());
@@ -504,6 +540,40 @@ fn a_flood_over_the_message_cap_is_an_error_for_its_call_only() {
     );
     let report = s.call("get_report", json!({"format": "json"}));
     assert_eq!(report["structuredContent"]["nights"], 143);
+}
+
+#[test]
+fn a_result_serde_json_refuses_comes_back_shrunk_and_readable_never_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::proxy(dir.path(), &[], &[]);
+    s.initialize();
+    for kind in ["surrogate", "bignum", "deep"] {
+        let line = s.request_raw(
+            "tools/call",
+            json!({"name": "unreadable", "arguments": {"kind": kind}}),
+        );
+        assert!(
+            line.len() < 20_000,
+            "{kind}: {} bytes reached the client",
+            line.len()
+        );
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        let result = &answer["result"];
+        assert_within_budget(result);
+        assert!(budget_meta(result)["originalBytes"].as_u64().unwrap() > 300_000);
+        // The way back reads the whole of it, in budget-sized pieces.
+        let reference = reference_of(result);
+        let more = s.more(json!({"ref": reference}));
+        assert_within_budget(&more);
+        assert!(text_of(&more)[0].contains("word word"), "{kind}: {more}");
+    }
+    // The two it could not repair are said to be read as text.
+    assert_eq!(
+        s.stderr().matches("is not JSON mcpguard can read").count(),
+        2,
+        "{}",
+        s.stderr()
+    );
 }
 
 #[test]

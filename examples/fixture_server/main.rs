@@ -25,7 +25,9 @@
 //! (a modern response stream cut before its answer).
 //!
 //! Tools that misbehave when called: `hang` never answers, `crash` exits the process, `garbage`
-//! writes a line that is not JSON (stdio), `huge` answers with 5 MB. With --http, the address
+//! writes a line that is not JSON (stdio), `huge` answers with 5 MB; `unreadable` (not listed,
+//! answered by the wire layer) with 300 KB that serde_json refuses (`kind`: `surrogate`,
+//! `bignum`, `deep`). With --http, the address
 //! prints on stdout once listening, and POST /garbage answers HTML instead of JSON.
 
 mod wire;

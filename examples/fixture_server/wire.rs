@@ -48,6 +48,25 @@ pub struct Layer {
     seen: Mutex<Seen>,
 }
 
+/// The answer of the unlisted tool `unreadable`: a 300 KB result that serde_json refuses, as real
+/// servers send them. `surrogate`: server-everything's echo of 60,000 words cut mid-pair by a
+/// JavaScript string slice (a lone `\ud83d`); `bignum`: a number beyond f64 in `_meta`; `deep`:
+/// `_meta` nested 200 deep. rmcp would never write these, so the layer writes them.
+fn unreadable(id: &Value, kind: &str) -> String {
+    let words = "word ".repeat(60_000);
+    let (tail, meta) = match kind {
+        "bignum" => ("", r#","_meta":{"n":1e999}"#.to_owned()),
+        "deep" => (
+            "",
+            format!(r#","_meta":{{"d":{}{}}}"#, "[".repeat(200), "]".repeat(200)),
+        ),
+        _ => ("\\ud83d", String::new()),
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"{words}{tail}"}}]{meta}}}}}"#
+    )
+}
+
 fn error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
@@ -108,6 +127,15 @@ impl Layer {
                 _ => return Inbound::Forward,
             };
             return Inbound::Answer(json!({"jsonrpc": "2.0", "id": id, "result": answer}));
+        }
+        if method == "tools/call"
+            && message.pointer("/params/name").and_then(Value::as_str) == Some("unreadable")
+        {
+            let kind = message
+                .pointer("/params/arguments/kind")
+                .and_then(Value::as_str)
+                .unwrap_or("surrogate");
+            return Inbound::Raw(unreadable(&id, kind));
         }
         if self.fault == Fault::ClaimsModern
             && method != "initialize"

@@ -568,13 +568,51 @@ impl Policy {
                 fx.sends.push(Route::Client(line.to_vec()));
                 return fx;
             }
+            // A broken answer (a byte of invalid UTF-8, two ids) still names the request it
+            // answers at its head: that request is answered now, not at its timeout.
+            let owner =
+                sniff_id(line).and_then(|id| self.pending.remove(&pending_key(stream, &id)));
+            let Some(p) = owner else {
+                fx.logs.push(
+                    Log::new(
+                        Level::Warn,
+                        "the server wrote a line that is not JSON-RPC on stdout; skipped (servers must log to stderr)",
+                    )
+                    .with("line", preview(line)),
+                );
+                return fx;
+            };
+            let why = match std::str::from_utf8(line) {
+                Err(e) => format!("is not UTF-8 (at byte {})", e.valid_up_to()),
+                Ok(text) => match serde_json::from_str::<Envelope<'_>>(text.trim_end()) {
+                    Err(e) => format!("is not a JSON-RPC message ({e})"),
+                    Ok(_) => "could not be read".to_owned(),
+                },
+            };
             fx.logs.push(
                 Log::new(
-                    Level::Warn,
-                    "the server wrote a line that is not JSON-RPC on stdout; skipped (servers must log to stderr)",
+                    Level::Error,
+                    format!(
+                        "the server's answer to {} {why}; answered with an error",
+                        p.method
+                    ),
                 )
+                .with("id", p.id.clone())
                 .with("line", preview(line)),
             );
+            self.note_call(
+                p.tool.as_deref(),
+                false,
+                ms(now.saturating_duration_since(p.since)),
+            );
+            fx.sends.push(Route::Client(error_line(
+                &p.raw_id,
+                SERVER_ERROR,
+                &format!("mcpguard proxy: the server's answer to {} {why}", p.method),
+            )));
+            let mut record = Record::new(p.id, &p.method, p.tool.as_deref(), wall);
+            record.outcome = "error";
+            fx.records.push(record.finish());
             return fx;
         };
         let (None, Some(id)) = (&env.method, env.id) else {
@@ -614,7 +652,11 @@ impl Policy {
                 let tool = pending.tool.clone().unwrap_or_default();
                 self.tools_call(&tool, result.get(), &pending, &mut record, &mut fx, wall)
             }
-            _ => None,
+            _ => env.error.and_then(|error| {
+                let tool = pending.tool.as_deref().unwrap_or(&pending.method);
+                let cap = self.config.limits_for(tool).max_bytes;
+                bounded_error(&pending.raw_id, error, cap, &mut fx)
+            }),
         };
         if pending.method == "tools/call" && env.result.is_none() {
             // A JSON-RPC error: a failed call (a result's own isError is noted by tools_call).
@@ -1147,6 +1189,38 @@ impl Policy {
     }
 }
 
+/// A JSON-RPC error over `cap` bytes (a server that put a whole log or page in its message)
+/// made to fit: its code kept, its message cut, its data left out. `None`: it fits, and passes
+/// as it is.
+fn bounded_error(raw_id: &str, error: &RawValue, cap: u64, fx: &mut Effects) -> Option<Vec<u8>> {
+    let size = error.get().len() as u64;
+    if size <= cap {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Error {
+        code: Option<i64>,
+        message: Option<String>,
+    }
+    let parsed: Option<Error> = serde_json::from_str(error.get()).ok();
+    let code = parsed.as_ref().and_then(|e| e.code).unwrap_or(SERVER_ERROR);
+    let message = parsed.and_then(|e| e.message).unwrap_or_default();
+    let keep = usize::try_from(cap / 2).unwrap_or(usize::MAX).max(64);
+    let cut = crate::summarize::cut(&message, keep);
+    fx.logs.push(
+        Log::new(
+            Level::Warn,
+            format!("the server's error of {size} bytes was cut to fit {cap} bytes"),
+        )
+        .with("code", code),
+    );
+    Some(error_line(
+        raw_id,
+        code,
+        &format!("{cut} [mcpguard: the server's error was {size} bytes; cut to fit]"),
+    ))
+}
+
 pub(crate) fn parse(line: &[u8]) -> Option<Envelope<'_>> {
     let text = std::str::from_utf8(line).ok()?;
     serde_json::from_str(text.trim_end()).ok()
@@ -1427,5 +1501,110 @@ mod tests {
             p.schemas["git_status"]["properties"]["clean"]["title"], "Clean",
             "results are validated against the schema the server wrote"
         );
+    }
+
+    /// A tools/call of `tool` as request `id`, then the server's `result`: what the client got.
+    fn call_answered(p: &mut Policy, id: u64, result: &str) -> (Value, Effects) {
+        client(
+            p,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo"}}}}"#
+            ),
+        );
+        let fx = server(
+            p,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#),
+        );
+        let [Route::Client(bytes)] = &fx.sends[..] else {
+            panic!("one answer to the client: {:?}", fx.sends.len())
+        };
+        let answer = serde_json::from_slice(bytes)
+            .unwrap_or_else(|e| panic!("the client gets JSON it can read ({e})"));
+        (answer, fx)
+    }
+
+    #[test]
+    fn results_serde_json_refuses_are_shrunk_never_passed_whole() {
+        // server-everything's echo of 60,000 words cut mid-pair (a lone surrogate), a number
+        // beyond f64, and nesting past serde_json's 128 levels in _meta: each about 300 KB.
+        let words = "word ".repeat(60_000);
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let text =
+            |tail: &str| format!(r#"{{"content":[{{"type":"text","text":"{words}{tail}"}}]"#);
+        for (case, result) in [
+            ("lone surrogate", format!(r#"{}}}"#, text("\\ud83d"))),
+            ("1e999", format!(r#"{},"_meta":{{"n":1e999}}}}"#, text(""))),
+            (
+                "deep _meta",
+                format!(r#"{},"_meta":{{"d":{deep}}}}}"#, text("")),
+            ),
+        ] {
+            let mut p = policy();
+            let (answer, fx) = call_answered(&mut p, 3, &result);
+            let record = &fx.records[0];
+            assert_eq!(record.outcome, "summarized", "{case}");
+            assert!(
+                record.sizes.bytes_before > 300_000,
+                "{case}: measured as received"
+            );
+            let meta = &answer["result"]["_meta"][super::super::result::META_KEY];
+            let tokens = meta["estimatedTokens"].as_u64().unwrap();
+            assert!(tokens <= 4000, "{case}: {tokens} tokens");
+            assert!(
+                answer.to_string().len() < 12_000,
+                "{case}: {} bytes",
+                answer.to_string().len()
+            );
+            assert!(
+                answer["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("word word")
+            );
+        }
+        // What fits passes as the server wrote it: measured, and within its budget.
+        let mut p = policy();
+        for (id, result) in [
+            r#"{"content":[{"type":"text","text":"hi \ud83d"}]}"#,
+            r#"{"content":[{"type":"text","text":"hi"}],"_meta":{"n":1e999}}"#,
+            &format!(r#"{{"content":[],"_meta":{{"d":{deep}}}}}"#),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            client(
+                &mut p,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo"}}}}"#
+                ),
+            );
+            let small = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+            let fx = server(&mut p, &small);
+            assert_eq!(fx.sends, vec![Route::Client(small.into())]);
+            assert_eq!(fx.records[0].outcome, "passthrough");
+        }
+    }
+
+    #[test]
+    fn an_answer_that_cannot_be_read_is_an_error_for_its_request_at_once() {
+        for line in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}}\n"[..],
+            br#"{"jsonrpc":"2.0","id":6,"id":7,"result":{"content":[]}}"#,
+        ] {
+            let mut p = policy();
+            client(
+                &mut p,
+                r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo"}}"#,
+            );
+            let fx = p.from_server(line, Instant::now(), 0.0);
+            let [Route::Client(bytes)] = &fx.sends[..] else {
+                panic!("answered at once: {:?}", fx.sends)
+            };
+            let answer: Value = serde_json::from_slice(bytes).unwrap();
+            assert_eq!(answer["id"], 6);
+            assert_eq!(answer["error"]["code"], SERVER_ERROR);
+            assert_eq!(p.in_flight(), 0);
+            assert_eq!(fx.records[0].outcome, "error");
+        }
     }
 }

@@ -16,6 +16,8 @@
 //! sent. When the store fails, the preview is remade without a reference (degraded, logged),
 //! never the oversize result.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::result::{self, Sizes};
@@ -128,10 +130,28 @@ pub fn decide(
         return Decision::pass(unmeasured, budget);
     }
     // One parse of the envelope; the JSON inside text blocks stays text until a strategy
-    // needs it.
-    let Ok(original) = crate::leanjson::parse_result(result_text) else {
-        return Decision::pass(unmeasured, budget);
+    // needs it. What serde_json refuses is still measured and shrunk, in a form it reads.
+    let (readable, original, unreadable) = match crate::leanjson::parse_result(result_text) {
+        Ok(original) => (Cow::Borrowed(result_text), original, None),
+        Err(error) => match Readable::of(result_text, &error) {
+            Readable::Repaired(text, original) => (Cow::Owned(text), original, None),
+            Readable::AsText(text, original) => (Cow::Owned(text), original, Some(error)),
+        },
     };
+    let result_text = readable.as_ref();
+    if unreadable.is_some() {
+        // Its shape cannot be judged, only its size: within the tool's bytes and budget, the
+        // server's bytes pass as they are.
+        let tokens = result::tokens(&original, c, budget);
+        if bytes <= c.limits_for(tool).max_bytes && tokens <= budget {
+            let sizes = Sizes {
+                tokens_before: tokens,
+                tokens_after: tokens,
+                ..unmeasured
+            };
+            return Decision::pass(sizes, budget);
+        }
+    }
     // An input_required result is a question for the client, not content (2026-07-28 MRTR).
     if original.get("resultType") == Some(&json!("input_required")) {
         return Decision::pass(unmeasured, budget);
@@ -151,17 +171,57 @@ pub fn decide(
         chunking,
         summarizing,
     };
+    let mut decision = shrink_parsed(
+        tool,
+        result_text,
+        &original,
+        output_schema,
+        strategies,
+        cx,
+        store,
+    );
+    // The bytes received, whatever form they were read in.
+    decision.sizes.bytes_before = bytes;
+    if decision.outcome == Outcome::Passthrough {
+        decision.sizes.bytes_after = bytes;
+    }
+    if let Some(error) = unreadable
+        && decision.outcome != Outcome::Passthrough
+    {
+        decision.warning.get_or_insert_with(|| {
+            format!("the result of {tool} is not JSON mcpguard can read ({error}); its text was shrunk as text")
+        });
+    }
     Decision {
         is_error,
-        ..shrink_parsed(
-            tool,
-            result_text,
-            &original,
-            output_schema,
-            strategies,
-            cx,
-            store,
-        )
+        ..decision
+    }
+}
+
+/// A result serde_json refuses, in a form the strategies read.
+enum Readable {
+    /// Its lone surrogate escapes (`"\ud83d"`, a UTF-16 string cut mid-pair, as JavaScript
+    /// servers emit) read as U+FFFD, as `input` reads them in files: the same length, the same
+    /// shape, shrunk as any other result.
+    Repaired(String, Value),
+    /// Still unreadable (a number beyond f64, nesting past serde_json's 128 levels): its text as
+    /// the one text block of a result, so that an oversize one goes out as a preview of its
+    /// text, never whole.
+    AsText(String, Value),
+}
+
+impl Readable {
+    fn of(text: &str, error: &serde_json::Error) -> Readable {
+        if let Some(repaired) = crate::input::repair_lone_surrogates(text)
+            && let Ok(value) = crate::leanjson::parse_result(&repaired)
+        {
+            return Readable::Repaired(repaired, value);
+        }
+        let note = format!(
+            "\n[mcpguard] The server's result above is not JSON mcpguard can read ({error}), so it was read as text."
+        );
+        let value = result::text(format!("{text}{note}"));
+        Readable::AsText(value.to_string(), value)
     }
 }
 

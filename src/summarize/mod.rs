@@ -163,9 +163,17 @@ pub fn summarize(
 ) -> Result<Summary, SummarizeError> {
     let cap = (opts.limits.max_array_items as usize).max(10) + 1;
     let mut sampler = sample::Sampler::new(cap);
-    let value = sampler
-        .parse(&text)
-        .map_err(|e| SummarizeError::Input(input::json_error(name, &text, &e)))?;
+    let (text, value) = match sampler.parse(&text) {
+        Ok(value) => (text, value),
+        // A lone surrogate escape reads as U+FFFD, as every other reader takes it.
+        Err(e) => {
+            let error = || SummarizeError::Input(input::json_error(name, &text, &e));
+            let repaired = input::repair_lone_surrogates(&text).ok_or_else(error)?;
+            sampler = sample::Sampler::new(cap);
+            let value = sampler.parse(&repaired).map_err(|_| error())?;
+            (repaired, value)
+        }
+    };
     let anatomy = document::anatomy_shallow(&value, &text);
     let json_text = envelope::tool_json_text(&anatomy, &mut sampler);
     let before = measure_input(&anatomy, &text, json_text.as_ref(), &sampler.lengths, opts);
