@@ -426,6 +426,55 @@ fn faults_get_their_status_and_error_and_the_proxy_stays_up() {
     assert_eq!(gone.response()["id"], 7);
 }
 
+#[test]
+fn unreadable_results_are_shrunk_and_batches_refused_in_front_of_a_command_and_a_url() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = store.path().to_str().unwrap();
+    let fixture = common::live::fixture();
+    let http = HttpFixture::start(None);
+    let command = Proxy::with(&["--store", dir, "--", fixture.to_str().unwrap()]);
+    let url = Proxy::start(&http.url, &["--store", dir]);
+    for p in [&command, &url] {
+        let sid = session(&p.url);
+        let legacy = in_session(&sid);
+        for (id, kind) in [(1, "surrogate"), (2, "bignum"), (3, "deep")] {
+            let answer = post(
+                &p.url,
+                &legacy,
+                &call("unreadable", json!({"kind": kind}), id),
+            );
+            assert_eq!(answer.status, 200, "{kind}: {}", answer.body);
+            assert!(
+                answer.body.len() < 20_000,
+                "{kind}: {} bytes",
+                answer.body.len()
+            );
+            let meta = &answer.response()["result"]["_meta"]["mcpguard/budget"];
+            assert!(
+                meta["estimatedTokens"].as_u64().unwrap() <= 4000,
+                "{kind}: {meta}"
+            );
+            assert!(
+                meta["originalBytes"].as_u64().unwrap() > 300_000,
+                "{kind}: {meta}"
+            );
+        }
+        // A JSON-RPC batch: refused whole with -32600, never an empty stream.
+        let batch = json!([
+            {"jsonrpc": "2.0", "id": 10, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 11, "method": "tools/list"}
+        ]);
+        let refused = post(&p.url, &legacy, &batch);
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_eq!(
+            refused.response()["error"]["code"],
+            -32600,
+            "{}",
+            refused.body
+        );
+    }
+}
+
 /// A POST of `size` bytes of body sent chunked (no Content-Length), as a client streaming a
 /// 100 MB upload would: refused once the cap is passed, without reading the rest.
 fn chunked_post(url: &str, size: usize) -> (u16, String) {

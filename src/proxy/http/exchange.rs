@@ -183,6 +183,9 @@ pub(super) struct Admitted {
 
 /// The first half of POST /mcp: the body read under its cap, the era's header rules, the gate
 /// in front of a command, and the policy's decision. `Err` is the answer already (a refusal).
+/// How long a request's body may take to arrive once its head has.
+const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub(super) async fn admit(
     app: &Arc<App>,
     head: HeaderMap,
@@ -216,8 +219,22 @@ pub(super) async fn admit(
     if declared.is_some_and(|n| n > cap as u64) {
         return Err(too_large());
     }
-    let Ok(bytes) = axum::body::to_bytes(body, cap).await else {
-        return Err(too_large());
+    // A body sent a few bytes at a time holds its connection no longer than this.
+    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, cap)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return Err(too_large()),
+        Err(_) => {
+            app.metrics.refused("slow_request");
+            return Err(refusal(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                -32600,
+                &format!(
+                    "mcpguard proxy: the request's body did not arrive within {} s",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            ));
+        }
     };
     let message: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
@@ -231,6 +248,18 @@ pub(super) async fn admit(
             ));
         }
     };
+    if message.is_array() {
+        // A JSON-RPC batch: gone from MCP since 2025-06-18, and 2026-07-28 has a server refuse
+        // it. Its answers could not be told apart on one stream, so it is refused whole, before
+        // any of it reaches the server, rather than answered with an empty stream.
+        app.metrics.refused("bad_request");
+        return Err(refusal(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "Invalid Request: mcpguard proxy does not take JSON-RPC batches (removed from MCP in 2025-06-18); send each message in a POST of its own",
+        ));
+    }
     let id = message.get("id").cloned();
     let mismatch = |why: String| {
         app.metrics.refused("header_mismatch");

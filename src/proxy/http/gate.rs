@@ -215,10 +215,14 @@ impl Hosts {
     /// A request's `Host` and `Origin` against the list: a Host the listener does not answer
     /// to is 421 (Misdirected Request); an Origin that is present and not one of them is 403,
     /// as the specification asks (streamable-http, "Security & Endpoint"). A missing Origin
-    /// is a client that is not a browser, and passes.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    /// is a client that is not a browser, and passes. A request in absolute form
+    /// (`POST http://host/mcp`) is judged by the authority of its `target`, which HTTP says
+    /// wins over Host, and must have a Host that agrees; two Host headers are refused.
+    pub fn check(&self, headers: &HeaderMap, target: Option<&str>) -> Result<(), Refusal> {
+        let hosts = headers.get_all("host").iter().count();
         let host = header(headers, "host").unwrap_or_default();
-        if !self.allows(host) {
+        let agrees = target.is_none_or(|t| t.eq_ignore_ascii_case(host));
+        if hosts > 1 || !agrees || !self.allows(host) {
             let mut refusal = Refusal::new(
                 StatusCode::MISDIRECTED_REQUEST,
                 -32000,
@@ -333,25 +337,39 @@ mod tests {
             "[::1]:8080",
             "mcp.internal",
         ] {
-            assert_eq!(hosts.check(&map(&[("host", ok)])), Ok(()), "{ok}");
+            assert_eq!(hosts.check(&map(&[("host", ok)]), None), Ok(()), "{ok}");
         }
         let r = hosts
-            .check(&map(&[("host", "evil.example.com")]))
+            .check(&map(&[("host", "evil.example.com")]), None)
             .unwrap_err();
         assert_eq!(r.status, StatusCode::MISDIRECTED_REQUEST);
         let r = hosts
-            .check(&map(&[
-                ("host", "localhost:8080"),
-                ("origin", "http://evil.example.com"),
-            ]))
+            .check(
+                &map(&[
+                    ("host", "localhost:8080"),
+                    ("origin", "http://evil.example.com"),
+                ]),
+                None,
+            )
             .unwrap_err();
         assert_eq!(r.status, StatusCode::FORBIDDEN);
         let same = map(&[
             ("host", "localhost:8080"),
             ("origin", "http://localhost:8080"),
         ]);
-        assert_eq!(hosts.check(&same), Ok(()));
-        assert!(hosts.check(&map(&[("host", "localhost:9999")])).is_err());
+        assert_eq!(hosts.check(&same, None), Ok(()));
+        assert!(
+            hosts
+                .check(&map(&[("host", "localhost:9999")]), None)
+                .is_err()
+        );
+        // Two Hosts, or a target in absolute form that names another host: refused.
+        let mut two = map(&[("host", "localhost:8080")]);
+        two.append("host", "evil.example.com".parse().unwrap());
+        assert!(hosts.check(&two, None).is_err());
+        let local = map(&[("host", "localhost:8080")]);
+        assert!(hosts.check(&local, Some("evil.example.com")).is_err());
+        assert_eq!(hosts.check(&local, Some("localhost:8080")), Ok(()));
         // Elsewhere nothing is checked unless asked.
         assert!(Hosts::new("0.0.0.0:8080".parse().unwrap(), &[]).is_none());
     }

@@ -23,6 +23,7 @@ mod exchange;
 mod gate;
 pub mod headers;
 pub mod login;
+mod serve;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -38,7 +39,6 @@ use axum::http::HeaderMap;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::serve::ListenerExt as _;
 use serde_json::json;
 
 use super::policy::{Effects, Level, Log, Policy, Route};
@@ -120,7 +120,8 @@ impl StoreChoice {
     fn check(&self) -> (Result<(), String>, String) {
         match self {
             StoreChoice::Dir { dir, .. } => (
-                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display())),
+                crate::fsutil::create_private_dir_all(dir)
+                    .map_err(|e| format!("{}: {e}", dir.display())),
                 format!("directory {}", dir.display()),
             ),
             StoreChoice::Redis(r) => (r.ping(), format!("redis {}", r.shown())),
@@ -280,12 +281,8 @@ impl App {
         for p in policies {
             lock(&p).set_config(config.clone());
         }
-        for c in &crate::config::diff(&old, &config) {
-            let (old, new) = c.shown();
-            self.log(&Log::new(
-                Level::Info,
-                format!("config reloaded: {} {old} -> {new}", c.key),
-            ));
+        for line in crate::config::describe(&crate::config::diff(&old, &config)) {
+            self.log(&Log::new(Level::Info, line));
         }
     }
 }
@@ -412,36 +409,25 @@ async fn serve(
                 .delete(get_or_delete_mcp)
                 .layer(axum::middleware::from_fn_with_state(app.clone(), guard)),
         )
-        .route("/health", get(health))
+        .route(
+            "/health",
+            get(health).layer(axum::middleware::from_fn_with_state(app.clone(), guard)),
+        )
         .with_state(app.clone());
     let local = listener.local_addr().map_err(HttpError::Runtime)?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let until_stop = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
-        let _ = rx.wait_for(|s| *s).await;
-    };
-    // Answers go out in pieces (headers, then SSE events): without TCP_NODELAY, Nagle's
-    // algorithm holds the second piece for the client's delayed ACK, 40 ms a request.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let server = tokio::spawn(
-        axum::serve(listener, mcp)
-            .with_graceful_shutdown(until_stop(stopped.clone()))
-            .into_future(),
-    );
+    let server = tokio::spawn(serve::serve(listener, mcp, stopped.clone()));
     let mut shown_metrics = String::new();
     if let Some(l) = metrics_listener {
         let addr = l.local_addr().map_err(HttpError::Runtime)?;
         shown_metrics = format!("; metrics at http://{addr}/metrics");
+        let hosts = gate::Hosts::new(addr, &app.opts.allowed_hosts);
         let routes = Router::new()
             .route("/metrics", get(metrics))
             .route("/health", get(health))
-            .with_state(app.clone());
-        tokio::spawn(
-            axum::serve(l, routes)
-                .with_graceful_shutdown(until_stop(stopped.clone()))
-                .into_future(),
-        );
+            .with_state(app.clone())
+            .layer(axum::middleware::from_fn_with_state(hosts, guard_metrics));
+        tokio::spawn(serve::serve(l, routes, stopped.clone()));
     }
     let (store_ok, store_shown) = app.setup.store.check();
     // Marked so that `--quiet` still prints it: with port 0 it is the only way to the port.
@@ -553,9 +539,30 @@ async fn guard(
     next: axum::middleware::Next,
 ) -> Response {
     if let Some(hosts) = &app.hosts
-        && let Err(refusal) = hosts.check(request.headers())
+        && let Err(refusal) = hosts.check(
+            request.headers(),
+            request.uri().authority().map(|a| a.as_str()),
+        )
     {
         app.metrics.refused("host");
+        return exchange::refused(refusal, None);
+    }
+    next.run(request).await
+}
+
+/// The metrics listener's routes, refused as [`guard`] refuses them for the names of its own
+/// address: `/health` and `/metrics` tell the upstream, the store and the counters.
+async fn guard_metrics(
+    State(hosts): State<Option<gate::Hosts>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(hosts) = &hosts
+        && let Err(refusal) = hosts.check(
+            request.headers(),
+            request.uri().authority().map(|a| a.as_str()),
+        )
+    {
         return exchange::refused(refusal, None);
     }
     next.run(request).await
