@@ -50,6 +50,16 @@ pub enum ArtifactError {
     },
     #[error("{path}: cannot store the artifact: {cause}")]
     Write { path: String, cause: std::io::Error },
+    #[error("{path}: cannot read the artifact: {cause}")]
+    Read { path: String, cause: std::io::Error },
+    #[error(
+        "{path}: a symbolic link in the artifact store, not followed (artifacts are files mcpguard wrote; a link may point anywhere); remove it"
+    )]
+    Link { path: String },
+    #[error(
+        "{path}: its bytes no longer match {reference} (edited or damaged since it was stored); not used: remove it and make the artifact again"
+    )]
+    Tampered { path: String, reference: String },
     #[error(
         "{path}: already holds other bytes than {reference} names; the store was edited by hand, remove that file"
     )]
@@ -77,8 +87,12 @@ impl Ref {
 
     /// Parses and validates `ax://DOMAIN/ID`.
     pub fn parse(text: &str) -> Result<Ref, ArtifactError> {
+        // Echoed cut: whatever was passed as a reference (a megabyte, once) is not repeated whole.
         let bad = |why| ArtifactError::BadRef {
-            reference: text.to_owned(),
+            reference: match text.char_indices().nth(80) {
+                Some((at, _)) => format!("{}… ({} bytes)", &text[..at], text.len()),
+                None => text.to_owned(),
+            },
             why,
         };
         let rest = text
@@ -163,24 +177,86 @@ impl Store {
             .join(format!("{}.json", reference.id))
     }
 
-    /// The file behind an existing artifact.
+    /// The file behind an existing artifact, checked as [`Store::open`] checks it.
     pub fn resolve(&self, reference: &Ref) -> Result<PathBuf, ArtifactError> {
-        let path = self.path(reference);
-        if path.is_file() {
-            Ok(path)
-        } else {
-            Err(ArtifactError::NotFound {
-                reference: reference.to_string(),
-                dir: self.dir.display().to_string(),
+        let (path, file) = self.open(reference)?;
+        let untouched = (|| {
+            use std::io::Read as _;
+            let mut hasher = Sha256::new();
+            let mut file = std::io::BufReader::with_capacity(1 << 16, file);
+            let mut block = vec![0u8; 1 << 16];
+            loop {
+                match file.read(&mut block)? {
+                    0 => break,
+                    n => hasher.update(&block[..n]),
+                }
+            }
+            Ok(Ref::for_digest(&reference.domain, &hasher.finalize()) == *reference)
+        })()
+        .map_err(|cause| self.unreadable(&path, cause))?;
+        if !untouched {
+            return Err(ArtifactError::Tampered {
                 path: path.display().to_string(),
-            })
+                reference: reference.to_string(),
+            });
+        }
+        Ok(path)
+    }
+
+    /// The file behind `reference`, opened for reading, never through a symbolic link: the
+    /// store is relative to the working directory by default, so a cloned repository could
+    /// ship `.mcpguard/artifacts/DOMAIN/ID.json` as a link to any file of the user's. Readers
+    /// that do not read to the end themselves check the hash with [`Store::resolve`].
+    pub fn open(&self, reference: &Ref) -> Result<(PathBuf, std::fs::File), ArtifactError> {
+        let path = self.path(reference);
+        let not_found = || ArtifactError::NotFound {
+            reference: reference.to_string(),
+            dir: self.dir.display().to_string(),
+            path: path.display().to_string(),
+        };
+        let folder = self.dir.join(&reference.domain);
+        for (place, file) in [(&folder, false), (&path, true)] {
+            match std::fs::symlink_metadata(place) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(ArtifactError::Link {
+                        path: place.display().to_string(),
+                    });
+                }
+                Ok(m) if m.is_file() == file => {}
+                Ok(_) => return Err(not_found()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found()),
+                Err(cause) => return Err(self.unreadable(place, cause)),
+            }
+        }
+        let file = std::fs::File::open(&path).map_err(|cause| self.unreadable(&path, cause))?;
+        // The file opened is the one looked at, not a link put in its place meanwhile.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            let (Ok(seen), Ok(opened)) = (std::fs::symlink_metadata(&path), file.metadata()) else {
+                return Err(not_found());
+            };
+            if (seen.dev(), seen.ino()) != (opened.dev(), opened.ino()) {
+                return Err(ArtifactError::Link {
+                    path: path.display().to_string(),
+                });
+            }
+        }
+        Ok((path, file))
+    }
+
+    fn unreadable(&self, path: &Path, cause: std::io::Error) -> ArtifactError {
+        ArtifactError::Read {
+            path: path.display().to_string(),
+            cause,
         }
     }
 
-    /// Stores `bytes` as `reference` (computed by [`Ref::for_content`] from the same bytes).
+    /// Stores `bytes` as `reference` (computed by [`Ref::for_content`] from the same bytes),
+    /// readable by the user alone (0600 files in 0700 folders: artifacts are the user's data).
     /// The write is atomic; an artifact already there with the same bytes is left alone.
     pub fn put(&self, reference: &Ref, bytes: &[u8]) -> Result<PathBuf, ArtifactError> {
-        self.put_with(reference, bytes, crate::fsutil::Durability::Synced)
+        self.put_with(reference, bytes, crate::fsutil::Durability::Private)
     }
 
     /// [`Store::put`] with a choice of durability (the proxy's store is a private cache).
@@ -207,7 +283,7 @@ impl Store {
             Err(e) => return Err(write_err(e)),
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(write_err)?;
+            crate::fsutil::create_private_dir_all(parent).map_err(write_err)?;
         }
         crate::fsutil::write_with(&path, bytes, durability).map_err(write_err)?;
         Ok(path)

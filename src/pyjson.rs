@@ -55,6 +55,17 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
+/// The length of `s` as [`write_str`] writes it, quotes left out: what a string costs a cursor.
+pub fn escaped_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
+            ' '..='~' => 1,
+            c => 6 * c.len_utf16(),
+        })
+        .sum()
+}
+
 /// A string as `json.dumps` (ensure_ascii=True) writes it.
 fn write_str(out: &mut String, s: &str) {
     out.push('"');
@@ -172,5 +183,8 @@ mod tests {
             dumps(&v),
             r#"{"offset": 50, "ts": 1763712000.0, "order": "cr\u00e9\u00e9:desc", "f": {"a": [1, true, null]}, "e": "\ud83d\ude00\"\\\n\u0001\u007f"}"#
         );
+        for s in ["créé:desc", "😀\"\\\n\u{1}\u{7f}", "plain"] {
+            assert_eq!(escaped_len(s), dumps(&json!(s)).len() - 2, "{s}");
+        }
     }
 }

@@ -169,18 +169,17 @@ impl Source {
 
 /// Opens the input: a JSON tool result is chunked by its text, anything else as it is.
 fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> {
-    if arg == "-" {
-        // A file is streamed; standard input is held, so it is held within the document limit.
-        let bytes = mcpguard::input::read_bytes(
-            std::io::stdin().lock(),
-            "<stdin>",
-            None,
-            &config.read_limits,
-        )?;
-        return Ok(tool_text("<stdin>", &bytes).unwrap_or(Source::Memory {
-            name: "<stdin>".into(),
+    // A file is streamed; a stream (standard input, a FIFO, `<(cmd)`) can be read only once, so
+    // it is held, within the document limit.
+    let held = |name: &str, reader: &mut dyn Read| -> anyhow::Result<Source> {
+        let bytes = mcpguard::input::read_bytes(reader, name, None, &config.read_limits)?;
+        Ok(tool_text(name, &bytes).unwrap_or(Source::Memory {
+            name: name.into(),
             bytes,
-        }));
+        }))
+    };
+    if arg == "-" {
+        return held("<stdin>", &mut std::io::stdin().lock());
     }
     let path = match super::source(arg, config)? {
         mcpguard::input::Source::Artifact { path, .. } => path,
@@ -189,6 +188,11 @@ fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> 
     let meta = std::fs::metadata(&path).with_context(|| format!("{arg}: cannot read"))?;
     if meta.is_dir() {
         anyhow::bail!("{arg}: is a directory; chunk takes one file");
+    }
+    if !meta.is_file() {
+        let mut stream =
+            std::fs::File::open(&path).with_context(|| format!("{arg}: cannot read"))?;
+        return held(arg, &mut stream);
     }
     // Only a JSON file of reasonable size is read whole to look for a tool result.
     if meta.len() <= 256 << 20 && !mcpguard::input::is_jsonl(&path) && starts_with_brace(&path) {

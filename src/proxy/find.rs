@@ -397,19 +397,7 @@ fn find_records(
             .chain(a.group_by.as_deref())
     }));
     asked.extend(names.iter().copied());
-    let (missing, known) = select::unknown_fields(located, &asked);
-    if !missing.is_empty() {
-        return Err(format!(
-            "no record has the field{} {}; the records have {}",
-            if missing.len() == 1 { "" } else { "s" },
-            missing
-                .iter()
-                .map(|m| format!("`{}`", cut(m, 60)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            known.join(", ")
-        ));
-    }
+    known_fields(located, &asked)?;
     let question = Question {
         filter: filter.as_ref(),
         pattern: pattern.as_ref(),
@@ -534,6 +522,30 @@ fn gone(r: &Ref) -> String {
 }
 
 /// The text the model reads of the result: its text blocks (joined by a newline), or the
+/// An error naming the fields no record of `located` has (a typo, most often), a few of them and
+/// how many more, with the fields the records do have; none when every name is known.
+pub fn known_fields(located: &paginate::Located<'_>, names: &[&str]) -> Result<(), String> {
+    const SHOWN: usize = 8;
+    let (missing, known) = select::unknown_fields(located, names);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut listed: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|m| format!("`{}`", cut(m, 60)))
+        .collect();
+    if missing.len() > SHOWN {
+        listed.push(format!("and {} more", missing.len() - SHOWN));
+    }
+    Err(format!(
+        "no record has the field{} {}; the records have {}",
+        if missing.len() == 1 { "" } else { "s" },
+        listed.join(", "),
+        known.join(", ")
+    ))
+}
+
 /// members `fields` names of its data as indented JSON, or the result itself as JSON when it
 /// has no text.
 pub fn text_view(value: &Value, fields: Option<&str>) -> Result<String, String> {

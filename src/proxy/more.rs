@@ -192,7 +192,7 @@ fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
             },
         }
     };
-    Ok(Ask {
+    let ask = Ask {
         reference: text("ref")?,
         cursor: text("cursor")?,
         lines: text("lines")?,
@@ -206,8 +206,34 @@ fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
             fields: text("fields")?.filter(|f| !f.trim().is_empty()),
             limit: whole("limit", 1)?,
         },
-    })
+    };
+    // A question goes on in the cursors of its answers: it must fit one the tool accepts.
+    let q = &ask.find;
+    let carried: usize = [&q.fields, &q.pattern, &q.filter, &q.order_by]
+        .into_iter()
+        .flatten()
+        .map(|s| crate::pyjson::escaped_len(s))
+        .sum();
+    if carried > MAX_QUESTION {
+        return Err(format!(
+            "`fields`, `match`, `where` and `order_by` together are {carried} characters as a cursor carries them; at most {MAX_QUESTION} fit: ask for fewer fields or a shorter question"
+        ));
+    }
+    if let Some(r) = &ask.reference
+        && r.len() > 64
+    {
+        return Err(format!(
+            "`ref` {}: not an artifactRef (those are ax://DOMAIN/ID, under 60 characters)",
+            cut(r, 60)
+        ));
+    }
+    Ok(ask)
 }
+
+/// The most of a question (`fields`, `match`, `where`, `order_by`, as JSON-escaped characters)
+/// a call may ask: its cursors carry it, base64 and signed, within the 4,096 bytes a cursor may
+/// have, with room for the reference, the offset and the signature.
+const MAX_QUESTION: usize = 1536;
 
 /// The answer and the tokens it costs.
 fn respond(
@@ -323,7 +349,7 @@ fn respond(
         };
         // `fields` pages the records narrowed to them; the list is found once either way.
         let narrowed = match (&whole, fields.as_deref()) {
-            (Some(list), Some(f)) => Some(narrow(list, f)),
+            (Some(list), Some(f)) => Some(narrow(list, f)?),
             _ => None,
         };
         let list = match &narrowed {
@@ -403,13 +429,15 @@ pub fn reads_as(result: &Value, budget: u64, tokenizer: crate::tokens::Tokenizer
     }
 }
 
-/// The records narrowed to `fields` (comma-separated), as a document to page.
-fn narrow(list: &paginate::Located<'_>, fields: &str) -> Value {
+/// The records narrowed to `fields` (comma-separated), as a document to page; a field no
+/// record has is an error that names it, not a page of empty records.
+fn narrow(list: &paginate::Located<'_>, fields: &str) -> Result<Value, String> {
     let names: Vec<&str> = fields.split(',').map(str::trim).collect();
+    find::known_fields(list, &names)?;
     let items: Vec<Value> = (0..list.len())
         .map(|i| crate::paginate::select::project(&list.item(i), &names))
         .collect();
-    json!({ "items": items })
+    Ok(json!({ "items": items }))
 }
 
 /// Lines `spec` of `text`, as many of them as fit `budget`.

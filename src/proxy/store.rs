@@ -155,10 +155,12 @@ impl Artifacts for DirStore {
     }
 
     fn get(&mut self, reference: &Ref) -> Result<Option<String>, String> {
-        let Some(path) = self.live_path(reference)? else {
+        let Some((path, mut file)) = self.live(reference)? else {
             return Ok(None);
         };
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         // Content-addressed: bytes that no longer hash to their name were edited or damaged.
         if Ref::for_content(reference.domain(), &bytes) != *reference {
             return Err(format!(
@@ -172,10 +174,9 @@ impl Artifacts for DirStore {
     }
 
     fn open(&mut self, reference: &Ref) -> Result<Option<Box<dyn BufRead + Send>>, String> {
-        let Some(path) = self.live_path(reference)? else {
+        let Some((path, file)) = self.live(reference)? else {
             return Ok(None);
         };
-        let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let verified = Verified {
             inner: file,
             hasher: <sha2::Sha256 as sha2::Digest>::new(),
@@ -191,14 +192,17 @@ impl Artifacts for DirStore {
 }
 
 impl DirStore {
-    /// The artifact's file, unless it is missing or expired (then it is removed).
-    fn live_path(&self, reference: &Ref) -> Result<Option<PathBuf>, String> {
-        let path = self.store.path(reference);
-        let meta = match std::fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+    /// The artifact's file, opened (never through a link), unless it is missing or expired
+    /// (then it is removed).
+    fn live(&self, reference: &Ref) -> Result<Option<(PathBuf, std::fs::File)>, String> {
+        let (path, file) = match self.store.open(reference) {
+            Ok(opened) => opened,
+            Err(crate::artifact::ArtifactError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
         };
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let age = meta
             .modified()
             .ok()
@@ -208,7 +212,7 @@ impl DirStore {
             let _ = std::fs::remove_file(&path);
             return Ok(None);
         }
-        Ok(Some(path))
+        Ok(Some((path, file)))
     }
 }
 
