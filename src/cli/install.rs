@@ -243,7 +243,7 @@ fn layout_of(path: &Path) -> Layout {
         return Layout::Toml("mcp_servers".to_owned());
     }
     let servers = Layout::Json(vec!["servers".to_owned()]);
-    match std::fs::read_to_string(path) {
+    match mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES) {
         Ok(text) if install::list(&text, &servers).is_ok() => {
             let mcp = Layout::Json(vec!["mcpServers".to_owned()]);
             if install::list(&text, &mcp).is_ok() {
@@ -265,18 +265,23 @@ fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
             writeln!(out, "{label}:")?;
         }
         let name = path.display().to_string();
-        let read = || std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"));
+        let read = || {
+            mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
+                .with_context(|| format!("{name}: cannot read"))
+        };
         let mut text = read()?;
-        let (mut new, changes) =
-            install::edit(&text, layout, &target.names, op).map_err(|e| in_file(&name, &e))?;
-        for c in &changes {
-            writeln!(out, "{}: {}", c.name, c.action.describe())?;
-        }
+        let (mut new, changes) = edit(&text, layout, &target.names, op, &name)?;
+        let said: Vec<String> = changes
+            .iter()
+            .map(|c| format!("{}: {}", c.name, c.action.describe()))
+            .collect();
         if !changes.iter().any(|c| c.action.changed()) {
+            writeln!(out, "{}", said.join("\n"))?;
             writeln!(out, "{name}: nothing to change")?;
             continue;
         }
         if target.dry_run {
+            writeln!(out, "{}", said.join("\n"))?;
             writeln!(out, "{name}: not written (--dry-run)")?;
             continue;
         }
@@ -292,27 +297,45 @@ fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
                 "{name}: changed while mcpguard worked (its client rewrote it); the edit was made again on what is there now, its changes kept"
             )?;
             text = now;
-            new = install::edit(&text, layout, &target.names, op)
-                .map_err(|e| in_file(&name, &e))?
-                .0;
+            new = edit(&text, layout, &target.names, op, &name)?.0;
         }
         let mut backup = path.clone().into_os_string();
         backup.push(".mcpguard-backup");
         let backup = PathBuf::from(backup);
+        // The backup and the new content are as private as the file: it holds tokens.
+        let like = std::fs::metadata(path).with_context(|| format!("{name}: cannot read"))?;
         // One backup a run: a file with two scopes in it keeps the content it had before.
         if backed_up.insert(path.clone()) {
-            mcpguard::fsutil::write_atomic(&backup, text.as_bytes())
+            mcpguard::fsutil::write_like(&backup, text.as_bytes(), &like)
                 .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
         }
-        mcpguard::fsutil::write_atomic(path, new.as_bytes())
-            .with_context(|| format!("{name}: cannot write"))?;
+        // Through a link to the file it points at: a dotfiles manager's link stays a link.
+        let written = mcpguard::fsutil::rewrite_keeping(path, new.as_bytes())
+            .with_context(|| format!("{name}: cannot write (nothing was changed)"))?;
+        writeln!(out, "{}", said.join("\n"))?;
+        let through = if written != *path && path.is_symlink() {
+            format!(" through the link to {}", written.display())
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{name}: written (the previous content is in {})",
+            "{name}: written{through} (the previous content is in {})",
             backup.display()
         )?;
     }
     Ok(Code::Ok)
+}
+
+/// [`install::edit`] of a file's text, its errors naming the file.
+fn edit(
+    text: &str,
+    layout: &Layout,
+    names: &[String],
+    op: &Op<'_>,
+    name: &str,
+) -> anyhow::Result<(String, Vec<install::Change>)> {
+    install::edit(text, layout, names, op).map_err(|e| in_file(name, &e))
 }
 
 /// An error of a file's, named as the house names them: `FILE:LINE:COL: ...` for where its
@@ -340,7 +363,10 @@ fn list(format: &str) -> anyhow::Result<Code> {
     let mut found = Vec::new();
     for client in Client::ALL {
         for l in places.locations(client, Scope::All) {
-            let Ok(text) = std::fs::read_to_string(&l.path) else {
+            let Ok(text) = mcpguard::fsutil::read_text_capped(
+                &l.path,
+                mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES,
+            ) else {
                 continue;
             };
             let (servers, error) = match install::list(&text, &l.layout) {

@@ -67,6 +67,10 @@ impl Action {
 pub enum InstallError {
     #[error("no {0} in it: no servers there")]
     NoServersAt(String),
+    #[error(
+        "`{0}` is in it twice; clients read the last one and an edit could change the other: keep one (nothing was changed)"
+    )]
+    Twice(String),
     /// Where the text cannot be read, 1-based, and why.
     #[error("{line}:{column}: {why}; fix the file first (nothing was changed)")]
     Syntax {
@@ -224,9 +228,11 @@ fn uninstall_remote(entry: &mut Map<String, Value>, args: &[Value]) -> Action {
     } else {
         entry.insert("type".into(), Value::from(kind));
     }
-    entry.insert(key, Value::from(url));
+    // Where every client writes them: the URL first or after `type`, the headers after it.
+    let at = entry.keys().position(|k| k == "type").map_or(0, |i| i + 1);
+    entry.shift_insert(at, key, Value::from(url));
     if !headers.is_empty() {
-        entry.insert("headers".into(), Value::Object(headers));
+        entry.shift_insert(at + 1, "headers".into(), Value::Object(headers));
     }
     Action::Restored
 }
@@ -352,10 +358,17 @@ fn visit(
     names: &[String],
     f: impl FnMut(&str, &mut Map<String, Value>) -> Option<Action>,
 ) -> Result<String, InstallError> {
-    match layout {
+    // A UTF-8 byte order mark (Windows editors write one) stays in front, out of the parser's way.
+    const BOM: &str = "\u{feff}";
+    let (bom, text) = match text.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", text),
+    };
+    let new = match layout {
         Layout::Json(path) => visit_json(text, path, layout, names, f),
         Layout::Toml(table) => visit_toml(text, table, layout, names, f),
-    }
+    }?;
+    Ok(format!("{bom}{new}"))
 }
 
 fn check_names(known: &[String], names: &[String]) -> Result<(), InstallError> {
@@ -384,11 +397,21 @@ fn visit_json(
     let missing = || InstallError::NoServersAt(layout.shown());
     let mut servers = root.object_value().ok_or_else(missing)?;
     for key in path {
+        let twice = servers
+            .properties()
+            .iter()
+            .filter(|p| p.decoded_name().as_deref() == Some(key.as_str()))
+            .count()
+            > 1;
+        if twice {
+            return Err(InstallError::Twice(key.clone()));
+        }
         servers = servers.object_value(key).ok_or_else(missing)?;
     }
     let props = servers.properties();
     let known: Vec<String> = props.iter().filter_map(|p| p.decoded_name()).collect();
     check_names(&known, names)?;
+    let mut inline: Vec<(String, String)> = Vec::new();
     for prop in props {
         let Some(name) = prop.decoded_name() else {
             continue;
@@ -403,18 +426,81 @@ fn visit_json(
             continue;
         };
         let mut after = before.clone();
-        if f(&name, &mut after).is_some_and(Action::changed) {
+        if !f(&name, &mut after).is_some_and(Action::changed) {
+            continue;
+        }
+        let was = entry.to_string();
+        let grows = after.keys().any(|k| !before.contains_key(k));
+        if was.contains('\n') || !grows {
             write_json(&entry, &before, &after);
+        } else {
+            // An entry on one line stays on one line, in its own spacing (the syntax tree
+            // would spread it over lines): a placeholder now, the entry written in its place.
+            let placeholder = format!("@@mcpguard-entry-{}@@", inline.len());
+            prop.set_value(CstInputValue::String(placeholder.clone()));
+            inline.push((format!("\"{placeholder}\""), Inline::of(&was).write(&after)));
         }
     }
-    Ok(root.to_string())
+    let mut out = root.to_string();
+    for (placeholder, text) in inline {
+        out = out.replacen(&placeholder, &text, 1);
+    }
+    Ok(out)
+}
+
+/// The spacing of a JSON object written on one line: `{"a": 1, "b": 2}`, `{ "a":1,"b":2 }`.
+struct Inline {
+    colon: &'static str,
+    comma: &'static str,
+    pad: &'static str,
+}
+
+impl Inline {
+    fn of(text: &str) -> Inline {
+        Inline {
+            colon: if text.contains("\": ") { ": " } else { ":" },
+            comma: if text.contains(", ") { ", " } else { "," },
+            pad: if text.starts_with("{ ") { " " } else { "" },
+        }
+    }
+
+    /// `entry` on one line in this spacing (the braces padded as the entry's were).
+    fn write(&self, entry: &Map<String, Value>) -> String {
+        let written = self.value(&Value::Object(entry.clone()));
+        let inside = &written[1..written.len() - 1];
+        format!("{{{pad}{inside}{pad}}}", pad = self.pad)
+    }
+
+    fn value(&self, value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let members: Vec<String> = map
+                    .iter()
+                    .map(|(k, v)| {
+                        format!("{}{}{}", Value::from(k.as_str()), self.colon, self.value(v))
+                    })
+                    .collect();
+                format!("{{{}}}", members.join(self.comma))
+            }
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(|v| self.value(v)).collect();
+                format!("[{}]", items.join(self.comma))
+            }
+            scalar => scalar.to_string(),
+        }
+    }
 }
 
 /// The members of `after` that differ from `before`, written into `entry` in place; those
-/// gone, removed. A new member goes last, as [`uninstall_entry`] expects of an `args` that
-/// install added.
+/// gone, removed. A new member goes where it stands in `after` (install appends, so an `args`
+/// it added goes last, as [`uninstall_entry`] expects; uninstall puts a URL back in its place).
 fn write_json(entry: &CstObject, before: &Map<String, Value>, after: &Map<String, Value>) {
-    for (key, value) in after {
+    for key in before.keys().filter(|k| !after.contains_key(*k)) {
+        if let Some(prop) = entry.get(key) {
+            prop.remove();
+        }
+    }
+    for (index, (key, value)) in after.iter().enumerate() {
         if before.get(key) == Some(value) {
             continue;
         }
@@ -443,13 +529,8 @@ fn write_json(entry: &CstObject, before: &Map<String, Value>, after: &Map<String
         match entry.get(key) {
             Some(prop) => prop.set_value(cst_value(value)),
             None => {
-                entry.append(key, cst_value(value));
+                entry.insert(index, key, cst_value(value));
             }
-        }
-    }
-    for key in before.keys().filter(|k| !after.contains_key(*k)) {
-        if let Some(prop) = entry.get(key) {
-            prop.remove();
         }
     }
 }
@@ -659,6 +740,30 @@ mod tests {
         assert!(
             restored.contains(r#""old-sse": {"type": "sse", "url": "https://s.example.com/sse"}"#)
         );
+    }
+
+    #[test]
+    fn a_remote_entry_on_one_line_comes_back_byte_for_byte() {
+        // As `claude mcp add --transport http` and Cursor write them, and a spacing of one's own.
+        for text in [
+            "{\n  \"mcpServers\": {\n    \"linear\": {\"type\": \"http\", \"url\": \"https://mcp.linear.app/mcp\", \"headers\": {\"Authorization\": \"Bearer ${LINEAR}\"}, \"timeout\": 30}\n  }\n}\n",
+            "{\"mcpServers\":{\"docs\":{\"url\":\"https://docs.example.com/mcp\",\"headers\":{\"X-Key\":\"k\"}},\"local\":{\"command\":\"npx\"}}}",
+            "{\"mcpServers\": {\"ctx\": { \"type\": \"http\", \"url\": \"https://c.example.com/mcp\" }}}",
+        ] {
+            let layout = servers(&["mcpServers"]);
+            let (installed, changes) = edit(text, &layout, &[], &GUARD).unwrap();
+            assert!(
+                changes.iter().any(|c| c.action == Action::Bridged),
+                "{changes:?}"
+            );
+            assert_eq!(
+                installed.lines().count(),
+                text.lines().count(),
+                "one line stays one line:\n{installed}"
+            );
+            let (restored, _) = edit(&installed, &layout, &[], &Op::Uninstall).unwrap();
+            assert_eq!(restored, text);
+        }
     }
 
     #[test]
