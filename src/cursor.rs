@@ -54,12 +54,33 @@ impl fmt::Debug for Secrets {
 pub enum SecretError {
     #[error("{origin} holds no secret (every line is empty); put the secret on the first line")]
     Empty { origin: String },
+    #[error(
+        "{origin} holds {size} bytes, more than the {max} a list of secrets ever needs; is it the right file? (e.g. `openssl rand -hex 32` makes one)"
+    )]
+    TooLarge {
+        origin: String,
+        size: usize,
+        max: usize,
+    },
 }
+
+/// The most text the secrets may come in: a few hundred rotated secrets.
+pub const MAX_SECRETS_TEXT: usize = 64 << 10;
+/// Shorter secrets are taken, with a warning: HMAC's key should be at least as long as its
+/// output for full strength, and a guessable one lets anyone forge cursors.
+pub const WEAK_SECRET_BYTES: usize = 16;
 
 impl Secrets {
     /// One secret per non-empty line (line ends trimmed, nothing else: spaces are part of a
     /// secret). `origin` names where the text came from, for the error.
     pub fn parse(text: &str, origin: &str) -> Result<Secrets, SecretError> {
+        if text.len() > MAX_SECRETS_TEXT {
+            return Err(SecretError::TooLarge {
+                origin: origin.to_owned(),
+                size: text.len(),
+                max: MAX_SECRETS_TEXT,
+            });
+        }
         let secrets: Vec<Vec<u8>> = text
             .lines()
             .map(|l| l.trim_end_matches('\r'))
@@ -76,6 +97,21 @@ impl Secrets {
 
     pub fn count(&self) -> usize {
         self.0.len()
+    }
+
+    /// What to warn of when a secret is too short to be safe (the lines of `origin`, counted
+    /// from 1 among the non-empty ones); `None` when every one is long enough.
+    pub fn weakness(&self, origin: &str) -> Option<String> {
+        let weak: Vec<String> = (self.0.iter().enumerate())
+            .filter(|(_, s)| s.trim_ascii().len() < WEAK_SECRET_BYTES)
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        (!weak.is_empty()).then(|| {
+            format!(
+                "{origin}: secret {} is shorter than {WEAK_SECRET_BYTES} bytes; anyone who guesses it can forge cursors (make one with `openssl rand -hex 32`)",
+                weak.join(", ")
+            )
+        })
     }
 
     fn mac(secret: &[u8]) -> HmacSha256 {
@@ -210,6 +246,10 @@ impl Payload {
         let fingerprint = text(&mut m, "fp")?;
         let limit = match m.remove("limit") {
             None | Some(Value::Null) => None,
+            // No page holds nothing: paginate refuses it, so the cursor cannot be valid.
+            Some(Value::Number(n)) if n.as_u64() == Some(0) => {
+                return Err("limit is 0; a page holds at least one item".into());
+            }
             Some(Value::Number(n)) if n.is_u64() => n.as_u64(),
             Some(other) => return Err(format!("limit is {other}, not a whole number")),
         };
@@ -566,6 +606,27 @@ mod tests {
             decode(&"A".repeat(5000)).unwrap_err().0,
             "5000 bytes is over the 4096-byte limit; not decoded"
         );
+        // Signed, but asking for pages of nothing: paginate refuses it, so it is not valid.
+        let mut empty = Payload::new(0, 1000.0);
+        empty.limit = Some(0);
+        let why = decode(&encode(&empty, &secrets())).unwrap_err().0;
+        assert!(why.contains("limit is 0"), "{why}");
+    }
+
+    #[test]
+    fn weak_and_absurd_secrets_are_said_or_refused() {
+        let weak = Secrets::parse("a\n \n0123456789abcdef0123", "f").unwrap();
+        assert_eq!(
+            weak.weakness("f").unwrap(),
+            "f: secret 1, 2 is shorter than 16 bytes; anyone who guesses it can forge cursors (make one with `openssl rand -hex 32`)"
+        );
+        let strong = Secrets::parse("0123456789abcdef0123", "f").unwrap();
+        assert!(strong.weakness("f").is_none());
+        let nuls = "\0".repeat(MAX_SECRETS_TEXT + 1);
+        assert!(matches!(
+            Secrets::parse(&nuls, "f"),
+            Err(SecretError::TooLarge { .. })
+        ));
     }
 
     #[test]

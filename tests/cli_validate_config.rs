@@ -287,3 +287,48 @@ fn watch_reloads_good_saves_and_keeps_the_last_good_config() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn watch_follows_a_symlinked_config_and_waits_out_a_save_that_truncates_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let dotfiles = dir.path().join("dotfiles");
+    fs::create_dir(&dotfiles).unwrap();
+    let real = dotfiles.join("mcpguard.yaml");
+    fs::write(&real, "hardCap: 12000\n").unwrap();
+    std::os::unix::fs::symlink(&real, dir.path().join("mcpguard.yaml")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .args(["validate-config", "mcpguard.yaml", "--watch"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    read_until(&rx, "mcpguard.yaml: valid");
+    std::thread::sleep(Duration::from_millis(300));
+    // The file the link points at, saved where it is (as the dotfiles manager's editor does).
+    fs::write(&real, "hardCap: 20000\n").unwrap();
+    let reload = read_until(&rx, "hardCap: 12000 -> 20000");
+    assert!(!reload.is_empty());
+    // A save that empties the file, then writes it a moment later: one reload, never the
+    // defaults in between.
+    fs::write(&real, "").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    fs::write(&real, "hardCap: 30000\n").unwrap();
+    let next = read_until(&rx, "hardCap: 20000 -> 30000");
+    assert!(
+        !next.iter().any(|l| l.contains("-> 12000")),
+        "the empty moment was not taken as a config: {next:#?}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

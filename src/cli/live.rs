@@ -114,8 +114,9 @@ impl LiveArgs {
         let env = |var: &str| std::env::var(var).ok();
         if let Some(path) = &self.mcp_config {
             let file = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{file}: cannot read the server list"))?;
+            let text =
+                mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
+                    .with_context(|| format!("{file}: cannot read the server list"))?;
             let servers = config::parse(&file, &text, self.name.as_deref(), &env)?;
             if servers.is_empty() {
                 anyhow::bail!("{file}: mcpServers is empty");
@@ -175,8 +176,9 @@ impl LiveArgs {
         let calls = match &self.calls {
             Some(path) => {
                 let file = path.display().to_string();
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("{file}: cannot read the calls"))?;
+                let text =
+                    mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CONFIG_BYTES)
+                        .with_context(|| format!("{file}: cannot read the calls"))?;
                 let json = path.extension().is_some_and(|e| e == "json");
                 let parsed = mcpguard::config::parse_text(&file, &text, json)?;
                 live::parse_calls(parsed.value).map_err(|e| anyhow::anyhow!("{file}: {e}"))?

@@ -267,17 +267,26 @@ pub const SECRET_ENV: &str = "MCPGUARD_CURSOR_SECRET";
 pub fn load_secrets(secret_file: Option<&std::path::Path>) -> anyhow::Result<Option<Secrets>> {
     use anyhow::Context as _;
     if let Some(path) = secret_file {
-        let text = std::fs::read_to_string(path)
+        let text = mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_SECRET_BYTES)
             .with_context(|| format!("cannot read the secret file {}", path.display()))?;
-        return Ok(Some(Secrets::parse(&text, &path.display().to_string())?));
+        return Ok(Some(checked(&text, &path.display().to_string())?));
     }
     match std::env::var(SECRET_ENV) {
-        Ok(text) => Ok(Some(Secrets::parse(&text, SECRET_ENV)?)),
+        Ok(text) => Ok(Some(checked(&text, SECRET_ENV)?)),
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => {
             anyhow::bail!("{SECRET_ENV} is not valid UTF-8")
         }
     }
+}
+
+/// The secrets in `text`, with a warning on stderr for one too short to be safe.
+fn checked(text: &str, origin: &str) -> anyhow::Result<Secrets> {
+    let secrets = Secrets::parse(text, origin)?;
+    if let Some(weak) = secrets.weakness(origin) {
+        render::warning(&weak);
+    }
+    Ok(secrets)
 }
 
 /// What to tell someone who has no secret set.

@@ -269,7 +269,7 @@ fn watch(
     eprintln!("mcpguard: watching {name} (Ctrl-C to stop)");
 
     while rx.recv().is_ok() {
-        super::watch::settle(&rx);
+        super::watch::settle(&rx, path);
         report(out, &mut good)?;
     }
     Ok(Code::Ok)

@@ -412,6 +412,30 @@ pub fn diff(old: &Config, new: &Config) -> Vec<Change> {
         .collect()
 }
 
+/// The lines that say what a reload changed: one a key for the first [`SHOWN_CHANGES`], then
+/// one that counts the rest (a save of a config with 40,000 endpoints is one event, not 40,000
+/// lines of log).
+pub fn describe(changes: &[Change]) -> Vec<String> {
+    let mut lines: Vec<String> = changes
+        .iter()
+        .take(SHOWN_CHANGES)
+        .map(|c| {
+            let (old, new) = c.shown();
+            format!("config reloaded: {} {old} -> {new}", c.key)
+        })
+        .collect();
+    if changes.len() > SHOWN_CHANGES {
+        lines.push(format!(
+            "config reloaded: and {} more keys changed",
+            changes.len() - SHOWN_CHANGES
+        ));
+    }
+    lines
+}
+
+/// Changes of a reload logged one by one.
+pub const SHOWN_CHANGES: usize = 20;
+
 /// Where the value at `pointer` came from: the layer that set it or its nearest parent.
 fn origin_at(origins: &BTreeMap<String, Origin>, pointer: &str) -> Origin {
     let mut p = pointer;
