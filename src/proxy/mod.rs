@@ -3,7 +3,8 @@
 //! [`policy`] decides, without I/O, what each message becomes; [`shrink`] is its answer to a
 //! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
 //! full results; [`stdio`] is the transport that moves the bytes, to a command it starts or,
-//! through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many clients.
+//! through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many clients;
+//! [`throttle`] keeps a flood of one event from flooding the log.
 
 pub mod bridge;
 pub mod catalog;
@@ -18,6 +19,7 @@ pub mod result;
 pub mod shrink;
 pub mod stdio;
 pub mod store;
+pub mod throttle;
 pub mod tiers;
 
 pub use policy::Policy;

@@ -245,13 +245,8 @@ pub fn serve(
             Event::Reload(config) => {
                 super::policy::prepare_counters(&config, false);
                 let changes = lock(&shared.policy).set_config(config);
-                for c in &changes {
-                    let (old, new) = c.shown();
-                    shared.log(&Log {
-                        level: super::policy::Level::Info,
-                        message: format!("config reloaded: {} {old} -> {new}", c.key),
-                        fields: Default::default(),
-                    });
+                for line in crate::config::describe(&changes) {
+                    shared.log(&Log::new(super::policy::Level::Info, line));
                 }
             }
             Event::Note(l) => shared.log(&l),

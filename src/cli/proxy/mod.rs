@@ -433,8 +433,9 @@ fn upstream(
 ) -> anyhow::Result<(Upstream, String)> {
     if let Some(path) = &args.mcp_config {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("{file}: cannot read the server list"))?;
+        let text =
+            mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
+                .with_context(|| format!("{file}: cannot read the server list"))?;
         let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
         let Some(server) = list.pop() else {
             anyhow::bail!("{file}: mcpServers is empty");
@@ -502,7 +503,7 @@ fn watch_config(
     let (watcher, changes) = super::watch::file(&path)?;
     std::thread::spawn(move || {
         while changes.recv().is_ok() {
-            super::watch::settle(&changes);
+            super::watch::settle(&changes, &path);
             let env = super::mcpguard_env();
             let dir = std::env::current_dir().unwrap_or_default();
             let explicit = explicit.clone().or_else(|| Some(path.clone()));
@@ -527,6 +528,17 @@ fn watch_config(
 
 /// Prints log lines to stderr as text or JSON; `quiet` keeps warnings and errors only.
 fn logger(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
+    let mut throttle = mcpguard::proxy::throttle::Throttle::default();
+    let mut write = write_log(format, quiet);
+    move |l: &Log| {
+        for l in throttle.admit(l, std::time::Instant::now()) {
+            write(&l);
+        }
+    }
+}
+
+/// Writes one log line, as text or JSON, to stderr.
+fn write_log(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'static {
     move |l: &Log| {
         if quiet && l.level == Level::Info && l.fields.get("event").is_none_or(|e| e != "listening")
         {
