@@ -115,7 +115,13 @@ pub fn run(args: Args) -> anyhow::Result<Code> {
         Action::Status { url, format } => {
             let logins = match &url {
                 Some(url) => store.find(&key(url)?)?.into_iter().collect(),
-                None => store.all()?,
+                None => {
+                    let (logins, corrupt) = store.all()?;
+                    for e in &corrupt {
+                        super::render::warning(&e.to_string());
+                    }
+                    logins
+                }
             };
             match format {
                 ReportFormat::Json => {

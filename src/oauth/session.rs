@@ -205,11 +205,12 @@ impl OAuth {
         if failed != Some(value.as_str()) && !login.expired(now_secs()) {
             return Ok(Ok(value));
         }
-        let client = login.client();
+        let client = self.client_of(&login);
+        let secret = client.2;
         // A refresh token, else, for a client's own login, the same grant again.
         let request = match login.refresh_token.as_deref() {
             Some(refresh_token) => TokenRequest::refresh(refresh_token, &login.audience, client),
-            None if login.grant == "client_credentials" && login.client_secret.is_some() => {
+            None if login.grant == "client_credentials" && secret.is_some() => {
                 let scope = (!login.scopes.is_empty()).then(|| login.scopes.join(" "));
                 TokenRequest::client_credentials(scope.as_deref(), &login.audience, client)
             }
@@ -308,6 +309,21 @@ impl OAuth {
             Some(store) => store.find(key)?,
             None => None,
         };
+        if !self.settings.client_credentials
+            && stored
+                .as_ref()
+                .is_some_and(|s| s.grant == "client_credentials")
+        {
+            // A client's own login (CI) that could not be renewed: a browser sign-in would
+            // leave the caller waiting on a person who is not there.
+            return Err(OAuthError::LoginNeeded {
+                url: server_url.to_owned(),
+                why: format!(
+                    "{}; the stored login is a client's own (client_credentials): renew it with `mcpguard auth login --url {server_url} --oauth-client-credentials`, or run with --oauth-client-credentials",
+                    refresh_failed.as_deref().unwrap_or("it no longer works")
+                ),
+            });
+        }
         let mut granted = match self.granted.clone() {
             Some(g) if status == 403 => g,
             _ => self.discover(server_url, challenge, stored.as_ref())?,
@@ -337,29 +353,34 @@ impl OAuth {
         let token = self.token(&granted, &resource, scope.as_deref())?;
         let scopes = split_scopes(token.scope.as_deref().or(scope.as_deref()));
         let granted = Granted { scopes, ..granted };
-        let login = Login {
-            resource: key.to_owned(),
-            audience: resource,
-            issuer: granted.server.issuer.clone(),
-            token_endpoint: granted.server.token_endpoint.clone().unwrap_or_default(),
-            revocation_endpoint: granted.server.revocation_endpoint.clone(),
-            client_id: granted.client.id.clone(),
-            client_secret: granted.client.secret.clone(),
-            client_auth: granted.client.auth,
-            grant: if self.settings.client_credentials {
-                "client_credentials"
-            } else {
-                "authorization_code"
-            }
-            .to_owned(),
-            redirect_uri: self.user.as_ref().map(|u| u.redirect_uri()),
-            access_token: String::new(),
-            token_type: String::new(),
-            refresh_token: None,
-            expires_at: None,
-            scopes: granted.scopes.clone(),
-            obtained_at: 0,
-        };
+        let login =
+            Login {
+                resource: key.to_owned(),
+                audience: resource,
+                issuer: granted.server.issuer.clone(),
+                token_endpoint: granted.server.token_endpoint.clone().unwrap_or_default(),
+                revocation_endpoint: granted.server.revocation_endpoint.clone(),
+                client_id: granted.client.id.clone(),
+                // A secret the user gives (MCPGUARD_OAUTH_CLIENT_SECRET) stays theirs, asked for
+                // again when needed; one a registration issued is kept, as only this store has it.
+                client_secret: granted.client.secret.clone().filter(|_| {
+                    self.settings.client_id.as_deref() != Some(granted.client.id.as_str())
+                }),
+                client_auth: granted.client.auth,
+                grant: if self.settings.client_credentials {
+                    "client_credentials"
+                } else {
+                    "authorization_code"
+                }
+                .to_owned(),
+                redirect_uri: self.user.as_ref().map(|u| u.redirect_uri()),
+                access_token: String::new(),
+                token_type: String::new(),
+                refresh_token: None,
+                expires_at: None,
+                scopes: granted.scopes.clone(),
+                obtained_at: 0,
+            };
         let login = renew(login, token);
         if let Some(store) = &self.store {
             store.save(&login)?;
@@ -576,13 +597,23 @@ impl OAuth {
         self.post_token(&endpoint, &request)
     }
 
+    /// How the client of `login` proves itself: the user's own client's secret is not stored,
+    /// so it comes from the settings again (MCPGUARD_OAUTH_CLIENT_SECRET).
+    fn client_of<'l>(&'l self, login: &'l Login) -> (ClientAuth, &'l str, Option<&'l str>) {
+        let (auth, id, stored) = login.client();
+        let given = (self.settings.client_id.as_deref() == Some(id))
+            .then_some(self.settings.client_secret.as_deref())
+            .flatten();
+        (auth, id, stored.or(given))
+    }
+
     /// Revokes a forgotten login's tokens at its authorization server (RFC 7009): the refresh
     /// token, then the access token. `Ok(false)`: the server has no revocation endpoint.
     pub fn revoke(&self, login: &Login) -> Result<bool, OAuthError> {
         let Some(endpoint) = &login.revocation_endpoint else {
             return Ok(false);
         };
-        let client = login.client();
+        let client = self.client_of(login);
         let tokens = [
             (login.refresh_token.as_deref(), "refresh_token"),
             (Some(login.access_token.as_str()), "access_token"),
@@ -636,11 +667,10 @@ impl OAuth {
             .read_to_string(MAX_BODY)
             .unwrap_or_default();
         if !(200..300).contains(&status) {
-            // The error body of RFC 6749 5.2 names no token: safe to show.
             return Err(fetch_error(
                 "the token endpoint",
                 endpoint,
-                &format!("HTTP {status}: {}", clip(&text)),
+                &token_error(status, &text, request),
             ));
         }
         serde_json::from_str(&text).map_err(|_| {
@@ -694,6 +724,101 @@ fn fetch_error(what: &'static str, url: &str, why: &str) -> OAuthError {
 }
 
 /// At most 200 characters of a body, for an error.
+/// What a token endpoint's refusal says, fit to print: only RFC 6749 5.2's `error` and
+/// `error_description`, never the body itself (a hostile server echoed the client's Basic
+/// credentials in one), with anything of the request's (a secret, a refresh token) blanked.
+fn token_error(status: u16, body: &str, request: &TokenRequest) -> String {
+    #[derive(Deserialize)]
+    struct Refusal {
+        error: Option<String>,
+        error_description: Option<String>,
+    }
+    let said = serde_json::from_str::<Refusal>(body).ok().and_then(|r| {
+        let error = r.error?;
+        Some(match r.error_description {
+            Some(d) => format!("{error}: {d}"),
+            None => error,
+        })
+    });
+    let Some(said) = said else {
+        return format!(
+            "HTTP {status} (a body of {} bytes that is not an OAuth error; not shown)",
+            body.len()
+        );
+    };
+    let mut said = clip(&said);
+    // The Basic credentials, and the secret inside them (`id:secret`, each form-encoded).
+    let basic = request
+        .authorization
+        .as_deref()
+        .and_then(|a| a.strip_prefix("Basic "));
+    let decoded = basic
+        .and_then(|b| base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b).ok())
+        .and_then(|b| String::from_utf8(b).ok());
+    let inner_secret = decoded
+        .as_deref()
+        .and_then(|d| d.split_once(':'))
+        .map(|(_, s)| {
+            url::form_urlencoded::parse(format!("s={s}").as_bytes())
+                .next()
+                .map_or_else(|| s.to_owned(), |(_, v)| v.into_owned())
+        });
+    let secrets = request
+        .form
+        .iter()
+        .filter(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "client_secret" | "refresh_token" | "code" | "code_verifier"
+            )
+        })
+        .map(|(_, v)| v.clone())
+        .chain(basic.map(str::to_owned))
+        .chain(inner_secret);
+    for secret in secrets.filter(|s| s.len() >= 4) {
+        said = said.replace(&secret, "[redacted]");
+    }
+    format!("HTTP {status}: {said}")
+}
+
 fn clip(text: &str) -> String {
     text.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_endpoints_refusal_is_shown_without_the_requests_secrets() {
+        let request = TokenRequest::client_credentials(
+            None,
+            "https://mcp.example.com/mcp",
+            (ClientAuth::Basic, "ci-client", Some("s3cret-value")),
+        );
+        let basic = request.authorization.clone().unwrap();
+        // A hostile server echoes the Basic credentials back in its description.
+        let echoed = serde_json::json!({"error": "invalid_client",
+            "error_description": format!("bad credentials {basic} for ci-client:s3cret-value")})
+        .to_string();
+        let shown = token_error(401, &echoed, &request);
+        assert!(
+            shown.starts_with("HTTP 401: invalid_client: bad credentials"),
+            "{shown}"
+        );
+        assert!(!shown.contains("s3cret-value"), "{shown}");
+        assert!(
+            !shown.contains(basic.trim_start_matches("Basic ")),
+            "{shown}"
+        );
+        // A body that is not an OAuth error is not shown at all.
+        let page = format!("<html>{basic}</html>");
+        assert_eq!(
+            token_error(500, &page, &request),
+            format!(
+                "HTTP 500 (a body of {} bytes that is not an OAuth error; not shown)",
+                page.len()
+            )
+        );
+    }
 }

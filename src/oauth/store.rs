@@ -172,11 +172,7 @@ impl Store {
     }
 
     fn ensure_dir(&self) -> Result<(), StoreError> {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(&self.dir).map_err(self.io(&self.dir))
+        crate::fsutil::create_private_dir_all(&self.dir).map_err(self.io(&self.dir))
     }
 
     fn path_of(&self, resource: &str, issuer: &str) -> PathBuf {
@@ -187,27 +183,38 @@ impl Store {
     /// The newest login for `resource` (a canonical URL), if any.
     pub fn find(&self, resource: &str) -> Result<Option<Login>, StoreError> {
         let prefix = format!("{}-", digest(resource));
-        Ok(self
-            .read_all(Some(&prefix))?
+        let (logins, mut corrupt) = self.read_all(Some(&prefix))?;
+        if let Some(e) = corrupt.pop() {
+            return Err(e);
+        }
+        Ok(logins
             .into_iter()
             .filter(|l| l.resource == resource)
             .max_by_key(|l| l.obtained_at))
     }
 
-    /// Every login kept, oldest first.
-    pub fn all(&self) -> Result<Vec<Login>, StoreError> {
-        let mut all = self.read_all(None)?;
+    /// Every login kept, oldest first, and the files that hold no login (each one's error):
+    /// one damaged file does not hide the others.
+    pub fn all(&self) -> Result<(Vec<Login>, Vec<StoreError>), StoreError> {
+        let (mut all, corrupt) = self.read_all(None)?;
         all.sort_by(|a, b| (a.obtained_at, &a.resource).cmp(&(b.obtained_at, &b.resource)));
-        Ok(all)
+        Ok((all, corrupt))
     }
 
-    fn read_all(&self, prefix: Option<&str>) -> Result<Vec<Login>, StoreError> {
+    /// The logins (of files whose names start with `prefix`), and the files that are not one.
+    /// A store another program loosened (a 0755 folder, a 0644 login) is made private again
+    /// first: it holds tokens.
+    fn read_all(&self, prefix: Option<&str>) -> Result<(Vec<Login>, Vec<StoreError>), StoreError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok((Vec::new(), Vec::new()));
+            }
             Err(e) => return Err(self.io(&self.dir)(e)),
         };
+        crate::fsutil::keep_private(&self.dir, 0o700).map_err(self.io(&self.dir))?;
         let mut logins = Vec::new();
+        let mut corrupt = Vec::new();
         for entry in entries {
             let entry = entry.map_err(self.io(&self.dir))?;
             let name = entry.file_name();
@@ -219,19 +226,30 @@ impl Store {
                 continue;
             }
             let path = entry.path();
-            let text = match std::fs::read_to_string(&path) {
+            let text = match crate::fsutil::read_text_capped(&path, crate::fsutil::MAX_SECRET_BYTES)
+            {
                 Ok(text) => text,
                 // Removed by a logout in another process since the listing.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    corrupt.push(StoreError::Corrupt {
+                        path,
+                        why: e.to_string(),
+                    });
+                    continue;
+                }
                 Err(e) => return Err(self.io(&path)(e)),
             };
-            let login = serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
-                path: path.clone(),
-                why: format!("line {}, column {}", e.line(), e.column()),
-            })?;
-            logins.push(login);
+            crate::fsutil::keep_private(&path, 0o600).map_err(self.io(&path))?;
+            match serde_json::from_str(&text) {
+                Ok(login) => logins.push(login),
+                Err(e) => corrupt.push(StoreError::Corrupt {
+                    path,
+                    why: format!("line {}, column {}", e.line(), e.column()),
+                }),
+            }
         }
-        Ok(logins)
+        Ok((logins, corrupt))
     }
 
     /// Keeps `login` (replacing the one of its resource and issuer), 0600, whole or not at all.
@@ -240,7 +258,7 @@ impl Store {
         let path = self.path_of(&login.resource, &login.issuer);
         let mut text = serde_json::to_vec_pretty(login).expect("a login serialises");
         text.push(b'\n');
-        crate::fsutil::write_with(&path, &text, crate::fsutil::Durability::Secret)
+        crate::fsutil::write_with(&path, &text, crate::fsutil::Durability::Private)
             .map_err(self.io(&path))
     }
 
@@ -248,7 +266,14 @@ impl Store {
     pub fn remove(&self, resource: &str) -> Result<Vec<Login>, StoreError> {
         let prefix = format!("{}-", digest(resource));
         let mut removed = Vec::new();
-        for login in self.read_all(Some(&prefix))? {
+        // A damaged file of this resource's goes too: a logout forgets what there is.
+        let (logins, corrupt) = self.read_all(Some(&prefix))?;
+        for e in corrupt {
+            if let StoreError::Corrupt { path, .. } = e {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        for login in logins {
             if login.resource != resource {
                 continue;
             }
@@ -342,7 +367,7 @@ mod tests {
         let found = store.find(r).unwrap().unwrap();
         assert_eq!(found.issuer, "https://b.example");
         assert_eq!(found.authorization(), "Bearer at-0123456789");
-        assert_eq!(store.all().unwrap().len(), 3);
+        assert_eq!(store.all().unwrap().0.len(), 3);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
@@ -354,7 +379,33 @@ mod tests {
         }
         assert_eq!(store.remove(r).unwrap().len(), 2);
         assert!(store.find(r).unwrap().is_none());
-        assert_eq!(store.all().unwrap().len(), 1);
+        assert_eq!(store.all().unwrap().0.len(), 1);
+        std::fs::remove_dir_all(store.dir()).unwrap();
+    }
+
+    #[test]
+    fn a_loosened_store_is_made_private_and_a_damaged_login_hides_no_other() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let store = temp_store("loose");
+        let kept = login("https://mcp.example.com/mcp", "https://a.example", 100);
+        store.save(&kept).unwrap();
+        let file = store.path_of(&kept.resource, &kept.issuer);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        std::fs::set_permissions(store.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let damaged = store.dir().join(format!(
+            "{}-0000000000000000.json",
+            digest("https://x.example/mcp")
+        ));
+        std::fs::write(&damaged, "{ not a login").unwrap();
+        let (logins, corrupt) = store.all().unwrap();
+        assert_eq!(logins.len(), 1, "the good login is listed");
+        assert_eq!(corrupt.len(), 1, "the damaged one is named");
+        assert!(corrupt[0].to_string().contains("not a login"));
+        assert_eq!((mode(store.dir()), mode(&file)), (0o700, 0o600));
+        assert!(store.find("https://x.example/mcp").is_err());
+        assert!(store.remove("https://x.example/mcp").unwrap().is_empty());
+        assert!(!damaged.exists(), "logout forgets a damaged file too");
         std::fs::remove_dir_all(store.dir()).unwrap();
     }
 
