@@ -275,6 +275,12 @@ pub const RULES: &[Rule] = &[
         severity: Severity::Error,
         summary: "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool",
     },
+    Rule {
+        code: "MG033",
+        name: "unreadable-response",
+        severity: Severity::Error,
+        summary: "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked",
+    },
 ];
 
 /// The cursor a live audit sends to check that a server refuses cursors it did not issue

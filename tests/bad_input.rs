@@ -143,7 +143,10 @@ fn directories_with_loops_and_unreadable_entries_audit_what_they_can() {
     std::os::unix::fs::symlink("..", corpus.join("loop")).unwrap();
     std::os::unix::fs::symlink("missing.json", corpus.join("gone.json")).unwrap();
     let (status, text) = run(d, &["audit", "corpus"]);
-    assert_eq!(status, 0, "the readable file is audited: {text}");
+    // The readable file is audited; the one that could not be read fails the audit (MG033):
+    // a CI gate never passes on a capture it did not see.
+    assert_eq!(status, 1, "{text}");
+    assert!(text.contains("MG033"), "{text}");
     assert!(text.contains("\n1 document: "), "each file once: {text}");
     assert!(text.contains("corpus/gone.json: cannot read"), "{text}");
     assert_eq!(text.matches("good.json").count(), 1, "{text}");
@@ -323,9 +326,10 @@ fn every_read_limit_is_a_setting_and_going_past_one_names_it() {
         "{text}"
     );
     assert!(
-        text.contains("\n2 documents: 0 errors, 0 warnings, 0 info; 1 input could not be read"),
+        text.contains("\n2 documents: 1 error, 0 warnings, 0 info; 1 input could not be read"),
         "{text}"
     );
+    assert!(text.contains("MG033 t.jsonl:2"), "{text}");
 
     // A cursor limit: paginate issues none it could not read back, decode-cursor warns.
     let secret = "limits-secret";

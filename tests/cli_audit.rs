@@ -472,13 +472,31 @@ fn unreadable_inputs_are_reported_in_place() {
         .args(["audit", ".", "--format", "json"])
         .output()
         .unwrap();
-    assert_eq!(
-        code(&out),
-        0,
-        "one readable file, no findings: {}",
-        transcript(&out)
-    );
+    // The readable one is audited; the other is a finding at its place (MG033), which fails the
+    // audit: a CI gate must not pass on a capture it could not read.
+    assert_eq!(code(&out), 1, "{}", transcript(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("b.json:1:3: invalid JSON"));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unreadable = &report["corpusFindings"][0];
+    assert_eq!(unreadable["code"], "MG033", "{report}");
+    assert_eq!(unreadable["document"], "./b.json");
+    assert_eq!(
+        (unreadable["line"].as_u64(), unreadable["column"].as_u64()),
+        (Some(1), Some(3))
+    );
+    // Reported where CI shows it: SARIF results and workflow annotations.
+    for (format, shows) in [
+        ("sarif", "\"ruleId\": \"MG033\""),
+        ("github", "::error file=./b.json,line=1"),
+    ] {
+        let out = mcpguard_in(d)
+            .args(["audit", ".", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 1);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(shows), "{format}: {text}");
+    }
     let nothing = mcpguard_in(d)
         .args(["audit", "b.json", "missing.json"])
         .output()
@@ -508,14 +526,19 @@ fn ten_thousand_files_with_some_invalid() {
         .unwrap();
     assert_eq!(
         code(&out),
-        0,
-        "{}",
+        1,
+        "the ten broken ones fail the audit: {}",
         String::from_utf8_lossy(&out.stderr)
             .lines()
             .take(3)
             .collect::<Vec<_>>()
             .join("\n")
     );
+    let unreadable = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("\"MG033\""))
+        .count();
+    assert_eq!(unreadable, 10);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr)
             .lines()

@@ -61,12 +61,44 @@ impl Shard {
 }
 
 /// What one file produced, in order.
-type Items = Vec<Result<DocumentReport, String>>;
+type Items = Vec<Result<DocumentReport, Unreadable>>;
+
+/// An input that could not be read: its words, and where, for the finding it becomes.
+#[derive(Clone, Debug)]
+pub(crate) struct Unreadable {
+    message: String,
+    file: String,
+    line: Option<usize>,
+    column: Option<usize>,
+    /// Whether it hid responses (MG033), or only says there were none (a transcript of
+    /// requests, or one a shard takes nothing of).
+    finding: bool,
+}
+
+impl From<InputError> for Unreadable {
+    fn from(e: InputError) -> Unreadable {
+        Unreadable::from(&e)
+    }
+}
+
+impl From<&InputError> for Unreadable {
+    fn from(e: &InputError) -> Unreadable {
+        let (file, line, column) = e.place();
+        Unreadable {
+            message: e.to_string(),
+            file: file.to_owned(),
+            line,
+            column,
+            finding: true,
+        }
+    }
+}
 
 /// Documents put into a report in input order as files finish: each file's parts go in at
 /// once when it is the one due, or wait for the files before it.
 struct InOrder<'r> {
     report: &'r mut Report,
+    ctx: &'r Context,
     /// Parts of files after the one due, and whether each is done.
     waiting: BTreeMap<usize, (Items, bool)>,
     due: usize,
@@ -81,11 +113,11 @@ impl InOrder<'_> {
             *done |= last;
             return;
         }
-        put(self.report, items);
+        put(self.report, items, self.ctx);
         if last {
             self.due += 1;
             while let Some((items, done)) = self.waiting.remove(&self.due) {
-                put(self.report, items);
+                put(self.report, items, self.ctx);
                 if !done {
                     // Part way through: the rest of it will come as it is made.
                     break;
@@ -132,10 +164,10 @@ pub fn run_into(
         .any(|u| matches!(u, Unit::Stdin))
         .then(|| input::read_bytes(&mut stdin, "<stdin>", None, limits));
     let audit_unit = |unit: &Unit, send: &mut dyn FnMut(Items)| match unit {
-        Unit::Failed(err) => send(vec![Err(err.to_string())]),
+        Unit::Failed(err) => send(vec![Err(err.into())]),
         Unit::Stdin => match &stdin_bytes {
             Some(Ok(bytes)) => send(audit_file("<stdin>", bytes.clone(), ctx, shard)),
-            Some(Err(e)) => send(vec![Err(e.to_string())]),
+            Some(Err(e)) => send(vec![Err(e.into())]),
             None => {}
         },
         Unit::File { path, .. } if input::is_jsonl(path) => {
@@ -143,12 +175,13 @@ pub fn run_into(
         }
         Unit::File { path, name } => match input::read_file_bytes(path, name, limits) {
             Ok(bytes) => send(audit_file(name, bytes, ctx, shard)),
-            Err(e) => send(vec![Err(e.to_string())]),
+            Err(e) => send(vec![Err(e.into())]),
         },
     };
     let next = AtomicUsize::new(0);
     let in_order = Mutex::new(InOrder {
         report: &mut *report,
+        ctx,
         waiting: BTreeMap::new(),
         due: 0,
     });
@@ -176,13 +209,34 @@ pub fn run_into(
     report.finish(ctx);
 }
 
-/// Documents into the report, errors beside them.
-fn put(report: &mut Report, items: Items) {
+/// Documents into the report, errors beside them: a response that could not be read is also
+/// a finding at its file (MG033), so that a CI gate fails on it and SARIF and annotations show
+/// it, rather than pass on what it never saw.
+fn put(report: &mut Report, items: Items, ctx: &Context) {
     let mut docs = Vec::with_capacity(items.len());
     for item in items {
         match item {
             Ok(doc) => docs.push(doc),
-            Err(e) => report.errors.push(e),
+            Err(e) => {
+                let finding = e.finding.then(|| {
+                    Finding::about_run(
+                    ctx,
+                    "MG033",
+                    &e.file,
+                    &e.file,
+                    e.message.clone(),
+                    "make the capture readable (UTF-8 JSON within readLimits), or leave it out of the audit".into(),
+                )
+                });
+                report
+                    .corpus_findings
+                    .extend(finding.flatten().map(|f| Finding {
+                        line: e.line,
+                        column: e.column,
+                        ..f
+                    }));
+                report.errors.push(e.message);
+            }
         }
     }
     report.extend(docs);
@@ -196,7 +250,7 @@ fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -
     let limits = &ctx.config.read_limits;
     let text = match input::document_text(name, bytes, limits) {
         Ok(text) => text,
-        Err(e) => return vec![Err(e.to_string())],
+        Err(e) => return vec![Err(e.into())],
     };
     // Sized for the tree of a typical capture: one chunk, not a few doublings.
     let arena = Bump::with_capacity(text.len());
@@ -233,10 +287,10 @@ fn audit_documents(
 ) -> Items {
     let mut pairing = Pairing::default();
     let transcript = docs.len() > 1;
-    let work: Vec<Result<(Document, Call), String>> = docs
+    let work: Vec<Result<(Document, Call), Unreadable>> = docs
         .into_iter()
         .filter_map(|d| match d {
-            Err(e) => Some(Err(e.to_string())),
+            Err(e) => Some(Err(e.into())),
             Ok(doc) => match pairing.observe(&doc.value) {
                 Line::Request => None,
                 Line::Response(mut call) if transcript => {
@@ -267,7 +321,7 @@ fn audit_transcript(
     let name = path.display().to_string();
     let reader = match input::open_jsonl(path, &name) {
         Ok(reader) => reader,
-        Err(e) => return send(vec![Err(e.to_string())]),
+        Err(e) => return send(vec![Err(e.into())]),
     };
     let limits = &ctx.config.read_limits;
     let mut sent = 0;
@@ -275,13 +329,13 @@ fn audit_transcript(
     input::for_each_line_batch(&name, reader, limits, BATCH_LINES, BATCH_BYTES, |batch| {
         // Each line read in its own arena, on every core...
         let mut arenas: Vec<Bump> = batch.iter().map(|_| Bump::new()).collect();
-        let read: Vec<Result<TranscriptLine<'_>, String>> = batch
+        let read: Vec<Result<TranscriptLine<'_>, Unreadable>> = batch
             .par_iter()
             .zip(arenas.par_iter_mut())
             .map(|((number, line), arena)| match line {
                 Ok(text) => TranscriptLine::read(&name, *number, text, arena, limits)
-                    .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
+                    .map_err(Unreadable::from),
+                Err(e) => Err(e.into()),
             })
             .collect();
         // ...requests and responses paired in order...
@@ -310,9 +364,13 @@ fn audit_transcript(
     });
     if sent == 0 {
         // A transcript of requests only, or an empty file: say so rather than nothing.
-        send(vec![Err(format!(
-            "{name}: no responses in this transcript"
-        ))]);
+        send(vec![Err(Unreadable {
+            message: format!("{name}: no responses in this transcript"),
+            file: name,
+            line: None,
+            column: None,
+            finding: false,
+        })]);
     }
 }
 
@@ -418,6 +476,7 @@ pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
         put(
             report,
             audit_documents(docs, ctx, None, Some(&session.latencies)),
+            ctx,
         );
     }
     for o in &session.observations {
@@ -523,7 +582,7 @@ mod tests {
             .into_iter()
             .map(|item| match item {
                 Ok(doc) => serde_json::to_value(doc).unwrap(),
-                Err(e) => e.into(),
+                Err(e) => e.message.into(),
             })
             .collect()
     }
@@ -563,7 +622,8 @@ mod tests {
                 .map(|d| Ok(d.into_owned()))
                 .collect(),
         );
-        let errors = written(report.errors.iter().cloned().map(Err).collect());
+        let errors: Vec<serde_json::Value> =
+            report.errors.iter().map(|e| e.as_str().into()).collect();
         assert_eq!(docs.len(), expected_docs.len());
         for (doc, expected) in docs.iter().zip(&expected_docs) {
             assert_eq!(doc, expected, "{}", expected["name"]);

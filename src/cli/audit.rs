@@ -50,6 +50,7 @@ every tool or per tool under `endpoints:`):
   MG026 2026-07-28: no resultType         MG030 2026-07-28 broken mid-conversation
   MG027 structuredContent vs outputSchema MG031 a call answered input_required
                                           MG032 an x-mcp-header HTTP clients must refuse
+                                          MG033 a capture that could not be read
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,
 or a live server could not be started or reached, hung (--timeout), exited, wrote something that
