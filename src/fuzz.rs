@@ -251,6 +251,77 @@ pub fn proxy_policy(data: &[u8]) {
     assert_eq!(fx.sends.len(), owed, "an error for every request owed");
 }
 
+/// The proxy's result path on results its parser refuses as well as ones it reads: the first
+/// byte picks how the rest becomes a tools/call result (its text ending in a lone surrogate,
+/// beside a number beyond f64, beside nesting past 128 levels, with a byte of invalid UTF-8,
+/// its bytes as the result itself, or its bytes inside a string unescaped) and how many times
+/// the text is repeated, up to a megabyte. Whatever the bytes, the client gets one line for the
+/// call, never over the tool's maxBytes and the room of the line that says how to read on; and
+/// anything but the server's own line is JSON a client reads.
+pub fn proxy_result(data: &[u8]) {
+    use crate::proxy::policy::{Policy, Route};
+    use std::time::Instant;
+
+    let Some((&mode, body)) = data.split_first() else {
+        return;
+    };
+    let repeat = 1 + usize::from(mode >> 4) * 64;
+    let text: String = String::from_utf8_lossy(body)
+        .repeat(repeat)
+        .chars()
+        .take(1 << 20)
+        .collect();
+    let string = Value::from(text.as_str()).to_string();
+    let inside = &string[1..string.len() - 1];
+    let result: Vec<u8> = match mode & 0x7 {
+        0 => format!(r#"{{"content":[{{"type":"text","text":"{inside}\ud83d"}}]}}"#).into_bytes(),
+        1 => format!(r#"{{"content":[{{"type":"text","text":{string}}}],"_meta":{{"n":1e999}}}}"#)
+            .into_bytes(),
+        2 => format!(
+            r#"{{"content":[{{"type":"text","text":{string}}}],"_meta":{{"d":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        )
+        .into_bytes(),
+        3 => [
+            &br#"{"content":[{"type":"text","text":""#[..],
+            inside.as_bytes(),
+            b"\xff\"}]}",
+        ]
+        .concat(),
+        4 => body.repeat(repeat.min((1 << 20) / body.len().max(1)).max(1)),
+        _ => [
+            &br#"{"content":[{"type":"text","text":""#[..],
+            body,
+            b"\"}]}",
+        ]
+        .concat(),
+    };
+    let line = [&br#"{"jsonrpc":"2.0","id":1,"result":"#[..], &result, b"}"].concat();
+    let config = Config {
+        tokenizer: Tokenizer::ClaudeFast,
+        ..Config::default()
+    };
+    let cap = config.limits.max_bytes as usize + crate::proxy::shrink::HOWTO_RESERVE_BYTES as usize;
+    let secrets = crate::cursor::Secrets::parse("fuzz-secret-proxy-result", "fuzz").expect("one");
+    let store = crate::proxy::store::MemStore::new(4 << 20);
+    let mut policy = Policy::new(std::sync::Arc::new(config), secrets, Box::new(store), false);
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#;
+    policy.from_client(call, Instant::now(), 1.8e9);
+    let fx = policy.from_server(&line, Instant::now(), 1.8e9);
+    let [Route::Client(sent)] = &fx.sends[..] else {
+        panic!("one message for the call, got {}", fx.sends.len());
+    };
+    assert!(
+        sent.len() <= cap,
+        "{} bytes reached the client, over {cap}",
+        sent.len()
+    );
+    if sent.as_slice() != line.as_slice() {
+        serde_json::from_slice::<Value>(sent).expect("what the proxy writes, a client reads");
+    }
+}
+
 /// The lean readers against serde_json: a result taken apart by [`crate::leanjson`], and any
 /// text read by [`crate::json_tree`] (key order and all), is the value (or the error)
 /// serde_json makes of it, and a list paged from its text ([`crate::paginate::locate_lean`])

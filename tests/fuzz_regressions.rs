@@ -8,7 +8,7 @@ use std::path::Path;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 13] = [
+const TARGETS: [(&str, Target); 14] = [
     ("jsonrpc_reader", mcpguard::fuzz::jsonrpc_reader),
     ("sse_parser", mcpguard::fuzz::sse_parser),
     ("cursor", mcpguard::fuzz::cursor),
@@ -22,6 +22,7 @@ const TARGETS: [(&str, Target); 13] = [
     ("proxy_policy", mcpguard::fuzz::proxy_policy),
     ("lean_paging", mcpguard::fuzz::lean_paging),
     ("proxy_http_request", mcpguard::fuzz::proxy_http_request),
+    ("proxy_result", mcpguard::fuzz::proxy_result),
 ];
 
 #[test]
