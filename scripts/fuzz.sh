@@ -3,7 +3,7 @@
 # on seed corpora made from contracts/examples and tests/fixtures (with its corpus/), two at a
 # time (both cores), and prints the executions and findings of each.
 #
-#   bash scripts/fuzz.sh                       # the five that read untrusted bytes 600 s each,
+#   bash scripts/fuzz.sh                       # the six that read untrusted bytes 600 s each,
 #                                              # every other target 180 s
 #   bash scripts/fuzz.sh 60 cursor sse_parser  # chosen targets, 60 s each
 #
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$(bash scripts/install-cargo-fuzz.sh):$PATH"
 
-untrusted=(jsonrpc_reader sse_parser cursor input config)
+untrusted=(jsonrpc_reader sse_parser cursor input config proxy_result)
 others=(live_inputs measure_tokens chunk summarize paginate proxy_policy lean_paging proxy_http_request)
 if [ $# -gt 0 ]; then
   seconds=$1; shift
@@ -65,6 +65,8 @@ seed chunk tests/fixtures/unicode-mix.txt README.md "${jsonl[@]}"
 seed config "${yaml[@]}" contracts/config.schema.json
 seed live_inputs "${yaml[@]}" target/fuzz-seeds/servers.mcp.json
 seed jsonrpc_reader "${jsonl[@]}"
+# Results the parser refuses, about 300 KB each once the target repeats them.
+seed proxy_result fuzz/regressions/proxy_result/*
 # A conversation through the proxy: the transcript with each line marked by its side.
 mkdir -p fuzz/corpus/proxy_policy
 awk 'NR % 2 { print ">" $0; next } { print "<" $0 }' "${jsonl[@]}" > fuzz/corpus/proxy_policy/transcript

@@ -1330,8 +1330,81 @@ fn a_loopback_listener_refuses_other_hosts_and_origins() {
         403
     );
     assert_eq!(post_as(&p.url, "mcp.internal", None), 200);
-    // /health is not the MCP endpoint: a load balancer may ask by any name.
+    // Two Hosts, or a target in absolute form naming another host, are another host.
+    let two = raw_request(
+        &authority,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nHost: evil.example.com\r\nContent-Length: 0\r\n"
+        ),
+    );
+    assert_eq!(two, 421);
+    let absolute = raw_request(
+        &authority,
+        &format!(
+            "POST http://evil.example.com/mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Length: 0\r\n"
+        ),
+    );
+    assert!(matches!(absolute, 400 | 421), "{absolute}");
+    // /health tells the upstream and the store: it answers the same names only.
+    let health = |host: &str| {
+        raw_request(
+            &authority,
+            &format!("GET /health HTTP/1.1\r\nHost: {host}\r\n"),
+        )
+    };
+    assert_eq!(health(&authority), 200);
+    assert_eq!(health("evil.example.com"), 421);
     assert!(p.log().contains("listening on"));
+}
+
+/// A request written as given (its line and headers, without the blank line), over a raw
+/// socket: the status of the answer.
+fn raw_request(authority: &str, head: &str) -> u16 {
+    use std::io::{Read, Write};
+    let mut socket = std::net::TcpStream::connect(authority).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(socket, "{head}Connection: close\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_request_sent_half_way_does_not_hold_its_connection() {
+    use std::io::{Read, Write};
+    let fixture = HttpFixture::start(None);
+    let p = Proxy::start(&fixture.url, &[]);
+    let authority = p
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    // Half a head, then nothing: a slow client, or one holding connections open on purpose.
+    let mut socket = std::net::TcpStream::connect(&authority).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        socket,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: appl"
+    )
+    .unwrap();
+    let mut rest = Vec::new();
+    let closed = socket.read_to_end(&mut rest);
+    assert!(
+        closed.is_ok(),
+        "the proxy closes it rather than wait for ever: {closed:?}"
+    );
+    // And it still serves.
+    assert_eq!(post_as(&p.url, &authority, None), 200);
 }
 
 /// The conformance server (tests/conformance/server.py) over stdio, from the pinned virtualenv

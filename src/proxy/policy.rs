@@ -1607,4 +1607,37 @@ mod tests {
             assert_eq!(fx.records[0].outcome, "error");
         }
     }
+
+    #[test]
+    fn an_error_over_the_tools_bytes_goes_out_cut_with_its_code() {
+        let mut p = policy();
+        client(
+            &mut p,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo"}}"#,
+        );
+        let log = "Traceback line\n".repeat(350_000);
+        let huge = json!({"jsonrpc": "2.0", "id": 9,
+            "error": {"code": -32603, "message": log, "data": {"log": log}}});
+        let fx = server(&mut p, &huge.to_string());
+        let [Route::Client(bytes)] = &fx.sends[..] else {
+            panic!("one answer: {:?}", fx.sends.len())
+        };
+        assert!(bytes.len() < 10_240, "{} bytes", bytes.len());
+        let answer: Value = serde_json::from_slice(bytes).unwrap();
+        assert_eq!(answer["id"], 9);
+        assert_eq!(answer["error"]["code"], -32603);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Traceback line"), "{message:.80}");
+        assert!(message.contains("cut to fit"), "{message:.80}");
+        // A small error passes as the server wrote it.
+        client(
+            &mut p,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo"}}"#,
+        );
+        let small = r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"no such tool"}}"#;
+        assert_eq!(
+            server(&mut p, small).sends,
+            vec![Route::Client(small.into())]
+        );
+    }
 }
