@@ -440,6 +440,52 @@ pub fn for_each_document(
     }
 }
 
+/// What [`for_each_input`] hands over.
+pub enum Input {
+    /// A whole input's text (a file, standard input, an artifact), checked as UTF-8 within the
+    /// nesting limit, for the caller to parse into the tree it reads best (a large document
+    /// into [`crate::json_view`]'s arena at a fraction of serde_json's memory), falling back
+    /// to [`documents_of_text`] for what that tree declines.
+    Whole { name: String, text: String },
+    /// A document of a JSONL file (streamed a line at a time), or an error.
+    Document(Result<Document, InputError>),
+}
+
+/// [`for_each_document`], with whole inputs handed over as their text.
+pub fn for_each_input(
+    sources: &[Source],
+    stdin: impl Read,
+    limits: &ReadLimits,
+    mut visit: impl FnMut(Input),
+) {
+    let mut stdin = Some(stdin);
+    let whole = |name: &str, bytes: Result<Vec<u8>, InputError>| match bytes
+        .and_then(|b| document_text(name, b, limits))
+    {
+        Ok(text) => Input::Whole {
+            name: name.to_owned(),
+            text,
+        },
+        Err(e) => Input::Document(Err(e)),
+    };
+    for unit in expand(sources) {
+        match unit {
+            Unit::Stdin => {
+                if let Some(stdin) = stdin.take() {
+                    visit(whole("<stdin>", read_bytes(stdin, "<stdin>", None, limits)));
+                }
+            }
+            Unit::File { path, name } if is_jsonl(&path) => {
+                stream_jsonl(&path, &name, limits, &mut |d| visit(Input::Document(d)));
+            }
+            Unit::File { path, name } => {
+                visit(whole(&name, read_file_bytes(&path, &name, limits)));
+            }
+            Unit::Failed(err) => visit(Input::Document(Err(err))),
+        }
+    }
+}
+
 /// Reads one input whole as UTF-8 text, without parsing it (for a command that parses its
 /// own way). Returns the name reports use and the text.
 pub fn read_text(

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use mcpguard::estimate::{self, DocumentEstimate, Options, Totals};
-use mcpguard::input;
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -98,13 +97,13 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let mut estimates = Vec::new();
     let mut errors = Vec::new();
     let mut totals = Totals::default();
-    input::for_each_document(
+    estimate::for_each(
         &sources,
         std::io::stdin().lock(),
         &c.read_limits,
-        |doc| match doc {
-            Ok(doc) => {
-                let e = estimate::estimate(&doc, &opts);
+        &opts,
+        |e| match e {
+            Ok(e) => {
                 totals.add(&e);
                 estimates.push(e);
             }

@@ -315,11 +315,19 @@ pub fn sources(args: &[String], config: &Config) -> anyhow::Result<Vec<Source>> 
 /// Reads exactly one document from an input argument (`-` for stdin, a path, an artifact).
 pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::Document> {
     let source = source(arg, config)?;
-    let mut docs = mcpguard::input::load_all(
+    let docs = mcpguard::input::load_all(
         std::slice::from_ref(&source),
         std::io::stdin().lock(),
         &config.read_limits,
     );
+    the_one(arg, docs)
+}
+
+/// The one document of `docs`, read from `arg`, or why there is not exactly one.
+pub fn the_one(
+    arg: &str,
+    mut docs: Vec<Result<mcpguard::input::Document, mcpguard::input::InputError>>,
+) -> anyhow::Result<mcpguard::input::Document> {
     match docs.len() {
         1 => Ok(docs.pop().expect("one document")?),
         0 => anyhow::bail!("{arg}: no document"),

@@ -127,17 +127,93 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         input_order: false,
     };
     let now = args.signing.now();
+    let signing = (&secrets, now);
 
+    // A large plain list asked for in its own order is paged from its text, in about its own
+    // size; anything else is parsed whole.
+    if let Some((name, text)) = lean_text(&args, c)? {
+        if let Some(lean) = paginate::LeanDocument::read(&text)
+            && paginate::default_order(lean.first_item().as_slice()).is_none()
+        {
+            return pages(&args, c, &request, &lean.located(), &text, signing);
+        }
+        let docs = mcpguard::input::documents_of_text(&name, text, &c.read_limits);
+        return paged_whole(
+            &args,
+            c,
+            &request,
+            super::the_one(&args.input, docs)?,
+            signing,
+        );
+    }
     let doc = super::read_one(&args.input, c)?;
-    let located = paginate::locate(&doc.value, args.path.as_deref())?;
+    paged_whole(&args, c, &request, doc, signing)
+}
 
+/// The input's text, when it may be paged lazily: a whole file or standard input (not a
+/// directory, not a JSONL file), asked for in the list's own order (no --order-by, --where or
+/// --path, and a cursor that carries neither order nor filters).
+fn lean_text(
+    args: &Args,
+    c: &mcpguard::config::Config,
+) -> anyhow::Result<Option<(String, String)>> {
+    if args.order_by.is_some() || !args.filters.is_empty() || args.path.is_some() {
+        return Ok(None);
+    }
+    if let Some(text) = &args.cursor
+        && !cursor::decode_up_to(text, c.read_limits.cursor_bytes())
+            .is_ok_and(|d| d.payload.order.is_none() && d.payload.filters.is_none())
+    {
+        return Ok(None);
+    }
+    let source = super::source(&args.input, c)?;
+    let whole = match &source {
+        mcpguard::input::Source::Stdin => true,
+        mcpguard::input::Source::Path(p) => p.is_file() && !mcpguard::input::is_jsonl(p),
+        mcpguard::input::Source::Artifact { .. } => true,
+    };
+    if !whole {
+        return Ok(None);
+    }
+    let (name, text) =
+        mcpguard::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
+    mcpguard::input::check_nesting(&name, &text, &c.read_limits)?;
+    Ok(Some((name, text)))
+}
+
+/// [`pages`] of a document parsed whole.
+fn paged_whole(
+    args: &Args,
+    c: &mcpguard::config::Config,
+    request: &Request,
+    doc: mcpguard::input::Document,
+    signing: (&cursor::Secrets, f64),
+) -> anyhow::Result<Code> {
+    let located = paginate::locate(&doc.value, args.path.as_deref())?;
+    let code = pages(args, c, request, &located, &doc.text, signing);
+    // Freeing a large document tree costs tens of milliseconds the process exit does for free.
+    drop(located);
+    std::mem::forget(doc);
+    code
+}
+
+/// The page (or, with --all, every page) of `located`, the list in a document whose text is
+/// `text`, written to stdout.
+fn pages(
+    args: &Args,
+    c: &mcpguard::config::Config,
+    request: &Request,
+    located: &paginate::Located<'_>,
+    text: &str,
+    (secrets, now): (&cursor::Secrets, f64),
+) -> anyhow::Result<Code> {
     let outcome = (|| -> Result<_, PaginateError> {
         let decoded = match &args.cursor {
             Some(text) => {
                 let decoded = cursor::decode_up_to(text, c.read_limits.cursor_bytes())
                     .map_err(PaginateError::Cursor)?;
                 let verdict =
-                    cursor::check(&decoded, Some(&secrets), now, c.cursor_ttl_seconds as f64);
+                    cursor::check(&decoded, Some(secrets), now, c.cursor_ttl_seconds as f64);
                 if !verdict.usable() {
                     return Err(PaginateError::Refused(verdict, decoded.payload.ts));
                 }
@@ -152,7 +228,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             ..request.clone()
         };
         let pager = Pager::new(
-            &located,
+            located,
             &request,
             decoded.as_ref(),
             c.max_page_size as usize,
@@ -174,14 +250,14 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
 
     let tokenizer = args.tokenizer.map_or(c.tokenizer, Into::into);
     let cut = |offset: usize| match args.budget {
-        Some(tokens) => pager.page_within(offset, tokens, tokenizer, now, &secrets),
-        None => pager.page(offset, pager.limit, now, &secrets, None),
+        Some(tokens) => pager.page_within(offset, tokens, tokenizer, now, secrets),
+        None => pager.page(offset, pager.limit, now, secrets, None),
     };
 
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.cursor.is_none() && !args.all && args.budget.is_none() && pager.fits_unchanged() {
         // The whole list fits one page: the input goes out as it came (US1.3, FR-034).
-        out.write_all(doc.text.as_bytes())?;
+        out.write_all(text.as_bytes())?;
         out.flush()?;
         return Ok(Code::Ok);
     }
@@ -206,10 +282,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         offset += page.count;
     }
     out.flush()?;
-    // Freeing a large document tree costs tens of milliseconds the process exit does for free.
     drop(pager);
-    drop(located);
-    std::mem::forget(doc);
     Ok(Code::Ok)
 }
 

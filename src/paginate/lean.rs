@@ -85,6 +85,94 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
     })
 }
 
+/// A plain JSON document (no MCP shape: not a tool result, a list result or a JSON-RPC
+/// message) whose list is read lazily, for `paginate` in the list's own order: the document
+/// with every array but the list parsed into place, and the list's items as spans. A 283 MB
+/// list is paged in about its own size instead of serde_json's tree of it (2.1 GB).
+pub struct LeanDocument<'t> {
+    skeleton: Value,
+    pointer: String,
+    spans: Spans<'t>,
+}
+
+/// Top-level members that give a document an MCP shape ([`document::anatomy`]'s): such a
+/// document is located the usual way.
+const SHAPED: [&str; 7] = [
+    "jsonrpc",
+    "content",
+    "contents",
+    "tools",
+    "resources",
+    "resourceTemplates",
+    "prompts",
+];
+
+impl<'t> LeanDocument<'t> {
+    /// `text` read into its skeleton; `None` when it is not a plain document whose list is an
+    /// array (see the module doc): the caller then parses it whole.
+    pub fn read(text: &'t str) -> Option<LeanDocument<'t>> {
+        let Skeleton { mut data, lists } = skeleton(text)?;
+        if data
+            .as_object()
+            .is_some_and(|m| SHAPED.iter().any(|k| m.contains_key(*k)))
+        {
+            return None;
+        }
+        let array_len = |p: &str, _: &[Value]| {
+            lists
+                .iter()
+                .rfind(|(at, _)| at == p)
+                .map_or(0, |(_, items)| items.len())
+        };
+        let pointer = find_list_measured(&data, &array_len).ok()?;
+        if !data.pointer(&pointer).is_some_and(Value::is_array) {
+            return None;
+        }
+        let mut items = None;
+        for (at, spans) in lists {
+            if at == pointer {
+                items = Some(spans);
+            } else if let Some(slot @ Value::Array(_)) = data.pointer_mut(&at) {
+                *slot = Value::Array(
+                    spans
+                        .iter()
+                        .map(|raw| serde_json::from_str(raw.get()))
+                        .collect::<Result<_, _>>()
+                        .ok()?,
+                );
+            }
+        }
+        let items = items?;
+        let fingerprint = fingerprint_spans(&items)?;
+        Some(LeanDocument {
+            skeleton: data,
+            pointer,
+            spans: Spans { items, fingerprint },
+        })
+    }
+
+    /// The first record, parsed: what decides a list's default order.
+    pub fn first_item(&self) -> Option<Value> {
+        let first = self.spans.items.first()?;
+        serde_json::from_str(first.get()).ok()
+    }
+
+    /// The list, located as [`super::locate`] locates it in the parsed document.
+    pub fn located(&self) -> Located<'_> {
+        Located {
+            holder: Holder::Document { at: "" },
+            document: &self.skeleton,
+            data: Cow::Borrowed(&self.skeleton),
+            pointer: self.pointer.clone(),
+            map: None,
+            spans: Some(Spans {
+                items: self.spans.items.clone(),
+                fingerprint: self.spans.fingerprint.clone(),
+            }),
+        }
+    }
+}
+
 /// A JSON text with its shallow arrays as spans: `(pointer, items)` in the order read, each
 /// standing in `data` as an empty array.
 struct Skeleton<'t> {
@@ -212,6 +300,59 @@ mod tests {
         let dup = json!({"content": [{"type": "text",
             "text": r#"{"rows": [1, 2, 3], "rows": [4, 5, 6, 7], "x": [1], "x": {"y": 2}}"#}]});
         same_pages(&dup);
+    }
+
+    /// A plain document paged from its text as `paginate` pages it parsed (its default
+    /// request: no order asked, so none when its records have no creation time), page by
+    /// page, cursors and all.
+    fn same_document_pages(text: &str) {
+        let lean = LeanDocument::read(text).expect("read lazily");
+        let doc: Value = serde_json::from_str(text).unwrap();
+        let full = locate(&doc, None).unwrap();
+        let lean = lean.located();
+        assert_eq!((&lean.pointer, lean.len()), (&full.pointer, full.len()));
+        let request = Request {
+            limit: Some(7),
+            ..Request::default()
+        };
+        let secrets = crate::cursor::Secrets::parse("lean-test-secret-0123", "t").unwrap();
+        let a = Pager::new(&lean, &request, None, 100).unwrap();
+        let b = Pager::new(&full, &request, None, 100).unwrap();
+        assert_eq!(a.fingerprint, b.fingerprint);
+        let mut offset = 0;
+        while offset < full.len() {
+            let (pa, pb) = (
+                a.page(offset, 7, 1.0, &secrets, None),
+                b.page(offset, 7, 1.0, &secrets, None),
+            );
+            assert_eq!(pa.output, pb.output);
+            offset += 7;
+        }
+    }
+
+    #[test]
+    fn a_plain_document_pages_from_its_text_as_parsed() {
+        let rows: Vec<Value> = (0..40)
+            .map(|i| json!({"id": i, "name": format!("r \"{i}\" é"), "tags": ["a", i], "n": {"x": i}}))
+            .collect();
+        for doc in [
+            json!({"bookings": rows, "warnings": ["x"], "total": 40}),
+            json!({"data": {"rows": rows, "facets": [1, 2]}, "meta": {"tags": [1]}}),
+            json!(rows),
+        ] {
+            same_document_pages(&serde_json::to_string_pretty(&doc).unwrap());
+            same_document_pages(&doc.to_string());
+        }
+        // MCP shapes, and a map of records, are located the usual way.
+        for text in [
+            r#"{"content": [{"type": "text", "text": "[1,2]"}]}"#,
+            r#"{"jsonrpc": "2.0", "id": 1, "result": {"items": [1, 2, 3]}}"#,
+            r#"{"tools": [{"name": "a"}]}"#,
+            r#"{"users": {"u1": {"name": "a"}, "u2": {"name": "b"}}}"#,
+            "[1, 2",
+        ] {
+            assert!(LeanDocument::read(text).is_none(), "{text}");
+        }
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub use filter::{BadFilter, Where};
-pub use lean::locate_lean;
+pub use lean::{LeanDocument, locate_lean};
 pub use locate::{Located, locate};
 pub use order::{CREATION_FIELDS, Order, default_order};
 pub use scan::fingerprint;
