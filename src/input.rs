@@ -431,7 +431,7 @@ pub fn for_each_document(
             Unit::File { path, name } if is_jsonl(&path) => {
                 stream_jsonl(&path, &name, limits, &mut visit);
             }
-            Unit::File { path, name } => match read_file_bytes(&path, &name, limits) {
+            Unit::File { path, name } => match read_json_file_bytes(&path, &name, limits) {
                 Ok(bytes) => parse_bytes(&name, bytes, false, limits, &mut visit),
                 Err(e) => visit(Err(e)),
             },
@@ -479,7 +479,7 @@ pub fn for_each_input(
                 stream_jsonl(&path, &name, limits, &mut |d| visit(Input::Document(d)));
             }
             Unit::File { path, name } => {
-                visit(whole(&name, read_file_bytes(&path, &name, limits)));
+                visit(whole(&name, read_json_file_bytes(&path, &name, limits)));
             }
             Unit::Failed(err) => visit(Input::Document(Err(err))),
         }
@@ -510,6 +510,45 @@ pub fn read_text(
     };
     let text = decode(&name, bytes)?;
     Ok((name, text))
+}
+
+/// [`read_file_bytes`] of a file that must be JSON: one of a megabyte or more whose text cannot
+/// start a JSON value (a log, HTML, a binary) is refused from its first bytes, with the error
+/// the whole file's parse would give, instead of being read whole first (900 MB read to say
+/// "expected value at line 1 column 1").
+pub fn read_json_file_bytes(
+    path: &Path,
+    name: &str,
+    limits: &ReadLimits,
+) -> Result<Vec<u8>, InputError> {
+    if std::fs::metadata(path)
+        .is_ok_and(|m| m.is_file() && m.len() >= 1 << 20 && m.len() <= limits.max_document_bytes)
+        && let Some(err) = not_json_at_start(path, name)
+    {
+        return Err(err);
+    }
+    read_file_bytes(path, name, limits)
+}
+
+/// The error of a text whose first character (after white space and a byte order mark)
+/// cannot start a JSON value, read from the file's first 4 KB; `None` when it can, or when the
+/// head does not tell.
+fn not_json_at_start(path: &Path, name: &str) -> Option<InputError> {
+    let mut head = vec![0u8; 4096];
+    let mut file = std::fs::File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    head.truncate(n);
+    let valid = match std::str::from_utf8(&head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let text = valid.strip_prefix(BOM).unwrap_or(valid);
+    let first = text.trim_start().chars().next()?;
+    if matches!(first, '{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') {
+        return None;
+    }
+    let err = serde_json::from_str::<serde::de::IgnoredAny>(text).err()?;
+    Some(json_error(name, text, &err))
 }
 
 /// A file's bytes, whole: one over `limits.max_document_bytes` is refused before a byte of it
@@ -981,6 +1020,38 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_large_file_that_cannot_be_json_is_refused_from_its_head_with_the_same_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = ReadLimits::default();
+        for (file, head) in [
+            ("page.json", "\u{feff}\n  <html>upstream timeout</html>\n"),
+            ("log.json", "INFO 2026-11-30 started\n"),
+            // What can start a JSON value is read whole, whatever follows it.
+            ("ok.json", "[1, 2"),
+            ("dated.json", "2026-11-30 INFO started\n"),
+        ] {
+            let path = dir.path().join(file);
+            let mut text = head.to_owned();
+            text.push_str(&" ".repeat((2 << 20) - text.len()));
+            std::fs::write(&path, &text).unwrap();
+            let whole = read_file_bytes(&path, file, &limits)
+                .and_then(|b| document_text(file, b, &limits))
+                .map(|t| documents_of_text(file, t, &limits));
+            let whole = match whole {
+                Ok(mut docs) => docs.pop().unwrap().map(|d| d.name),
+                Err(e) => Err(e),
+            };
+            match not_json_at_start(&path, file) {
+                Some(early) => assert_eq!(early.to_string(), whole.unwrap_err().to_string()),
+                None => assert!(
+                    matches!(file, "ok.json" | "dated.json"),
+                    "{file}: a JSON start is read whole"
+                ),
+            }
+        }
     }
 
     #[test]

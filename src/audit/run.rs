@@ -173,7 +173,7 @@ pub fn run_into(
         Unit::File { path, .. } if input::is_jsonl(path) => {
             audit_transcript(path, ctx, shard, send)
         }
-        Unit::File { path, name } => match input::read_file_bytes(path, name, limits) {
+        Unit::File { path, name } => match input::read_json_file_bytes(path, name, limits) {
             Ok(bytes) => send(audit_file(name, bytes, ctx, shard)),
             Err(e) => send(vec![Err(e.into())]),
         },
