@@ -108,6 +108,11 @@ fn raw_post(
 }
 
 /// [`raw_post`] with the `Host` given (`None`: the URL's own).
+/// `host:port` of an `http://` URL.
+fn authority_of(url: &str) -> &str {
+    url.trim_start_matches("http://").split('/').next().unwrap()
+}
+
 fn raw_post_as(
     url: &str,
     host: Option<&str>,
@@ -115,7 +120,7 @@ fn raw_post_as(
     send: impl FnOnce(&mut std::net::TcpStream),
 ) -> (u16, String) {
     use std::io::{Read, Write};
-    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let authority = authority_of(url);
     let host = host.unwrap_or(authority);
     let mut socket = std::net::TcpStream::connect(authority).unwrap();
     socket
@@ -556,12 +561,7 @@ fn broken_servers_and_clients_get_defined_answers_and_the_proxy_stays_up() {
     // in-flight gauge comes back to zero, and the next client is served.
     {
         use std::io::Write;
-        let authority = p
-            .url
-            .trim_start_matches("http://")
-            .split('/')
-            .next()
-            .unwrap();
+        let authority = authority_of(&p.url);
         let mut socket = std::net::TcpStream::connect(authority).unwrap();
         let body = call("hang", json!({}), 4).to_string();
         write!(
@@ -1304,13 +1304,7 @@ fn a_loopback_listener_refuses_other_hosts_and_origins() {
     // server behind the proxy, whatever that server checks itself.
     let fixture = HttpFixture::start(None);
     let p = Proxy::start(&fixture.url, &["--allowed-host", "mcp.internal"]);
-    let authority = p
-        .url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let authority = authority_of(&p.url).to_owned();
     let port = authority.rsplit(':').next().unwrap().to_owned();
     assert_eq!(post_as(&p.url, &authority, None), 200);
     assert_eq!(
@@ -1380,13 +1374,7 @@ fn a_request_sent_half_way_does_not_hold_its_connection() {
     use std::io::{Read, Write};
     let fixture = HttpFixture::start(None);
     let p = Proxy::start(&fixture.url, &[]);
-    let authority = p
-        .url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let authority = authority_of(&p.url).to_owned();
     // Half a head, then nothing: a slow client, or one holding connections open on purpose.
     let mut socket = std::net::TcpStream::connect(&authority).unwrap();
     socket

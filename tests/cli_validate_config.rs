@@ -218,14 +218,11 @@ fn read_until(rx: &mpsc::Receiver<String>, until: &str) -> Vec<String> {
     }
 }
 
-#[test]
-fn watch_reloads_good_saves_and_keeps_the_last_good_config() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("mcpguard.yaml");
-    fs::write(&path, "hardCap: 12000\n").unwrap();
+/// `validate-config mcpguard.yaml --watch` in `dir`, and its stdout a line at a time.
+fn watch(dir: &std::path::Path) -> (std::process::Child, mpsc::Receiver<String>) {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpguard"))
         .args(["validate-config", "mcpguard.yaml", "--watch"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -240,6 +237,15 @@ fn watch_reloads_good_saves_and_keeps_the_last_good_config() {
             }
         }
     });
+    (child, rx)
+}
+
+#[test]
+fn watch_reloads_good_saves_and_keeps_the_last_good_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcpguard.yaml");
+    fs::write(&path, "hardCap: 12000\n").unwrap();
+    let (mut child, rx) = watch(dir.path());
 
     read_until(&rx, "mcpguard.yaml: valid");
     // Give the watcher a moment to be in place before the first edit.
@@ -296,23 +302,7 @@ fn watch_follows_a_symlinked_config_and_waits_out_a_save_that_truncates_first() 
     let real = dotfiles.join("mcpguard.yaml");
     fs::write(&real, "hardCap: 12000\n").unwrap();
     std::os::unix::fs::symlink(&real, dir.path().join("mcpguard.yaml")).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-        .args(["validate-config", "mcpguard.yaml", "--watch"])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, rx) = watch(dir.path());
     read_until(&rx, "mcpguard.yaml: valid");
     std::thread::sleep(Duration::from_millis(300));
     // The file the link points at, saved where it is (as the dotfiles manager's editor does).

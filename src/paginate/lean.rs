@@ -42,35 +42,11 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
         }
         _ => None,
     })?;
-    let Skeleton { mut data, lists } = skeleton(text)?;
-    let array_len = |p: &str, _: &[Value]| {
-        lists
-            .iter()
-            .rfind(|(at, _)| at == p)
-            .map_or(0, |(_, items)| items.len())
-    };
-    let chosen = find_list_measured(&data, &array_len).ok()?;
-    if !data.pointer(&chosen).is_some_and(Value::is_array) {
-        return None;
-    }
-    let mut items = None;
-    for (at, spans) in lists {
-        if at == chosen {
-            items = Some(spans);
-        } else if let Some(slot @ Value::Array(_)) = data.pointer_mut(&at) {
-            // The other arrays, parsed into their place (a later duplicate key took the
-            // place of an earlier one: the last written wins, as it does in a parse).
-            *slot = Value::Array(
-                spans
-                    .iter()
-                    .map(|raw| serde_json::from_str(raw.get()))
-                    .collect::<Result<_, _>>()
-                    .ok()?,
-            );
-        }
-    }
-    let items = items?;
-    let fingerprint = fingerprint_spans(&items)?;
+    let Chosen {
+        data,
+        pointer: chosen,
+        spans,
+    } = skeleton(text)?.choose()?;
     Some(Located {
         holder: Holder::ToolText {
             result: anatomy.payload_pointer,
@@ -81,7 +57,7 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
         data: Cow::Owned(data),
         pointer: chosen,
         map: None,
-        spans: Some(Spans { items, fingerprint }),
+        spans: Some(spans),
     })
 }
 
@@ -111,43 +87,19 @@ impl<'t> LeanDocument<'t> {
     /// `text` read into its skeleton; `None` when it is not a plain document whose list is an
     /// array (see the module doc): the caller then parses it whole.
     pub fn read(text: &'t str) -> Option<LeanDocument<'t>> {
-        let Skeleton { mut data, lists } = skeleton(text)?;
-        if data
-            .as_object()
-            .is_some_and(|m| SHAPED.iter().any(|k| m.contains_key(*k)))
-        {
+        let skeleton = skeleton(text)?;
+        if (skeleton.data.as_object()).is_some_and(|m| SHAPED.iter().any(|k| m.contains_key(*k))) {
             return None;
         }
-        let array_len = |p: &str, _: &[Value]| {
-            lists
-                .iter()
-                .rfind(|(at, _)| at == p)
-                .map_or(0, |(_, items)| items.len())
-        };
-        let pointer = find_list_measured(&data, &array_len).ok()?;
-        if !data.pointer(&pointer).is_some_and(Value::is_array) {
-            return None;
-        }
-        let mut items = None;
-        for (at, spans) in lists {
-            if at == pointer {
-                items = Some(spans);
-            } else if let Some(slot @ Value::Array(_)) = data.pointer_mut(&at) {
-                *slot = Value::Array(
-                    spans
-                        .iter()
-                        .map(|raw| serde_json::from_str(raw.get()))
-                        .collect::<Result<_, _>>()
-                        .ok()?,
-                );
-            }
-        }
-        let items = items?;
-        let fingerprint = fingerprint_spans(&items)?;
+        let Chosen {
+            data,
+            pointer,
+            spans,
+        } = skeleton.choose()?;
         Some(LeanDocument {
             skeleton: data,
             pointer,
-            spans: Spans { items, fingerprint },
+            spans,
         })
     }
 
@@ -170,6 +122,55 @@ impl<'t> LeanDocument<'t> {
                 fingerprint: self.spans.fingerprint.clone(),
             }),
         }
+    }
+}
+
+/// The list a skeleton holds, chosen by `locate`'s own rule: the data with every other array
+/// parsed into its place, where the list is, and its items as spans.
+struct Chosen<'t> {
+    data: Value,
+    pointer: String,
+    spans: Spans<'t>,
+}
+
+impl<'t> Skeleton<'t> {
+    /// `None` when the list chosen is not an array (a map of records), or an item or another
+    /// array does not parse as serde_json parses it.
+    fn choose(self) -> Option<Chosen<'t>> {
+        let Skeleton { mut data, lists } = self;
+        let array_len = |p: &str, _: &[Value]| {
+            lists
+                .iter()
+                .rfind(|(at, _)| at == p)
+                .map_or(0, |(_, items)| items.len())
+        };
+        let pointer = find_list_measured(&data, &array_len).ok()?;
+        if !data.pointer(&pointer).is_some_and(Value::is_array) {
+            return None;
+        }
+        let mut items = None;
+        for (at, spans) in lists {
+            if at == pointer {
+                items = Some(spans);
+            } else if let Some(slot @ Value::Array(_)) = data.pointer_mut(&at) {
+                // The other arrays, parsed into their place (a later duplicate key took the
+                // place of an earlier one: the last written wins, as it does in a parse).
+                *slot = Value::Array(
+                    spans
+                        .iter()
+                        .map(|raw| serde_json::from_str(raw.get()))
+                        .collect::<Result<_, _>>()
+                        .ok()?,
+                );
+            }
+        }
+        let items = items?;
+        let fingerprint = fingerprint_spans(&items)?;
+        Some(Chosen {
+            data,
+            pointer,
+            spans: Spans { items, fingerprint },
+        })
     }
 }
 
@@ -255,16 +256,20 @@ mod tests {
     fn same_pages(doc: &Value) {
         let lean = locate_lean(doc).expect("read lazily");
         let full = locate(doc, None).unwrap();
-        assert_eq!(lean.pointer, full.pointer);
-        assert_eq!(lean.len(), full.len());
         let request = Request {
             limit: Some(7),
             input_order: true,
             ..Request::default()
         };
+        same_pages_of(&lean, &full, &request);
+    }
+
+    /// `lean` and `full` found the same list, and `request` pages it the same from either.
+    fn same_pages_of(lean: &Located<'_>, full: &Located<'_>, request: &Request) {
+        assert_eq!((&lean.pointer, lean.len()), (&full.pointer, full.len()));
         let secrets = crate::cursor::Secrets::parse("lean-test-secret-0123", "t").unwrap();
-        let a = Pager::new(&lean, &request, None, 100).unwrap();
-        let b = Pager::new(&full, &request, None, 100).unwrap();
+        let a = Pager::new(lean, request, None, 100).unwrap();
+        let b = Pager::new(full, request, None, 100).unwrap();
         assert_eq!(a.fingerprint, b.fingerprint);
         let mut offset = 0;
         while offset < full.len() {
@@ -309,25 +314,11 @@ mod tests {
         let lean = LeanDocument::read(text).expect("read lazily");
         let doc: Value = serde_json::from_str(text).unwrap();
         let full = locate(&doc, None).unwrap();
-        let lean = lean.located();
-        assert_eq!((&lean.pointer, lean.len()), (&full.pointer, full.len()));
         let request = Request {
             limit: Some(7),
             ..Request::default()
         };
-        let secrets = crate::cursor::Secrets::parse("lean-test-secret-0123", "t").unwrap();
-        let a = Pager::new(&lean, &request, None, 100).unwrap();
-        let b = Pager::new(&full, &request, None, 100).unwrap();
-        assert_eq!(a.fingerprint, b.fingerprint);
-        let mut offset = 0;
-        while offset < full.len() {
-            let (pa, pb) = (
-                a.page(offset, 7, 1.0, &secrets, None),
-                b.page(offset, 7, 1.0, &secrets, None),
-            );
-            assert_eq!(pa.output, pb.output);
-            offset += 7;
-        }
+        same_pages_of(&lean.located(), &full, &request);
     }
 
     #[test]
