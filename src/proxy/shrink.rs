@@ -736,21 +736,34 @@ pub(super) fn chunk_of(
         chunk::index_until("result", text.as_bytes(), opts, at).map_err(|e| e.to_string())
     };
     let mut index = cut(&opts)?;
-    // The chunker estimates as it cuts; the answer is held to the budget as counted. Where
-    // they disagree (long runs of one character, say) the first answer shrinks its chunks
-    // until it fits, and its cursor carries the size every later chunk is cut at.
+    // The chunker estimates as it cuts; the answer is held to the budget as counted, and to
+    // the tool's maxBytes as written (a text of many multi-byte characters, or of characters
+    // JSON escapes, has few tokens to its bytes). Where they disagree the first answer shrinks
+    // its chunks until it fits, and its cursor carries the size every later chunk is cut at.
     if issued.is_none() {
         let counter = cx.config.tokenizer.counter();
-        for _ in 0..5 {
+        let domain =
+            Ref::parse(reference).map_or_else(|_| String::new(), |r| r.domain().to_owned());
+        let room = cx
+            .config
+            .limits_for(&domain)
+            .max_bytes
+            .saturating_sub(HOWTO_RESERVE_BYTES)
+            .max(1024);
+        for _ in 0..8 {
             let Some(b) = index.chunks.get(at) else { break };
             let Some(content) = text.get(b.start as usize..b.end as usize) else {
                 break;
             };
             let tokens = counter.count(content) as u64;
-            if tokens <= budget || opts.max_tokens <= 50 {
+            let bytes = crate::compact::string(&Value::from(content)).len() as u64;
+            if (tokens <= budget && bytes <= room) || opts.max_tokens <= 50 {
                 break;
             }
-            opts.max_tokens = (opts.max_tokens * budget * 9 / (10 * tokens)).max(50);
+            let shrink = |n: u64, over: u64, of: u64| n * over * 9 / (10 * of.max(1));
+            opts.max_tokens = shrink(opts.max_tokens, budget, tokens)
+                .min(shrink(opts.max_tokens, room, bytes))
+                .clamp(50, opts.max_tokens.saturating_sub(1).max(50));
             index = cut(&opts)?;
         }
     }
