@@ -320,11 +320,11 @@ pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::D
         std::io::stdin().lock(),
         &config.read_limits,
     );
-    the_one(arg, docs)
+    one_document(arg, docs)
 }
 
 /// The one document of `docs`, read from `arg`, or why there is not exactly one.
-pub fn the_one(
+pub fn one_document(
     arg: &str,
     mut docs: Vec<Result<mcpguard::input::Document, mcpguard::input::InputError>>,
 ) -> anyhow::Result<mcpguard::input::Document> {

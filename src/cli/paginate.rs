@@ -142,7 +142,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             &args,
             c,
             &request,
-            super::the_one(&args.input, docs)?,
+            super::one_document(&args.input, docs)?,
             signing,
         );
     }
