@@ -756,7 +756,7 @@ pub(super) fn chunk_of(
                 break;
             };
             let tokens = counter.count(content) as u64;
-            let bytes = crate::compact::string(&Value::from(content)).len() as u64;
+            let bytes = crate::compact::str_len(content) as u64;
             if (tokens <= budget && bytes <= room) || opts.max_tokens <= 50 {
                 break;
             }

@@ -181,11 +181,11 @@ pub(super) struct Admitted {
     pub sends: Sends,
 }
 
-/// The first half of POST /mcp: the body read under its cap, the era's header rules, the gate
-/// in front of a command, and the policy's decision. `Err` is the answer already (a refusal).
 /// How long a request's body may take to arrive once its head has.
 const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The first half of POST /mcp: the body read under its cap, the era's header rules, the gate
+/// in front of a command, and the policy's decision. `Err` is the answer already (a refusal).
 pub(super) async fn admit(
     app: &Arc<App>,
     head: HeaderMap,
