@@ -10,8 +10,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use mcpguard::cursor::{self, Payload, Secrets};
-use mcpguard::paginate::{self, Pager, Request};
+use mcpguard::reshape::cursor::{self, Payload, Secrets};
+use mcpguard::reshape::paginate::{self, Pager, Request};
 use serde_json::{Value, json};
 
 const NOW: f64 = 1_763_712_000.0;

@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcpguard::estimate::{self, Options};
-use mcpguard::input;
+use mcpguard::document::input;
+use mcpguard::measure::estimate::{self, Options};
 use mcpguard::tokens::Tokenizer;
 use mcpguard::tokens::claude::{Claude, Family, forget_counts, forget_remembered_segments};
 

@@ -9,15 +9,15 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcpguard::json_node::Node;
-use mcpguard::{json_tree, json_view};
+use mcpguard::json::node::Node;
+use mcpguard::{json::borrowed, json::parse};
 
 /// The captures, and the JSON texts their text blocks hold.
 fn texts() -> Vec<String> {
     let mut texts = Vec::new();
     for entry in std::fs::read_dir("tests/fixtures/corpus").expect("run from the repository root") {
         let text = std::fs::read_to_string(entry.expect("a capture").path()).expect("UTF-8");
-        let value = json_tree::parse(&text).expect("JSON");
+        let value = parse::parse(&text).expect("JSON");
         let blocks = value.pointer("/result/content").and_then(Node::as_array);
         texts.extend(
             blocks
@@ -40,7 +40,7 @@ fn parse(c: &mut Criterion) {
     group.bench_function("serde_json tree (json_tree)", |b| {
         b.iter(|| {
             for text in &texts {
-                black_box(json_tree::parse(black_box(text)).is_ok());
+                black_box(parse::parse(black_box(text)).is_ok());
             }
         })
     });
@@ -49,7 +49,7 @@ fn parse(c: &mut Criterion) {
             for text in &texts {
                 // A fresh arena each time, as the audit makes one per response.
                 let arena = bumpalo::Bump::new();
-                black_box(json_view::parse(black_box(text), &arena).is_ok());
+                black_box(borrowed::parse(black_box(text), &arena).is_ok());
             }
         })
     });

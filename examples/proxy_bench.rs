@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcpguard::config::Config;
-use mcpguard::cursor::Secrets;
 use mcpguard::proxy::shrink::{self, Context};
 use mcpguard::proxy::store::DirStore;
+use mcpguard::reshape::cursor::Secrets;
 use serde_json::json;
 
 // The allocator the binary uses: the figures are the proxy's.
@@ -168,7 +168,7 @@ fn shrink(file: &str) {
     let cx = Context {
         config: &config,
         secrets: &secrets,
-        now: mcpguard::cursor::now(),
+        now: mcpguard::reshape::cursor::now(),
         more_tool: "mcpguard_more",
     };
     // The first run pays for fresh pages from the kernel; a proxy that has run a while reuses

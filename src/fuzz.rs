@@ -14,29 +14,30 @@ use crate::tokens::Tokenizer;
 
 /// The JSON-RPC message reader of the live client (stdio framing), both eras.
 pub fn jsonrpc_reader(data: &[u8]) {
-    crate::mcp::replay_for_fuzzing(data, false, false);
-    crate::mcp::replay_for_fuzzing(data, false, true);
+    crate::net::mcp::replay_for_fuzzing(data, false, false);
+    crate::net::mcp::replay_for_fuzzing(data, false, true);
 }
 
 /// The SSE parser of the Streamable HTTP client.
 pub fn sse_parser(data: &[u8]) {
-    crate::mcp::replay_for_fuzzing(data, true, false);
+    crate::net::mcp::replay_for_fuzzing(data, true, false);
 }
 
 /// Cursor decoding and verification (`paginate --cursor`, `decode-cursor`).
 pub fn cursor(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let secrets =
-        crate::cursor::Secrets::parse("fuzz-secret-one\nfuzz-secret-two", "fuzz").expect("two");
-    if let Ok(decoded) = crate::cursor::decode(&text) {
-        let _ = crate::cursor::check(&decoded, Some(&secrets), 1.8e9, 3600.0);
-        let _ = crate::cursor::check(&decoded, None, 0.0, 0.0);
+        crate::reshape::cursor::Secrets::parse("fuzz-secret-one\nfuzz-secret-two", "fuzz")
+            .expect("two");
+    if let Ok(decoded) = crate::reshape::cursor::decode(&text) {
+        let _ = crate::reshape::cursor::check(&decoded, Some(&secrets), 1.8e9, 3600.0);
+        let _ = crate::reshape::cursor::check(&decoded, None, 0.0, 0.0);
     }
 }
 
 /// Input decoding and document recognition (JSON, JSONL, transcripts), then every rule of
 /// `audit` on what was read, paired as a transcript; the audit on the borrowed tree
-/// ([`crate::json_view`]) must report what it reports on serde_json's.
+/// ([`crate::json::borrowed`]) must report what it reports on serde_json's.
 pub fn input(data: &[u8]) {
     let ctx = Context {
         config: Config::default(),
@@ -46,7 +47,7 @@ pub fn input(data: &[u8]) {
     };
     for jsonl in [false, true] {
         let mut pairing = Pairing::default();
-        for doc in crate::input::read_unit_bytes(
+        for doc in crate::document::input::read_unit_bytes(
             "fuzz.json",
             data.to_vec(),
             jsonl,
@@ -64,7 +65,7 @@ pub fn input(data: &[u8]) {
                 assert!(!f.message.is_empty(), "a finding says something");
             }
             let arena = bumpalo::Bump::new();
-            if let Ok(tree) = crate::json_view::parse(&doc.text, &arena) {
+            if let Ok(tree) = crate::json::borrowed::parse(&doc.text, &arena) {
                 let borrowed = Message::of(&doc).with_tree(&tree, &arena);
                 assert_eq!(
                     serde_json::to_value(audit_document(&borrowed, &call, &ctx)).ok(),
@@ -90,10 +91,10 @@ pub fn config(data: &[u8]) {
 pub fn live_inputs(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let env = |var: &str| var.len().is_multiple_of(3).then(|| format!("<{var}>"));
-    let _ = crate::mcp::config::expand(&text, &env);
-    let _ = crate::mcp::config::parse("fuzz.json", &text, None, &env);
+    let _ = crate::net::mcp::config::expand(&text, &env);
+    let _ = crate::net::mcp::config::parse("fuzz.json", &text, None, &env);
     if let Ok(parsed) = crate::config::parse_text("calls.yaml", &text, false) {
-        let _ = crate::mcp::live::parse_calls(parsed.value);
+        let _ = crate::audit::live::parse_calls(parsed.value);
     }
 }
 
@@ -113,13 +114,13 @@ pub fn measure_tokens(data: &[u8]) {
 
 /// Chunk boundary detection: the chunks cover the input exactly, in order.
 pub fn chunk(data: &[u8]) {
-    let opts = crate::chunk::Options {
+    let opts = crate::reshape::chunk::Options {
         max_tokens: 64,
         max_lines: 20,
         kind: None,
         tokenizer: Tokenizer::Heuristic,
     };
-    if let Ok(index) = crate::chunk::index("fuzz.log", data, &opts) {
+    if let Ok(index) = crate::reshape::chunk::index("fuzz.log", data, &opts) {
         let mut at = 0;
         for c in &index.chunks {
             assert_eq!(c.start, at, "chunks are contiguous");
@@ -128,7 +129,7 @@ pub fn chunk(data: &[u8]) {
         }
         assert_eq!(at, data.len() as u64, "chunks cover the input");
         // Cut only as far as chunk 2: the same first chunks, the whole input's figures.
-        let part = crate::chunk::index_until("fuzz.log", data, &opts, 1)
+        let part = crate::reshape::chunk::index_until("fuzz.log", data, &opts, 1)
             .expect("what indexes whole indexes in part");
         let known = part.chunks.len().min(2);
         assert_eq!(part.chunks[..known], index.chunks[..known]);
@@ -148,12 +149,12 @@ pub fn summarize(data: &[u8]) {
     let limits = crate::contract::Limits::default();
     let max_bytes = limits.max_bytes;
     let projections = BTreeMap::new();
-    let opts = crate::summarize::Options {
+    let opts = crate::reshape::summarize::Options {
         limits,
         budget: 4000,
         tokenizer: Tokenizer::Heuristic,
         media_tokens: 1600,
-        fields: crate::summarize::Fields::Auto,
+        fields: crate::reshape::summarize::Fields::Auto,
         projections: &projections,
         drop_empty: true,
         table: false,
@@ -164,7 +165,7 @@ pub fn summarize(data: &[u8]) {
         more_tool: None,
     };
     if let Ok(summary) =
-        crate::summarize::summarize("fuzz.json", text.to_owned(), &opts, |_, _| Ok(()))
+        crate::reshape::summarize::summarize("fuzz.json", text.to_owned(), &opts, |_, _| Ok(()))
         && summary.output != text
     {
         let value: Value = serde_json::from_str(&summary.output).expect("summarize writes JSON");
@@ -182,15 +183,15 @@ pub fn paginate(data: &[u8]) {
     let Ok(doc) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    let Ok(located) = crate::paginate::locate(&doc, None) else {
+    let Ok(located) = crate::reshape::paginate::locate(&doc, None) else {
         return;
     };
-    let secrets = crate::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
-    let request = crate::paginate::Request {
+    let secrets = crate::reshape::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
+    let request = crate::reshape::paginate::Request {
         limit: Some(7),
         ..Default::default()
     };
-    let Ok(pager) = crate::paginate::Pager::new(&located, &request, None, 200) else {
+    let Ok(pager) = crate::reshape::paginate::Pager::new(&located, &request, None, 200) else {
         return;
     };
     let mut offset = 0;
@@ -212,7 +213,7 @@ pub fn proxy_policy(data: &[u8]) {
     use crate::proxy::policy::{Policy, Route};
     use std::time::{Duration, Instant};
 
-    let secrets = crate::cursor::Secrets::parse("fuzz-secret-proxy", "fuzz").expect("one");
+    let secrets = crate::reshape::cursor::Secrets::parse("fuzz-secret-proxy", "fuzz").expect("one");
     let store = crate::proxy::store::MemStore::new(1 << 20);
     let config = Config {
         tokenizer: Tokenizer::ClaudeFast,
@@ -303,7 +304,8 @@ pub fn proxy_result(data: &[u8]) {
         ..Config::default()
     };
     let cap = config.limits.max_bytes as usize + crate::proxy::shrink::HOWTO_RESERVE_BYTES as usize;
-    let secrets = crate::cursor::Secrets::parse("fuzz-secret-proxy-result", "fuzz").expect("one");
+    let secrets =
+        crate::reshape::cursor::Secrets::parse("fuzz-secret-proxy-result", "fuzz").expect("one");
     let store = crate::proxy::store::MemStore::new(4 << 20);
     let mut policy = Policy::new(std::sync::Arc::new(config), secrets, Box::new(store), false);
     let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#;
@@ -322,9 +324,9 @@ pub fn proxy_result(data: &[u8]) {
     }
 }
 
-/// The lean readers against serde_json: a result taken apart by [`crate::leanjson`], and any
-/// text read by [`crate::json_tree`] (key order and all), is the value (or the error)
-/// serde_json makes of it, and a list paged from its text ([`crate::paginate::locate_lean`])
+/// The lean readers against serde_json: a result taken apart by [`crate::json::large`], and any
+/// text read by [`crate::json::parse`] (key order and all), is the value (or the error)
+/// serde_json makes of it, and a list paged from its text ([`crate::reshape::paginate::locate_lean`])
 /// is the list `locate` finds, with the same fingerprint and the same pages. The input is
 /// read as a result, and as the text of one.
 pub fn lean_paging(data: &[u8]) {
@@ -335,13 +337,13 @@ pub fn lean_paging(data: &[u8]) {
     for result in [text, wrapped.as_str()] {
         let show = |r: serde_json::Result<Value>| r.map_err(|e| e.to_string());
         let full = show(serde_json::from_str::<Value>(result));
-        let lean = show(crate::leanjson::parse_result_with(result, 0, 0));
+        let lean = show(crate::json::large::parse_result_with(result, 0, 0));
         assert_eq!(lean, full, "leanjson and serde_json disagree");
         // Written out, so that key order counts.
         let written =
             |r: &Result<Value, String>| r.as_ref().map(Value::to_string).map_err(Clone::clone);
         let (tree, full) = (
-            written(&show(crate::json_tree::parse(result))),
+            written(&show(crate::json::parse::parse(result))),
             written(&full),
         );
         assert_eq!(tree, full, "json_tree and serde_json disagree");
@@ -349,19 +351,24 @@ pub fn lean_paging(data: &[u8]) {
     let Ok(doc) = serde_json::from_str::<Value>(&wrapped) else {
         return;
     };
-    let Some(lean) = crate::paginate::locate_lean(&doc) else {
+    let Some(lean) = crate::reshape::paginate::locate_lean(&doc) else {
         return;
     };
-    let full = crate::paginate::locate(&doc, None).expect("locate finds what locate_lean finds");
+    let full =
+        crate::reshape::paginate::locate(&doc, None).expect("locate finds what locate_lean finds");
     assert_eq!((&lean.pointer, lean.len()), (&full.pointer, full.len()));
-    let secrets = crate::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
-    let request = crate::paginate::Request {
+    let secrets = crate::reshape::cursor::Secrets::parse("fuzz-secret", "fuzz").expect("one");
+    let request = crate::reshape::paginate::Request {
         limit: Some(7),
         input_order: true,
         ..Default::default()
     };
-    let pagers = crate::paginate::Pager::new(&lean, &request, None, 200)
-        .and_then(|a| Ok((a, crate::paginate::Pager::new(&full, &request, None, 200)?)));
+    let pagers = crate::reshape::paginate::Pager::new(&lean, &request, None, 200).and_then(|a| {
+        Ok((
+            a,
+            crate::reshape::paginate::Pager::new(&full, &request, None, 200)?,
+        ))
+    });
     let Ok((a, b)) = pagers else {
         return;
     };

@@ -1,42 +1,53 @@
 //! mcpguard's library: everything that measures, checks and reshapes MCP responses.
 //!
-//! The core is pure: it reads the inputs it is handed and returns data (documents, measurements,
-//! findings, configs). It never prints and never exits, so the `mcpguard` binary, its tests and a
-//! future proxy all drive the same code. Printing lives in `src/cli/`.
+//! The core is pure: it reads the inputs it is handed and returns data (documents,
+//! measurements, findings, configs). It never prints and never exits, so the `mcpguard`
+//! binary, its tests and the proxy drive the same code; printing lives in the binary's
+//! `src/cli/`.
+//!
+//! The modules are layers, listed here from the bottom up; each uses only the ones above it in
+//! this list (`tests/architecture.rs` holds the map and checks every import against it):
+//!
+//! | layer | what it holds |
+//! |---|---|
+//! | [`util`] | files written whole, line reads with a cap, parallel joins, human numbers |
+//! | [`json`] | parsing, the borrowed tree, the node trait, compact and Python forms, pointers |
+//! | [`tokens`] | token counters behind one trait: Claude's, the fast estimate, OpenAI's |
+//! | [`document`] | loading documents and recognising what they are: response, result, list |
+//! | [`measure`] | one pass over a value: sizes, depth, where the tokens go; the estimate |
+//! | [`contract`] | limits and rules, findings and their codes |
+//! | [`config`] | defaults, file, environment, validation |
+//! | [`reshape`] | summarize, paginate, chunk, cursors, artifacts |
+//! | [`net`] | the HTTP client, the raw MCP client, the OAuth client |
+//! | [`audit`] | the linter, on captured responses and live servers |
+//! | [`proxy`] | the policy in front of a live server and its transports |
+//! | [`install`] | clients' config files, edited in place |
+//!
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod artifact;
-pub mod audit;
-pub mod blocking_http;
-pub mod chunk;
-pub mod collection;
-pub mod compact;
-pub mod config;
-pub mod contract;
-pub mod cursor;
+pub mod util;
+
+pub mod json;
+
+pub mod tokens;
+
 pub mod document;
-pub mod estimate;
-pub mod fsutil;
+
+pub mod measure;
+
+pub mod contract;
+
+pub mod config;
+
+pub mod reshape;
+
+pub mod net;
+
+pub mod audit;
+
+pub mod proxy;
+
+pub mod install;
+
 #[doc(hidden)]
 pub mod fuzz;
-pub mod human;
-pub mod input;
-pub mod json_masks;
-pub mod json_node;
-pub mod json_tree;
-pub mod json_view;
-pub mod json_whitespace;
-pub mod leanjson;
-pub mod lines;
-pub mod mcp;
-pub mod measure;
-pub mod oauth;
-pub mod paginate;
-pub mod parallel;
-pub mod pointer;
-pub mod proxy;
-pub mod pyjson;
-pub mod result_text;
-pub mod summarize;
-pub mod text_memo;
-pub mod tokens;

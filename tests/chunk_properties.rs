@@ -2,7 +2,7 @@
 //! newline, long lines, any Unicode), any kind and any limits; and no chunk breaks its limits
 //! unless it is a cut of one over-long unit.
 
-use mcpguard::chunk::{self, Kind, Options};
+use mcpguard::reshape::chunk::{self, Kind, Options};
 use mcpguard::tokens::Tokenizer;
 use proptest::prelude::*;
 

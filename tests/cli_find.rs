@@ -271,8 +271,8 @@ fn chunk_match_gives_each_matching_entry_whole() {
 
 #[test]
 fn artifacts_show_finds_in_a_stored_result() {
-    use mcpguard::artifact::Ref;
     use mcpguard::proxy::store::{Artifacts as _, DirStore};
+    use mcpguard::reshape::artifact::Ref;
     let dir = tempfile::tempdir().unwrap();
     let store_dir = dir.path().join("store");
     let mut store = DirStore::new(&store_dir, std::time::Duration::from_secs(3600), 1 << 30);

@@ -1036,7 +1036,7 @@ fn a_tiered_catalog_lists_the_most_used_tools_and_finds_the_rest() {
     )
     .unwrap();
     // Earlier sessions' records: read_log and get_report are the ones in use.
-    let now = mcpguard::cursor::iso_time(mcpguard::cursor::now());
+    let now = mcpguard::reshape::cursor::iso_time(mcpguard::reshape::cursor::now());
     let mut records = String::new();
     for (tool, n) in [("read_log", 30), ("get_report", 20), ("crash", 1)] {
         for _ in 0..n {

@@ -1047,8 +1047,8 @@ fn redis_shared_by_two_instances_and_redis_down_means_previews_without_reference
 #[test]
 #[ignore = "needs redis-server: bash scripts/redis.sh, then cargo test --test cli_proxy_http -- --ignored"]
 fn redis_store_keeps_its_total_under_the_cap_oldest_out_first() {
-    use mcpguard::artifact::Ref;
     use mcpguard::proxy::store::{Artifacts as _, Redis};
+    use mcpguard::reshape::artifact::Ref;
 
     let redis = RedisServer::start(free_port());
     let url = format!("redis://127.0.0.1:{}/0", redis.port);

@@ -2,8 +2,8 @@
 //! page size yields each item exactly once, in order, and ends; a cursor with any byte changed
 //! never verifies; encode then decode gives the payload back.
 
-use mcpguard::cursor::{self, Payload, Secrets, Verdict};
-use mcpguard::paginate::{self, Pager, Request};
+use mcpguard::reshape::cursor::{self, Payload, Secrets, Verdict};
+use mcpguard::reshape::paginate::{self, Pager, Request};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -4,8 +4,8 @@
 mod common;
 
 use mcpguard::contract::Limits;
+use mcpguard::document::input::{self, Source};
 use mcpguard::document::{self, Kind, PartContent};
-use mcpguard::input::{self, Source};
 use mcpguard::measure;
 
 struct Measured {

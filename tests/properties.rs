@@ -49,8 +49,8 @@ proptest! {
     /// and that judges any item without panicking.
     #[test]
     fn filters_parse_or_refuse_and_never_panic(text in "[ a-zA-Zé0-9.=!<>~(),'\"_:+-]{0,40}", item in arb_json()) {
-        if let Ok(filter) = mcpguard::paginate::Where::parse(&[&text]) {
-            let again = mcpguard::paginate::Where::parse(&[filter.to_string()]).unwrap();
+        if let Ok(filter) = mcpguard::reshape::paginate::Where::parse(&[&text]) {
+            let again = mcpguard::reshape::paginate::Where::parse(&[filter.to_string()]).unwrap();
             prop_assert_eq!(again.canonical(), filter.canonical());
             let _ = filter.matches(&item);
         }
@@ -60,11 +60,11 @@ proptest! {
     /// and for a real tool result, the tree's text.
     #[test]
     fn result_text_streams_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..300), text in "\\PC{0,60}") {
-        let _ = mcpguard::result_text::stream(&bytes[..], &mut |_| true);
+        let _ = mcpguard::document::result_text::stream(&bytes[..], &mut |_| true);
         let result = serde_json::json!({"content": [{"type": "text", "text": text}], "isError": false});
         let body = serde_json::to_vec(&result).unwrap();
         let mut out = Vec::new();
-        mcpguard::result_text::stream(std::io::BufReader::with_capacity(3, &body[..]), &mut |p| {
+        mcpguard::document::result_text::stream(std::io::BufReader::with_capacity(3, &body[..]), &mut |p| {
             out.extend_from_slice(p);
             true
         }).unwrap();
@@ -75,7 +75,7 @@ proptest! {
     /// lines of the text.
     #[test]
     fn search_in_pieces_is_search_whole(lines in proptest::collection::vec("[a-c ]{0,6}", 0..40), piece in 1usize..9, context in 0usize..3) {
-        use mcpguard::chunk::search::{self, Query, Window};
+        use mcpguard::reshape::chunk::search::{self, Query, Window};
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         let query = || Query { pattern: search::compile("ab").unwrap(), context, kind: None };
         let window = Window { skip: 0, max_blocks: usize::MAX, max_tokens: u64::MAX, tokenizer: mcpguard::tokens::Tokenizer::Heuristic };

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcpguard::config::Config;
-use mcpguard::cursor::Secrets;
 use mcpguard::proxy::Policy;
 use mcpguard::proxy::policy::Route;
 use mcpguard::proxy::store::DirStore;
+use mcpguard::reshape::cursor::Secrets;
 use serde_json::{Value, json};
 
 fn corpus() -> Vec<PathBuf> {
@@ -76,7 +76,7 @@ impl Replay {
 }
 
 fn now() -> f64 {
-    mcpguard::cursor::now()
+    mcpguard::reshape::cursor::now()
 }
 
 /// The tool a capture was made with: `server__tools_call__TOOL__what.json`.
@@ -137,7 +137,7 @@ fn the_corpus_through_the_proxy_fits_or_passes_untouched_and_nothing_is_lost() {
         let original = &captured["result"];
         match mcpguard::proxy::more::reads_as(original, 4000, Default::default()) {
             "pages" => {
-                let located = mcpguard::paginate::locate(original, None).unwrap();
+                let located = mcpguard::reshape::paginate::locate(original, None).unwrap();
                 let want = located.items().len();
                 let mut seen = 0;
                 let mut page = replay.more(json!({"ref": reference}));

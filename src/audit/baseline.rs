@@ -68,7 +68,7 @@ impl Baseline {
                 Finding::about_run(ctx, code, tool, name, message, help.to_owned()).map(|f| {
                     Finding {
                         tool: Some(tool.to_owned()),
-                        pointer: crate::pointer::join("/tools", tool),
+                        pointer: crate::json::pointer::join("/tools", tool),
                         savings,
                         ..f
                     }

@@ -6,8 +6,8 @@ use super::transcript::Call;
 use super::{Context, Finding, Savings};
 use crate::contract::Limits;
 use crate::document::Anatomy;
-use crate::estimate::DocumentEstimate;
-use crate::json_node::Node;
+use crate::json::node::Node;
+use crate::measure::estimate::DocumentEstimate;
 
 /// What one document's rules look at, on either tree.
 pub(super) struct Input<'a, N: Node + Clone> {

@@ -4,41 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Report;
 use super::stats::Spread;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Record {
-    pub id: String,
-    pub tool: String,
-    /// When the record was made (RFC 3339).
-    pub time: String,
-    pub estimated_tokens: u64,
-    pub response_bytes: u64,
-    pub item_count: u64,
-    pub latency_ms: Option<f64>,
-    pub pagination_used: bool,
-    pub summarization_used: bool,
-    pub chunking_used: bool,
-}
-
-impl Record {
-    /// What was done to keep the response small: chunked, summarized, paginated, or plain.
-    pub fn outcome(&self) -> &'static str {
-        if self.chunking_used {
-            "chunked"
-        } else if self.summarization_used {
-            "summarized"
-        } else if self.pagination_used {
-            "paginated"
-        } else {
-            "plain"
-        }
-    }
-}
+pub use crate::contract::telemetry::TelemetryRecord as Record;
 
 /// One record per document of the report.
 pub fn records(report: &Report, time: &str) -> Vec<Record> {
@@ -46,6 +17,7 @@ pub fn records(report: &Report, time: &str) -> Vec<Record> {
         .documents
         .iter()
         .map(|d| Record {
+            method: None,
             id: d.name.clone(),
             tool: d.tool.clone(),
             time: time.to_owned(),

@@ -3,12 +3,13 @@
 //! A finding is data (code, severity, document, JSON pointer, message, help, and what a fix
 //! would save), never a printed line: emitters in [`emit`] turn a finished [`Report`] into a
 //! table, JSON, SARIF, JUnit, GitHub annotations or Markdown. A document that cannot be read is
-//! an [`crate::input::InputError`] kept in the report in its place; the rest are still audited.
+//! an [`crate::document::input::InputError`] kept in the report in its place; the rest are still audited.
 
 pub mod baseline;
 pub mod documents;
 pub mod emit;
 mod findings;
+pub mod live;
 pub mod metrics;
 mod protocol;
 mod rules;
@@ -25,9 +26,9 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::contract::{self, ClientProfile, Limits, RuleLevel, Severity};
 use crate::document;
-use crate::estimate::{self, Options};
-use crate::input::Document;
-use crate::json_node::{Node, ReadText};
+use crate::document::input::Document;
+use crate::json::node::{Node, ReadText};
+use crate::measure::estimate::{self, Options};
 use crate::measure::{self, Extent, PathCost};
 use crate::tokens::Tokenizer;
 
@@ -231,7 +232,7 @@ impl Context {
 
 /// One message as the audit reads it: where it came from, its text as read, and the tree of
 /// that text (serde_json's for a transcript's line, which the pairing has read already; the
-/// borrowed [`crate::json_view::Json`] for a whole file, read in less than half the time).
+/// borrowed [`crate::json::borrowed::Json`] for a whole file, read in less than half the time).
 pub struct Message<'a, N: ReadText<'a>> {
     /// How reports name it.
     pub name: &'a str,
@@ -246,7 +247,7 @@ pub struct Message<'a, N: ReadText<'a>> {
 }
 
 impl<'a> Message<'a, Value> {
-    /// A document read by [`crate::input`], with serde_json's tree.
+    /// A document read by [`crate::document::input`], with serde_json's tree.
     pub fn of(doc: &'a Document) -> Self {
         Message {
             name: &doc.name,
@@ -313,7 +314,7 @@ pub fn audit_document<'a, N: ReadText<'a> + Clone>(
     );
     if !findings.is_empty() {
         let pointers: Vec<&str> = findings.iter().map(|f| f.pointer.as_str()).collect();
-        let located = crate::pointer::locate_all(text, &pointers);
+        let located = crate::json::pointer::locate_all(text, &pointers);
         for f in &mut findings {
             if let Some(&(l, c)) = located.get(&f.pointer) {
                 f.line = Some(line + l - 1);
@@ -459,7 +460,7 @@ pub struct CatalogTool {
 }
 
 impl ServerSummary {
-    pub fn of(session: &crate::mcp::live::Session, ctx: &Context) -> ServerSummary {
+    pub fn of(session: &crate::audit::live::Session, ctx: &Context) -> ServerSummary {
         let counter = ctx.tokenizer.counter();
         let mut tools: Vec<CatalogTool> = session
             .tools

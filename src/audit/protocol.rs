@@ -13,9 +13,9 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::findings::Out;
-use crate::compact;
-use crate::json_node::{Node, NodeKind};
-use crate::mcp::era;
+use crate::json::compact;
+use crate::json::node::{Node, NodeKind};
+use crate::net::mcp::era;
 
 /// Results that must carry `ttlMs` and `cacheScope` (server/utilities/caching).
 const CACHEABLE: [&str; 6] = [
@@ -301,7 +301,7 @@ impl Walked {
                         _ => {}
                     }
                     let len = path.len();
-                    crate::pointer::push_key(path, key);
+                    crate::json::pointer::push_key(path, key);
                     self.walk(child, path);
                     path.truncate(len);
                 }
@@ -309,7 +309,7 @@ impl Walked {
             Value::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
                     let len = path.len();
-                    crate::pointer::push_index(path, i);
+                    crate::json::pointer::push_index(path, i);
                     self.walk(child, path);
                     path.truncate(len);
                 }

@@ -5,14 +5,14 @@
 
 use super::findings::{Input, Out};
 use super::{Context, Finding};
-use crate::compact;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{self, Kind, PartContent, Twin};
-use crate::estimate::DocumentEstimate;
-use crate::json_node::{Members, Node, NodeKind};
-use crate::json_whitespace;
+use crate::json::compact;
+use crate::json::node::{Members, Node, NodeKind};
+use crate::json::pointer::{self, PathStack, Seg};
+use crate::json::whitespace;
+use crate::measure::estimate::DocumentEstimate;
 use crate::measure::{self, BASE64_MIN_RUN};
-use crate::pointer::{self, PathStack, Seg};
 
 /// JSON text that a minify would shrink by at least this many bytes is reported (MG014).
 const PRETTY_MIN_SAVING: u64 = 64;
@@ -150,7 +150,7 @@ fn check_list<N: Node + Clone>(out: &mut Out<'_, N>, member: &str) {
     if items.len() as u64 > page_size && payload.get("nextCursor").is_none() {
         let excess: u64 = items[page_size as usize..]
             .iter()
-            .map(|v| crate::compact::len(v) as u64)
+            .map(|v| crate::json::compact::len(v) as u64)
             .sum();
         out.add(
             "MG010",
@@ -431,7 +431,7 @@ fn base64_runs<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, s: &str) {
 /// by writing its tree again).
 fn check_pretty<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, text: &str) {
     let len = text.trim_end().len() as u64;
-    let compact = len - json_whitespace::insignificant(text);
+    let compact = len - whitespace::insignificant(text);
     if len > compact + PRETTY_MIN_SAVING {
         out.add(
             "MG014",
@@ -563,7 +563,7 @@ impl<'v, N: Node + Clone + 'v> Walker<'_, '_, 'v, N> {
             NodeKind::Object(members) => {
                 let what = (members.len() > limit
                     && !paged(parent)
-                    && crate::collection::is_record_map(members))
+                    && crate::json::collection::is_record_map(members))
                 .then(|| format!("a map of {} records keyed by id", members.len()));
                 let entries = members.iter().map(|(k, v)| (Seg::Key(k), Some(k), v));
                 let len = self.entries(entries, depth, Some(members), what, sizing);
@@ -657,7 +657,7 @@ fn unpaginated<N: Node + Clone>(
 mod tests {
     use crate::audit::{Call, Context, Message, audit_document};
     use crate::config::Config;
-    use crate::input::parse_text;
+    use crate::document::input::parse_text;
     use crate::tokens::Tokenizer;
 
     fn ctx() -> Context {
@@ -674,7 +674,7 @@ mod tests {
         let doc = parse_text("t.json", text).pop().unwrap().unwrap();
         let r = audit_document(&Message::of(&doc), &Call::default(), ctx);
         let arena = bumpalo::Bump::new();
-        let tree = crate::json_view::parse(text, &arena).unwrap();
+        let tree = crate::json::borrowed::parse(text, &arena).unwrap();
         let message = Message::of(&doc).with_tree(&tree, &arena);
         let borrowed = audit_document(&message, &Call::default(), ctx);
         assert_eq!(
@@ -811,7 +811,7 @@ mod tests {
     fn lists_and_record_maps() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
         use serde_json::Value;
-        let leaf = crate::compact::random_json(
+        let leaf = crate::json::compact::random_json(
             any::<i16>().prop_map(Value::from),
             "[a\"\n\u{1}é]{0,3}",
             2,
@@ -839,7 +839,7 @@ mod tests {
         fn a_long_list_is_charged_the_bytes_of_the_items_over_the_limit(
             value in lists_and_record_maps()
         ) {
-            use crate::compact;
+            use crate::json::compact;
             let doc = parse_text("t.json", &serde_json::json!({"data": value}).to_string())
                 .pop().unwrap().unwrap();
             let mut ctx = ctx();
@@ -855,7 +855,7 @@ mod tests {
                     }
                     serde_json::Value::Object(members) => {
                         stack.extend(members.iter().map(|(k, item)| (format!("{at}/{k}"), item)));
-                        (members.len() > 2 && crate::collection::is_record_map(members)).then(|| {
+                        (members.len() > 2 && crate::json::collection::is_record_map(members)).then(|| {
                             members.iter().skip(2)
                                 .map(|(k, v)| (compact::str_len(k) + 2 + compact::len(v)) as u64)
                                 .sum::<u64>()

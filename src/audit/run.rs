@@ -19,9 +19,9 @@ use super::transcript::{Line, Pairing, is_request};
 use super::{
     Call, Context, DocumentReport, Finding, Message, Report, ServerSummary, audit_document,
 };
-use crate::input::{self, Document, InputError, Source, Unit};
-use crate::json_view::{self, Json};
-use crate::mcp::live::Session;
+use crate::audit::live::Session;
+use crate::document::input::{self, Document, InputError, Source, Unit};
+use crate::json::borrowed::{self, Json};
 
 /// Lines of a JSONL transcript held in memory at once, at most...
 const BATCH_LINES: usize = 2048;
@@ -254,7 +254,7 @@ fn audit_file(name: &str, bytes: Vec<u8>, ctx: &Context, shard: Option<Shard>) -
     };
     // Sized for the tree of a typical capture: one chunk, not a few doublings.
     let arena = Bump::with_capacity(text.len());
-    let Ok(tree) = json_view::parse(&text, &arena) else {
+    let Ok(tree) = borrowed::parse(&text, &arena) else {
         return audit_documents(
             input::documents_of_text(name, text, limits),
             ctx,
@@ -403,7 +403,7 @@ impl<'a> TranscriptLine<'a> {
             // Sized for the tree of a typical response: one chunk, not a few doublings.
             *arena = Bump::with_capacity(text.len());
             let arena: &'a Bump = arena;
-            if let Ok(tree) = json_view::parse(text, arena) {
+            if let Ok(tree) = borrowed::parse(text, arena) {
                 return Ok(TranscriptLine::Tree {
                     name: format!("{file}:{number}"),
                     file,
@@ -428,7 +428,7 @@ impl<'a> TranscriptLine<'a> {
         match self {
             TranscriptLine::Tree { text, tree, .. } => pairing.observe_tree(tree, || {
                 // A tools/list page, kept as serde_json's tree: the same value.
-                Cow::Owned(input::parse_value(text).unwrap_or(serde_json::Value::Null))
+                Cow::Owned(crate::json::parse::parse_value(text).unwrap_or(serde_json::Value::Null))
             }),
             TranscriptLine::Document(doc) => pairing.observe(&doc.value),
         }
@@ -518,7 +518,7 @@ mod tests {
 
     use super::{Context, Items, Shard, audit_documents, run};
     use crate::config::Config;
-    use crate::input::{self, Source};
+    use crate::document::input::{self, Source};
     use crate::tokens::Tokenizer;
 
     /// Every capture of the corpus answering its request, and the lines a transcript read in

@@ -182,7 +182,7 @@ pub fn suggestions(tallies: &Tallies, tools: &[ToolStats], ctx: &Context) -> Vec
                 .filter(|p| p.tokens as u64 * 2 > largest.tokens)
             {
                 let (path, percent) = (
-                    crate::pointer::display(&top.path),
+                    crate::json::pointer::display(&top.path),
                     top.tokens as u64 * 100 / largest.tokens.max(1),
                 );
                 if top.path.ends_with("/text") {

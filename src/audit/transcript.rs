@@ -9,8 +9,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::json_node::Node;
-use crate::mcp::era;
+use crate::json::node::Node;
+use crate::net::mcp::era;
 
 /// A tool's outputSchema, as listed earlier in the transcript, compiled on first use.
 pub struct OutputSchema {
@@ -140,7 +140,7 @@ impl Pairing {
         let id = message
             .get("id")
             .filter(|v| !v.is_null())
-            .map(crate::compact::string);
+            .map(crate::json::compact::string);
         if message.get("method").and_then(N::as_str).is_some() {
             if let Some(id) = id {
                 self.pending.insert(id, Call::asked_by(message));

@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use mcpguard::artifact::Ref;
 use mcpguard::proxy::store::{self, Artifacts as _, DirStore};
+use mcpguard::reshape::artifact::Ref;
 
 use super::ReportFormat;
 use super::exit::Code;
@@ -128,13 +128,15 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             match format {
                 ReportFormat::Json => super::render::write_json(&mut out, &entries)?,
                 ReportFormat::Table => {
-                    let mut t =
-                        mcpguard::human::table(&["artifact", "bytes", "age", "expired"], &[1, 2]);
+                    let mut t = mcpguard::util::human::table(
+                        &["artifact", "bytes", "age", "expired"],
+                        &[1, 2],
+                    );
                     for e in &entries {
                         t.add_row(vec![
                             e.reference.clone(),
                             super::render::thousands(e.bytes),
-                            mcpguard::cursor::human_span(e.age_seconds as f64),
+                            mcpguard::reshape::cursor::human_span(e.age_seconds as f64),
                             if e.expired { "yes" } else { "" }.to_owned(),
                         ]);
                     }
@@ -200,9 +202,9 @@ fn find(
     store: &mut DirStore,
     out: &mut impl Write,
 ) -> anyhow::Result<Code> {
-    use mcpguard::chunk::search;
-    use mcpguard::paginate::{Order, Where, aggregate::Aggregate, select};
     use mcpguard::proxy::find::{self, Searched};
+    use mcpguard::reshape::chunk::search;
+    use mcpguard::reshape::paginate::{Order, Where, aggregate::Aggregate, select};
 
     let pattern = find
         .pattern

@@ -10,7 +10,7 @@ use mcpguard::audit::emit::{self, Format, PageContext, Settings};
 use mcpguard::audit::run::{self, Shard};
 use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
-use mcpguard::fsutil::Durability;
+use mcpguard::util::fsutil::Durability;
 
 use mcpguard::tokens::Tokenizer;
 
@@ -268,7 +268,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     if let Some(path) = &args.metrics {
         let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
         let records = metrics::records(&report, &now);
-        if let Err(e) = mcpguard::fsutil::write_atomic(path, metrics::to_jsonl(&records).as_bytes())
+        if let Err(e) =
+            mcpguard::util::fsutil::write_atomic(path, metrics::to_jsonl(&records).as_bytes())
         {
             render::warning(&format!(
                 "cannot write metrics to {}: {e}; the audit goes on",
@@ -299,7 +300,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         }
     };
     match &args.output {
-        Some(path) => mcpguard::fsutil::write_streamed(path, Durability::Synced, emit)
+        Some(path) => mcpguard::util::fsutil::write_streamed(path, Durability::Synced, emit)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -320,7 +321,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         && let Some(path) = &args.baseline
     {
         let baseline = Baseline::from_stats(&report.tools);
-        mcpguard::fsutil::write_atomic(path, baseline.to_json().as_bytes())
+        mcpguard::util::fsutil::write_atomic(path, baseline.to_json().as_bytes())
             .with_context(|| format!("cannot write the baseline {}", path.display()))?;
         eprintln!(
             "mcpguard: wrote {} ({} tools)",
@@ -361,7 +362,7 @@ impl From<FormatArg> for Format {
 /// Writes `bytes` to `output` (atomically) or to stdout.
 fn write_out(output: Option<&std::path::Path>, bytes: &[u8]) -> anyhow::Result<()> {
     match output {
-        Some(path) => mcpguard::fsutil::write_atomic(path, bytes)
+        Some(path) => mcpguard::util::fsutil::write_atomic(path, bytes)
             .with_context(|| format!("cannot write {}", path.display())),
         None => {
             let mut out = std::io::stdout().lock();
@@ -419,7 +420,7 @@ fn from_metrics(
     match format {
         FormatArg::Json => render::write_json(&mut out, &summary)?,
         _ => {
-            let mut t = mcpguard::human::table(
+            let mut t = mcpguard::util::human::table(
                 &[
                     "tool",
                     "outcome",

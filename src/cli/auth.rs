@@ -8,8 +8,8 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use mcpguard::oauth::discovery;
-use mcpguard::oauth::store::{Login, now_secs};
+use mcpguard::net::oauth::discovery;
+use mcpguard::net::oauth::store::{Login, now_secs};
 
 use super::ReportFormat;
 use super::exit::Code;
@@ -200,7 +200,10 @@ fn expiry(login: &Login) -> String {
             if at <= now {
                 "expired".to_owned()
             } else {
-                format!("in {}", mcpguard::cursor::human_span((at - now) as f64))
+                format!(
+                    "in {}",
+                    mcpguard::reshape::cursor::human_span((at - now) as f64)
+                )
             }
         }
     }
@@ -225,7 +228,7 @@ fn write_table(
     logins: &[Login],
     dir: &std::path::Path,
 ) -> anyhow::Result<()> {
-    let mut t = mcpguard::human::table(
+    let mut t = mcpguard::util::human::table(
         &[
             "server",
             "authorization server",

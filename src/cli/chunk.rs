@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::{Map, Value};
 
-use mcpguard::chunk::lines::{self, Range};
-use mcpguard::chunk::{self, Chunk, Index, Kind, Metadata, Options};
-use mcpguard::cursor::{self, Payload};
 use mcpguard::document::{self, PartContent};
+use mcpguard::reshape::chunk::lines::{self, Range};
+use mcpguard::reshape::chunk::{self, Chunk, Index, Kind, Metadata, Options};
+use mcpguard::reshape::cursor::{self, Payload};
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -172,7 +172,7 @@ fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> 
     // A file is streamed; a stream (standard input, a FIFO, `<(cmd)`) can be read only once, so
     // it is held, within the document limit.
     let held = |name: &str, reader: &mut dyn Read| -> anyhow::Result<Source> {
-        let bytes = mcpguard::input::read_bytes(reader, name, None, &config.read_limits)?;
+        let bytes = mcpguard::document::input::read_bytes(reader, name, None, &config.read_limits)?;
         Ok(tool_text(name, &bytes).unwrap_or(Source::Memory {
             name: name.into(),
             bytes,
@@ -182,7 +182,7 @@ fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> 
         return held("<stdin>", &mut std::io::stdin().lock());
     }
     let path = match super::source(arg, config)? {
-        mcpguard::input::Source::Artifact { path, .. } => path,
+        mcpguard::document::input::Source::Artifact { path, .. } => path,
         _ => PathBuf::from(arg),
     };
     let meta = std::fs::metadata(&path).with_context(|| format!("{arg}: cannot read"))?;
@@ -195,7 +195,10 @@ fn open(arg: &str, config: &mcpguard::config::Config) -> anyhow::Result<Source> 
         return held(arg, &mut stream);
     }
     // Only a JSON file of reasonable size is read whole to look for a tool result.
-    if meta.len() <= 256 << 20 && !mcpguard::input::is_jsonl(&path) && starts_with_brace(&path) {
+    if meta.len() <= 256 << 20
+        && !mcpguard::document::input::is_jsonl(&path)
+        && starts_with_brace(&path)
+    {
         let bytes = std::fs::read(&path).with_context(|| format!("{arg}: cannot read"))?;
         if let Some(source) = tool_text(arg, &bytes) {
             return Ok(source);
@@ -235,27 +238,27 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
 
     if let Some(pattern) = &args.pattern {
-        let regex = mcpguard::chunk::search::compile(pattern)
+        let regex = mcpguard::reshape::chunk::search::compile(pattern)
             .map_err(|e| anyhow::anyhow!("--match {pattern}: {e}"))?;
-        if args.context > mcpguard::chunk::search::MAX_CONTEXT {
+        if args.context > mcpguard::reshape::chunk::search::MAX_CONTEXT {
             anyhow::bail!(
                 "--context {}: at most {} lines",
                 args.context,
-                mcpguard::chunk::search::MAX_CONTEXT
+                mcpguard::reshape::chunk::search::MAX_CONTEXT
             );
         }
         let kind = match args.kind {
             Some(k) => Kind::from(k),
             None => Kind::detect(Some(source.name()), &source.head()?),
         };
-        let query = mcpguard::chunk::search::Query {
+        let query = mcpguard::reshape::chunk::search::Query {
             pattern: regex,
             context: args.context,
             kind: Some(kind),
         };
         let tokenizer = args.tokenizer.map_or(c.tokenizer, Tokenizer::from);
         let mut searcher =
-            mcpguard::chunk::search::Searcher::new(query, render::whole_window(tokenizer));
+            mcpguard::reshape::chunk::search::Searcher::new(query, render::whole_window(tokenizer));
         let mut reader = source.reader()?;
         loop {
             let buf = reader

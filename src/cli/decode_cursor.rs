@@ -7,8 +7,8 @@ use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use mcpguard::cursor::{self, Payload, Verdict};
-use mcpguard::paginate;
+use mcpguard::reshape::cursor::{self, Payload, Verdict};
+use mcpguard::reshape::paginate;
 
 use super::exit::Code;
 use super::{ReportFormat, render};

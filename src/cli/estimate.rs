@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use mcpguard::estimate::{self, DocumentEstimate, Options, Totals};
+use mcpguard::measure::estimate::{self, DocumentEstimate, Options, Totals};
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -148,7 +148,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             eprintln!(
                 "mcpguard: {}: {} tokens, over --max-tokens {}",
                 e.name,
-                mcpguard::human::token_count(e.tokens, e.counted_with),
+                mcpguard::util::human::token_count(e.tokens, e.counted_with),
                 thousands(max)
             );
         }
@@ -191,7 +191,7 @@ fn write_table(
         } else if e.counted_with == Tokenizer::Claude.name() {
             format!("{} exact", thousands(e.tokens))
         } else {
-            mcpguard::human::token_count(e.tokens, e.counted_with)
+            mcpguard::util::human::token_count(e.tokens, e.counted_with)
         };
         let mut row = vec![
             e.name.clone(),
@@ -221,7 +221,7 @@ fn write_table(
         row
     });
     // Written row by row (a JSONL file of millions of lines is a table of millions of rows).
-    mcpguard::human::write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
+    mcpguard::util::human::write_streamed(out, &header, &[2, 3, 4, 5, 6], || {
         estimates.iter().map(row).chain(total.clone())
     })?;
     writeln!(out)?;
@@ -259,7 +259,7 @@ fn write_table(
                     percent(share),
                     thousands(p.tokens as u64),
                     thousands(p.bytes as u64),
-                    mcpguard::pointer::display(&p.path),
+                    mcpguard::json::pointer::display(&p.path),
                 )?;
             }
         }
@@ -275,7 +275,7 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
     let mut header = vec!["document"];
     header.extend(Tokenizer::COMPARED.iter().map(|t| t.name()));
     let numeric: Vec<usize> = (1..header.len()).collect();
-    let mut table = mcpguard::human::table(&header, &numeric);
+    let mut table = mcpguard::util::human::table(&header, &numeric);
     let with_error = |tokens: u64, claude: u64, first: bool| {
         if first || claude == 0 {
             thousands(tokens)

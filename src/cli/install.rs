@@ -1,7 +1,7 @@
 //! `mcpguard install` and `mcpguard uninstall`: a client's MCP config rewritten so its servers
 //! start through `mcpguard proxy`, and back, in whichever client's file and scope; `install
 //! --list` shows every client config on this machine. The rewrite itself is
-//! `mcpguard::proxy::install`, where each client keeps its servers `mcpguard::proxy::clients`;
+//! `mcpguard::install::edit`, where each client keeps its servers `mcpguard::install::clients`;
 //! this file finds the files, keeps a backup, writes atomically and re-reads a file that its
 //! client changed meanwhile.
 
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use mcpguard::proxy::clients::{self, Client, Location, Os, Places, Scope};
-use mcpguard::proxy::install::{self, Layout, Op};
+use mcpguard::install::clients::{self, Client, Location, Os, Places, Scope};
+use mcpguard::install::edit::{self, Layout, Op};
 
 use super::exit::Code;
 
@@ -243,10 +243,13 @@ fn layout_of(path: &Path) -> Layout {
         return Layout::Toml("mcp_servers".to_owned());
     }
     let servers = Layout::Json(vec!["servers".to_owned()]);
-    match mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES) {
-        Ok(text) if install::list(&text, &servers).is_ok() => {
+    match mcpguard::util::fsutil::read_text_capped(
+        path,
+        mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
+    ) {
+        Ok(text) if edit::list(&text, &servers).is_ok() => {
             let mcp = Layout::Json(vec!["mcpServers".to_owned()]);
-            if install::list(&text, &mcp).is_ok() {
+            if edit::list(&text, &mcp).is_ok() {
                 mcp
             } else {
                 servers
@@ -266,8 +269,11 @@ fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
         }
         let name = path.display().to_string();
         let read = || {
-            mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
-                .with_context(|| format!("{name}: cannot read"))
+            mcpguard::util::fsutil::read_text_capped(
+                path,
+                mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
+            )
+            .with_context(|| format!("{name}: cannot read"))
         };
         let mut text = read()?;
         let (mut new, changes) = edit(&text, layout, &target.names, op, &name)?;
@@ -306,11 +312,11 @@ fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
         let like = std::fs::metadata(path).with_context(|| format!("{name}: cannot read"))?;
         // One backup a run: a file with two scopes in it keeps the content it had before.
         if backed_up.insert(path.clone()) {
-            mcpguard::fsutil::write_like(&backup, text.as_bytes(), &like)
+            mcpguard::util::fsutil::write_like(&backup, text.as_bytes(), &like)
                 .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
         }
         // Through a link to the file it points at: a dotfiles manager's link stays a link.
-        let written = mcpguard::fsutil::rewrite_keeping(path, new.as_bytes())
+        let written = mcpguard::util::fsutil::rewrite_keeping(path, new.as_bytes())
             .with_context(|| format!("{name}: cannot write (nothing was changed)"))?;
         writeln!(out, "{}", said.join("\n"))?;
         let through = if written != *path && path.is_symlink() {
@@ -327,22 +333,22 @@ fn rewrite(target: &Target, op: &Op<'_>) -> anyhow::Result<Code> {
     Ok(Code::Ok)
 }
 
-/// [`install::edit`] of a file's text, its errors naming the file.
+/// [`edit::edit`] of a file's text, its errors naming the file.
 fn edit(
     text: &str,
     layout: &Layout,
     names: &[String],
     op: &Op<'_>,
     name: &str,
-) -> anyhow::Result<(String, Vec<install::Change>)> {
-    install::edit(text, layout, names, op).map_err(|e| in_file(name, &e))
+) -> anyhow::Result<(String, Vec<edit::Change>)> {
+    edit::edit(text, layout, names, op).map_err(|e| in_file(name, &e))
 }
 
 /// An error of a file's, named as the house names them: `FILE:LINE:COL: ...` for where its
 /// text cannot be read, `FILE: ...` otherwise.
-fn in_file(name: &str, e: &install::InstallError) -> anyhow::Error {
+fn in_file(name: &str, e: &edit::InstallError) -> anyhow::Error {
     match e {
-        install::InstallError::Syntax { .. } => anyhow::anyhow!("{name}:{e}"),
+        edit::InstallError::Syntax { .. } => anyhow::anyhow!("{name}:{e}"),
         _ => anyhow::anyhow!("{name}: {e}"),
     }
 }
@@ -355,7 +361,7 @@ struct Found {
     file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
-    servers: Vec<install::Listed>,
+    servers: Vec<edit::Listed>,
 }
 
 fn list(format: &str) -> anyhow::Result<Code> {
@@ -363,16 +369,16 @@ fn list(format: &str) -> anyhow::Result<Code> {
     let mut found = Vec::new();
     for client in Client::ALL {
         for l in places.locations(client, Scope::All) {
-            let Ok(text) = mcpguard::fsutil::read_text_capped(
+            let Ok(text) = mcpguard::util::fsutil::read_text_capped(
                 &l.path,
-                mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES,
+                mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
             ) else {
                 continue;
             };
-            let (servers, error) = match install::list(&text, &l.layout) {
+            let (servers, error) = match edit::list(&text, &l.layout) {
                 Ok(s) => (s, None),
                 // Claude Code's local scope: the file is there, this project is not in it.
-                Err(install::InstallError::NoServersAt(_)) => continue,
+                Err(edit::InstallError::NoServersAt(_)) => continue,
                 Err(e) => (Vec::new(), Some(e.to_string())),
             };
             found.push(Found {
@@ -396,7 +402,7 @@ fn list(format: &str) -> anyhow::Result<Code> {
         )?;
         return Ok(Code::Ok);
     }
-    let mut table = mcpguard::human::table(
+    let mut table = mcpguard::util::human::table(
         &[
             "client",
             "scope",

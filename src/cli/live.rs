@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use mcpguard::mcp::era::Protocol;
-use mcpguard::mcp::live::{self, Session};
-use mcpguard::mcp::{Limits, Target, config};
+use mcpguard::audit::live::{self, Session};
+use mcpguard::net::mcp::era::Protocol;
+use mcpguard::net::mcp::{Limits, Target, config};
 
 /// Flags of a live audit.
 #[derive(Debug, Default, clap::Args)]
@@ -114,9 +114,11 @@ impl LiveArgs {
         let env = |var: &str| std::env::var(var).ok();
         if let Some(path) = &self.mcp_config {
             let file = path.display().to_string();
-            let text =
-                mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
-                    .with_context(|| format!("{file}: cannot read the server list"))?;
+            let text = mcpguard::util::fsutil::read_text_capped(
+                path,
+                mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
+            )
+            .with_context(|| format!("{file}: cannot read the server list"))?;
             let servers = config::parse(&file, &text, self.name.as_deref(), &env)?;
             if servers.is_empty() {
                 anyhow::bail!("{file}: mcpServers is empty");
@@ -176,9 +178,11 @@ impl LiveArgs {
         let calls = match &self.calls {
             Some(path) => {
                 let file = path.display().to_string();
-                let text =
-                    mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CONFIG_BYTES)
-                        .with_context(|| format!("{file}: cannot read the calls"))?;
+                let text = mcpguard::util::fsutil::read_text_capped(
+                    path,
+                    mcpguard::util::fsutil::MAX_CONFIG_BYTES,
+                )
+                .with_context(|| format!("{file}: cannot read the calls"))?;
                 let json = path.extension().is_some_and(|e| e == "json");
                 let parsed = mcpguard::config::parse_text(&file, &text, json)?;
                 live::parse_calls(parsed.value).map_err(|e| anyhow::anyhow!("{file}: {e}"))?
@@ -209,11 +213,11 @@ impl LiveArgs {
             if let Some(dir) = &self.save {
                 let base = file_name(&name);
                 let path = dir.join(format!("{base}.jsonl"));
-                mcpguard::fsutil::write_atomic(&path, session.transcript.as_bytes())
+                mcpguard::util::fsutil::write_atomic(&path, session.transcript.as_bytes())
                     .with_context(|| format!("cannot write {}", path.display()))?;
                 if !session.stderr.is_empty() {
                     let log = dir.join(format!("{base}.stderr.log"));
-                    mcpguard::fsutil::write_atomic(&log, session.stderr.as_bytes())
+                    mcpguard::util::fsutil::write_atomic(&log, session.stderr.as_bytes())
                         .with_context(|| format!("cannot write {}", log.display()))?;
                 }
             }

@@ -24,10 +24,10 @@ pub mod summarize;
 pub mod validate_config;
 pub mod watch;
 
-use mcpguard::artifact::{Ref, Store};
 use mcpguard::config::{self, Config, Effective};
-use mcpguard::cursor::Secrets;
-use mcpguard::input::Source;
+use mcpguard::document::input::Source;
+use mcpguard::reshape::artifact::{Ref, Store};
+use mcpguard::reshape::cursor::Secrets;
 use mcpguard::tokens::Tokenizer;
 
 const ABOUT: &str = "Keep MCP server output inside a model's context window.";
@@ -255,7 +255,7 @@ impl CursorArgs {
     }
 
     pub fn now(&self) -> f64 {
-        self.at.unwrap_or_else(mcpguard::cursor::now)
+        self.at.unwrap_or_else(mcpguard::reshape::cursor::now)
     }
 }
 
@@ -267,8 +267,11 @@ pub const SECRET_ENV: &str = "MCPGUARD_CURSOR_SECRET";
 pub fn load_secrets(secret_file: Option<&std::path::Path>) -> anyhow::Result<Option<Secrets>> {
     use anyhow::Context as _;
     if let Some(path) = secret_file {
-        let text = mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_SECRET_BYTES)
-            .with_context(|| format!("cannot read the secret file {}", path.display()))?;
+        let text = mcpguard::util::fsutil::read_text_capped(
+            path,
+            mcpguard::util::fsutil::MAX_SECRET_BYTES,
+        )
+        .with_context(|| format!("cannot read the secret file {}", path.display()))?;
         return Ok(Some(checked(&text, &path.display().to_string())?));
     }
     match std::env::var(SECRET_ENV) {
@@ -313,9 +316,9 @@ pub fn sources(args: &[String], config: &Config) -> anyhow::Result<Vec<Source>> 
 }
 
 /// Reads exactly one document from an input argument (`-` for stdin, a path, an artifact).
-pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::Document> {
+pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::document::input::Document> {
     let source = source(arg, config)?;
-    let docs = mcpguard::input::load_all(
+    let docs = mcpguard::document::input::load_all(
         std::slice::from_ref(&source),
         std::io::stdin().lock(),
         &config.read_limits,
@@ -326,8 +329,10 @@ pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::input::D
 /// The one document of `docs`, read from `arg`, or why there is not exactly one.
 pub fn one_document(
     arg: &str,
-    mut docs: Vec<Result<mcpguard::input::Document, mcpguard::input::InputError>>,
-) -> anyhow::Result<mcpguard::input::Document> {
+    mut docs: Vec<
+        Result<mcpguard::document::input::Document, mcpguard::document::input::InputError>,
+    >,
+) -> anyhow::Result<mcpguard::document::input::Document> {
     match docs.len() {
         1 => Ok(docs.pop().expect("one document")?),
         0 => anyhow::bail!("{arg}: no document"),

@@ -1,4 +1,4 @@
-//! The CLI's side of an OAuth login (the library's `mcpguard::oauth` does the protocol): the
+//! The CLI's side of an OAuth login (the library's `mcpguard::net::oauth` does the protocol): the
 //! browser and the one-shot loopback callback. The authorization URL is opened with the
 //! `BROWSER` variable's command when set (a `%s` in it is replaced by the URL, else the URL is
 //! appended), else with the system's opener, and is always printed to stderr. The redirect
@@ -14,8 +14,8 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use mcpguard::oauth::session::{OAuth, Settings, UserAgent};
-use mcpguard::oauth::store::{STORE_ENV, Store};
+use mcpguard::net::oauth::session::{OAuth, Settings, UserAgent};
+use mcpguard::net::oauth::store::{STORE_ENV, Store};
 
 /// Where the client's secret comes from (never a flag: flags show in `ps`).
 pub const CLIENT_SECRET_ENV: &str = "MCPGUARD_OAUTH_CLIENT_SECRET";

@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use mcpguard::cursor;
-use mcpguard::paginate::{self, Order, Pager, PaginateError, Request};
+use mcpguard::reshape::cursor;
+use mcpguard::reshape::paginate::{self, Order, Pager, PaginateError, Request};
 
 use super::exit::Code;
 use super::{TokenizerArg, render};
@@ -137,7 +137,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         {
             return pages(&args, c, &request, &lean.located(), &text, signing);
         }
-        let docs = mcpguard::input::documents_of_text(&name, text, &c.read_limits);
+        let docs = mcpguard::document::input::documents_of_text(&name, text, &c.read_limits);
         return paged_whole(
             &args,
             c,
@@ -168,16 +168,18 @@ fn lean_text(
     }
     let source = super::source(&args.input, c)?;
     let whole = match &source {
-        mcpguard::input::Source::Stdin => true,
-        mcpguard::input::Source::Path(p) => p.is_file() && !mcpguard::input::is_jsonl(p),
-        mcpguard::input::Source::Artifact { .. } => true,
+        mcpguard::document::input::Source::Stdin => true,
+        mcpguard::document::input::Source::Path(p) => {
+            p.is_file() && !mcpguard::document::input::is_jsonl(p)
+        }
+        mcpguard::document::input::Source::Artifact { .. } => true,
     };
     if !whole {
         return Ok(None);
     }
     let (name, text) =
-        mcpguard::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
-    mcpguard::input::check_nesting(&name, &text, &c.read_limits)?;
+        mcpguard::document::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
+    mcpguard::document::input::check_nesting(&name, &text, &c.read_limits)?;
     Ok(Some((name, text)))
 }
 
@@ -186,7 +188,7 @@ fn paged_whole(
     args: &Args,
     c: &mcpguard::config::Config,
     request: &Request,
-    doc: mcpguard::input::Document,
+    doc: mcpguard::document::input::Document,
     signing: (&cursor::Secrets, f64),
 ) -> anyhow::Result<Code> {
     let located = paginate::locate(&doc.value, args.path.as_deref())?;

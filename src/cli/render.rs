@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-pub use mcpguard::human::thousands;
+pub use mcpguard::util::human::thousands;
 
 /// A fraction as a percentage with one decimal: 0.4567 as "45.7%".
 pub fn percent(fraction: f64) -> String {
@@ -47,7 +47,7 @@ pub fn warning(message: &str) {
 /// (JSON Lines with --format json), and how many matched on stderr.
 pub fn write_matches(
     out: &mut impl Write,
-    found: &mcpguard::chunk::search::Found,
+    found: &mcpguard::reshape::chunk::search::Found,
     pattern: &str,
     json: bool,
 ) -> anyhow::Result<()> {
@@ -69,26 +69,28 @@ pub fn write_matches(
     out.flush()?;
     let mut e = anstream::stderr();
     let (one, many) = match found.kind {
-        mcpguard::chunk::Kind::Text => ("line", "lines"),
-        mcpguard::chunk::Kind::Log => ("log entry", "log entries"),
-        mcpguard::chunk::Kind::Markdown => ("block", "blocks"),
-        mcpguard::chunk::Kind::Jsonl => ("record", "records"),
+        mcpguard::reshape::chunk::Kind::Text => ("line", "lines"),
+        mcpguard::reshape::chunk::Kind::Log => ("log entry", "log entries"),
+        mcpguard::reshape::chunk::Kind::Markdown => ("block", "blocks"),
+        mcpguard::reshape::chunk::Kind::Jsonl => ("record", "records"),
     };
     let _ = writeln!(
         e,
         "{} {} match{} `{pattern}` in {} lines ({})",
-        mcpguard::human::thousands(found.entries),
+        mcpguard::util::human::thousands(found.entries),
         if found.entries == 1 { one } else { many },
         if found.entries == 1 { "es" } else { "" },
-        mcpguard::human::thousands(found.total_lines),
+        mcpguard::util::human::thousands(found.total_lines),
         found.kind.name()
     );
     Ok(())
 }
 
 /// Everything a search finds, for a person: no budget, no page.
-pub fn whole_window(tokenizer: mcpguard::tokens::Tokenizer) -> mcpguard::chunk::search::Window {
-    mcpguard::chunk::search::Window {
+pub fn whole_window(
+    tokenizer: mcpguard::tokens::Tokenizer,
+) -> mcpguard::reshape::chunk::search::Window {
+    mcpguard::reshape::chunk::search::Window {
         skip: 0,
         max_blocks: usize::MAX,
         max_tokens: u64::MAX,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use serde_json::Value;
 
-use mcpguard::artifact::Store;
-use mcpguard::summarize::{self, Fields, Outcome, Report};
+use mcpguard::reshape::artifact::Store;
+use mcpguard::reshape::summarize::{self, Fields, Outcome, Report};
 use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
@@ -145,7 +145,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     };
     let source = super::source(&args.input, c)?;
     let (name, text) =
-        mcpguard::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
+        mcpguard::document::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
 
     let opts = summarize::Options {
         limits,
@@ -193,7 +193,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
 }
 
 fn write_report(out: &mut impl Write, r: &Report) -> anyhow::Result<()> {
-    let mut table = mcpguard::human::table(&["", "bytes", "tokens", "note"], &[1, 2]);
+    let mut table = mcpguard::util::human::table(&["", "bytes", "tokens", "note"], &[1, 2]);
     table.add_row(vec![
         "before".to_owned(),
         render::thousands(r.before.bytes),

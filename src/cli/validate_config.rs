@@ -195,7 +195,7 @@ fn write_issues(
 }
 
 fn write_settings(out: &mut impl Write, effective: &Effective) -> anyhow::Result<()> {
-    let mut table = mcpguard::human::table(&["key", "value", "from"], &[]);
+    let mut table = mcpguard::util::human::table(&["key", "value", "from"], &[]);
     for s in effective.settings() {
         let value = match &s.value {
             serde_json::Value::String(v) => v.clone(),

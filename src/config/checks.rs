@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::Config;
 use crate::contract;
-pub(super) use crate::human::type_name;
-use crate::pointer;
+use crate::json::pointer;
+pub(super) use crate::util::human::type_name;
 
 /// The JSON Schema of the config file, as shipped in `contracts/`.
 pub const SCHEMA: &str = include_str!("../../contracts/config.schema.json");

@@ -32,12 +32,11 @@ impl ParsedFile {
 /// Reads and parses a config file (YAML, or JSON by its `.json` extension).
 pub fn read_file(path: &Path) -> Result<ParsedFile, ConfigError> {
     let name = path.display().to_string();
-    let text = crate::fsutil::read_text_capped(path, crate::fsutil::MAX_CONFIG_BYTES).map_err(
-        |cause| ConfigError::Read {
-            path: name.clone(),
-            cause,
-        },
-    )?;
+    let text = crate::util::fsutil::read_text_capped(path, crate::util::fsutil::MAX_CONFIG_BYTES)
+        .map_err(|cause| ConfigError::Read {
+        path: name.clone(),
+        cause,
+    })?;
     let json = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -139,7 +138,7 @@ mod yaml_tree {
     use serde_json::{Map, Number, Value};
     use serde_saphyr::Spanned;
 
-    use crate::pointer;
+    use crate::json::pointer;
 
     pub enum Node {
         Scalar(Value),

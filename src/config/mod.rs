@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::contract::{self, ClientProfile, Limits, RuleLevel};
-use crate::pointer;
+use crate::json::pointer;
 use crate::tokens::Tokenizer;
 
 /// File names looked for in the working directory, in this order.
@@ -57,7 +57,7 @@ pub struct Config {
     pub catalog_hot_tools: u64,
     pub limits: Limits,
     /// Bounds on what mcpguard reads from outside (documents, lines, nesting, cursors).
-    pub read_limits: crate::input::ReadLimits,
+    pub read_limits: crate::document::input::ReadLimits,
     pub rules: BTreeMap<String, RuleLevel>,
     pub endpoints: BTreeMap<String, Endpoint>,
     pub projections: BTreeMap<String, Vec<String>>,
@@ -82,7 +82,7 @@ impl Default for Config {
             catalog: Catalog::Full,
             catalog_hot_tools: 15,
             limits: Limits::default(),
-            read_limits: crate::input::ReadLimits::default(),
+            read_limits: crate::document::input::ReadLimits::default(),
             rules: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             projections: BTreeMap::from([

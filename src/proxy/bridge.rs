@@ -18,7 +18,7 @@
 //! login in the browser) and the request is sent once more; a 403 `insufficient_scope` steps
 //! up. A request that cannot be sent gets a JSON-RPC error naming why (and, when a login is
 //! needed, the command that does it). Requests run on threads of their own, so a slow tool call
-//! holds back nothing else. HTTP is [`crate::blocking_http`]'s, as for the live audit.
+//! holds back nothing else. HTTP is [`crate::net::http`]'s, as for the live audit.
 
 use std::collections::HashMap;
 use std::io::{BufReader, Read, Write};
@@ -29,11 +29,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::stdio::{ServerEnd, lock};
-use crate::blocking_http;
-use crate::lines::{self, Capped};
-use crate::mcp::era;
-use crate::mcp::framing::{self, Line, MAX_RESUMES, Sse};
-use crate::oauth::session::{MAX_STEP_UPS, OAuth};
+use crate::net::http;
+use crate::net::mcp::era;
+use crate::net::mcp::framing::{self, Line, MAX_RESUMES, Sse};
+use crate::net::oauth::session::{MAX_STEP_UPS, OAuth};
+use crate::util::lines::{self, Capped};
 
 /// How to reach the remote server.
 pub struct Options {
@@ -55,7 +55,7 @@ struct Relay {
     headers: Vec<(String, String)>,
     timeout: Duration,
     cap: usize,
-    agent: blocking_http::Client,
+    agent: http::Client,
     /// The legacy session, once initialize assigned one.
     session: Mutex<Option<String>>,
     /// The version initialize negotiated (2025-11-25 and before).
@@ -77,7 +77,7 @@ struct Relay {
 pub fn start(mut opts: Options) -> std::io::Result<ServerEnd> {
     let (from_server, relay_out) = std::io::pipe()?;
     let (relay_in, to_server) = std::io::pipe()?;
-    let agent = blocking_http::Client::new(opts.timeout);
+    let agent = http::Client::new(opts.timeout);
     // A login kept from before goes on the first request.
     let authorization = opts
         .oauth
@@ -320,7 +320,7 @@ impl Relay {
     /// `Last-Event-ID` on a legacy server.
     fn follow_stream(
         &self,
-        body: &mut blocking_http::Body,
+        body: &mut http::Body,
         id: &Value,
         method: &str,
         modern: bool,
@@ -367,7 +367,7 @@ impl Relay {
     /// Forwards a stream's events; true once the answer to `waiting` came.
     fn read_events(
         &self,
-        body: &mut blocking_http::Body,
+        body: &mut http::Body,
         sse: &mut Sse,
         waiting: Option<(&Value, &str)>,
     ) -> bool {
@@ -492,7 +492,7 @@ impl Relay {
 
     /// The user's headers, then the login's `Authorization`, which replaces theirs: a server
     /// gets one credential, never two.
-    fn with_auth(&self, mut request: blocking_http::Request) -> blocking_http::Request {
+    fn with_auth(&self, mut request: http::Request) -> http::Request {
         let login = lock(&self.authorization).clone();
         for (name, value) in &self.headers {
             if login.is_none() || !name.eq_ignore_ascii_case("authorization") {
@@ -546,14 +546,14 @@ impl Relay {
 }
 
 /// At most `cap` bytes of a body, as text (for an error).
-fn read_text(body: &mut blocking_http::Body, cap: u64) -> String {
+fn read_text(body: &mut http::Body, cap: u64) -> String {
     let mut bytes = Vec::new();
     let _ = body.take(cap).read_to_end(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// A JSON body of at most `cap` bytes.
-fn read_limited(body: &mut blocking_http::Body, cap: usize) -> Result<String, String> {
+fn read_limited(body: &mut http::Body, cap: usize) -> Result<String, String> {
     let mut bytes = Vec::new();
     body.take(cap as u64 + 1)
         .read_to_end(&mut bytes)

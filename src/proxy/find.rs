@@ -11,16 +11,16 @@ use serde_json::{Map, Value, json};
 use super::result;
 use super::shrink::{self, Context};
 use super::store::Artifacts;
-use crate::artifact::Ref;
-use crate::chunk::search::{self, Found, Query, Searcher, Window};
-use crate::cursor::{self, Decoded, Payload};
+use crate::document::result_text::{self, Stop};
 use crate::document::{self, PartContent};
-use crate::human::thousands;
-use crate::paginate::aggregate::Aggregate;
-use crate::paginate::select::{self, Question};
-use crate::paginate::{self, Order, Where};
-use crate::result_text::{self, Stop};
-use crate::summarize::cut;
+use crate::reshape::artifact::Ref;
+use crate::reshape::chunk::search::{self, Found, Query, Searcher, Window};
+use crate::reshape::cursor::{self, Decoded, Payload};
+use crate::reshape::paginate::aggregate::Aggregate;
+use crate::reshape::paginate::select::{self, Question};
+use crate::reshape::paginate::{self, Order, Where};
+use crate::reshape::summarize::cut;
+use crate::util::human::thousands;
 
 /// What the model asked to find, from its arguments or from the cursor that carries them.
 #[derive(Debug, Default)]
@@ -118,7 +118,7 @@ pub fn find_text(
         kind: p
             .and_then(|p| p.unknown.get("textKind"))
             .and_then(Value::as_str)
-            .and_then(crate::chunk::Kind::parse),
+            .and_then(crate::reshape::chunk::Kind::parse),
     };
     let found = match search_stored(place.stored, query, window, ask.fields.as_deref(), store)? {
         Searched::Text(found) => found,
@@ -208,10 +208,10 @@ fn text_answer(
     cx: &Context<'_>,
 ) -> Value {
     let unit = match found.kind {
-        crate::chunk::Kind::Text => "line",
-        crate::chunk::Kind::Log => "log entry",
-        crate::chunk::Kind::Markdown => "block",
-        crate::chunk::Kind::Jsonl => "record",
+        crate::reshape::chunk::Kind::Text => "line",
+        crate::reshape::chunk::Kind::Log => "log entry",
+        crate::reshape::chunk::Kind::Markdown => "block",
+        crate::reshape::chunk::Kind::Jsonl => "record",
     };
     let plural = |n: u64, one: &str| {
         if n == 1 {
@@ -513,7 +513,7 @@ pub fn load(r: &Ref, store: &mut dyn Artifacts) -> Result<Value, String> {
         Ok(None) => return Err(gone(r)),
         Err(e) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
     };
-    crate::leanjson::parse_result(&text)
+    crate::json::large::parse_result(&text)
         .map_err(|e| format!("{r} is not a JSON result ({e}); {AGAIN}"))
 }
 

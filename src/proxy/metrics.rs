@@ -206,10 +206,10 @@ impl Metrics {
     /// One request's record.
     pub fn observe(&self, r: &Record) {
         self.seen.fetch_add(1, Ordering::Relaxed);
-        let tool = self.tool_label(&r.tool);
+        let tool = self.tool_label(&r.seed.tool);
         self.requests
             .get_or_create(&Call {
-                method: r.method.clone(),
+                method: r.seed.method.clone().unwrap_or_default(),
                 tool: tool.clone(),
                 outcome: r.outcome.to_owned(),
             })
@@ -220,7 +220,7 @@ impl Metrics {
         if r.outcome == "answered" {
             self.reads.inc();
         }
-        if r.method == "tools/call" && r.outcome != "answered" {
+        if r.seed.method.as_deref() == Some("tools/call") && r.outcome != "answered" {
             self.results.inc();
             if r.budget.is_some_and(|b| r.sizes.tokens_before > b) || r.outcome != "passthrough" {
                 self.oversized.inc();

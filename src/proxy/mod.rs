@@ -8,10 +8,8 @@
 
 pub mod bridge;
 pub mod catalog;
-pub mod clients;
 pub mod find;
 pub mod http;
-pub mod install;
 pub mod metrics;
 pub mod more;
 pub mod policy;

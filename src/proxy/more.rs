@@ -22,14 +22,14 @@ use super::find;
 use super::result::{self, Sizes};
 use super::shrink::{self, Context};
 use super::store::Artifacts;
-use crate::artifact::Ref;
-use crate::chunk::lines::{self, Range};
-use crate::cursor;
-use crate::paginate;
-use crate::summarize::cut;
+use crate::reshape::artifact::Ref;
+use crate::reshape::chunk::lines::{self, Range};
+use crate::reshape::cursor;
+use crate::reshape::paginate;
+use crate::reshape::summarize::cut;
 
 /// The name the proxy gives its tool unless a server already has a tool of that name.
-pub const NAME: &str = "mcpguard_more";
+pub use crate::contract::telemetry::MORE_TOOL as NAME;
 
 /// The arguments it takes.
 const ARGUMENTS: [&str; 11] = [
@@ -212,7 +212,7 @@ fn parse_ask(arguments: Option<&Value>) -> Result<Ask, String> {
     let carried: usize = [&q.fields, &q.pattern, &q.filter, &q.order_by]
         .into_iter()
         .flatten()
-        .map(|s| crate::pyjson::escaped_len(s))
+        .map(|s| crate::json::python::escaped_len(s))
         .sum();
     if carried > MAX_QUESTION {
         return Err(format!(
@@ -435,7 +435,7 @@ fn narrow(list: &paginate::Located<'_>, fields: &str) -> Result<Value, String> {
     let names: Vec<&str> = fields.split(',').map(str::trim).collect();
     find::known_fields(list, &names)?;
     let items: Vec<Value> = (0..list.len())
-        .map(|i| crate::paginate::select::project(&list.item(i), &names))
+        .map(|i| crate::reshape::paginate::select::project(&list.item(i), &names))
         .collect();
     Ok(json!({ "items": items }))
 }
@@ -510,7 +510,7 @@ fn long_line(
     // client's budget meta reports): a proportional guess, then smaller until it agrees.
     let mut keep = (line.len() as u64 * budget * 9 / (10 * cost.max(1))) as usize;
     let (prefix, mut out) = loop {
-        let prefix = &line[..crate::chunk::boundaries::cut_point(line, keep)];
+        let prefix = &line[..crate::reshape::chunk::boundaries::cut_point(line, keep)];
         let out = result::text(prefix);
         let tokens = result::tokens(&out, cx.config, budget);
         if prefix.len() <= 1 || tokens <= budget {

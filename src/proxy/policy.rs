@@ -30,7 +30,8 @@ use super::result::Sizes;
 use super::shrink::{self, Context, Outcome};
 use super::store::Artifacts;
 use crate::config::{self, Config};
-use crate::cursor::Secrets;
+use crate::contract::telemetry::TelemetryRecord;
+use crate::reshape::cursor::Secrets;
 
 /// The code of the errors the proxy answers for a server that cannot (JSON-RPC's
 /// implementation-defined server error range).
@@ -78,27 +79,14 @@ impl Log {
     }
 }
 
-/// One telemetry record per request: seed 002's TelemetryRecord in the names `audit
-/// --metrics` writes (so `audit --from-metrics` reads either), with what the proxy adds.
+/// One telemetry record per request: seed 002's TelemetryRecord, as `audit --metrics` writes
+/// it (so `audit --from-metrics` reads either), then what the proxy adds.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
-    /// The request's id.
-    pub id: String,
-    /// The tool called, or the method for other requests (seed 002's endpoint).
-    pub tool: String,
-    pub method: String,
-    /// When the answer went out (RFC 3339).
-    pub time: String,
-    /// Tokens and bytes of what the client received.
-    pub estimated_tokens: u64,
-    pub response_bytes: u64,
-    pub item_count: u64,
-    /// From the request to the answer: upstream plus overhead.
-    pub latency_ms: f64,
-    pub pagination_used: bool,
-    pub summarization_used: bool,
-    pub chunking_used: bool,
+    /// Seed 002's fields, shared with the audit's records.
+    #[serde(flatten)]
+    pub seed: TelemetryRecord,
     /// passthrough, paginated, chunked, summarized, answered (the injected tool) or error.
     pub outcome: &'static str,
     #[serde(flatten)]
@@ -174,17 +162,19 @@ impl Readings {
 impl Record {
     fn new(id: String, method: &str, tool: Option<&str>, wall: f64) -> Record {
         Record {
-            id,
-            tool: tool.unwrap_or(method).to_owned(),
-            method: method.to_owned(),
-            time: crate::cursor::iso_time(wall),
-            estimated_tokens: 0,
-            response_bytes: 0,
-            item_count: 0,
-            latency_ms: 0.0,
-            pagination_used: false,
-            summarization_used: false,
-            chunking_used: false,
+            seed: TelemetryRecord {
+                id,
+                tool: tool.unwrap_or(method).to_owned(),
+                method: Some(method.to_owned()),
+                time: crate::reshape::cursor::iso_time(wall),
+                estimated_tokens: 0,
+                response_bytes: 0,
+                item_count: 0,
+                latency_ms: Some(0.0),
+                pagination_used: false,
+                summarization_used: false,
+                chunking_used: false,
+            },
             outcome: "passthrough",
             sizes: Sizes::default(),
             budget: None,
@@ -200,9 +190,9 @@ impl Record {
 
     /// Fills in the seed's fields from the sizes and times.
     fn finish(mut self) -> Record {
-        self.estimated_tokens = self.sizes.tokens_after;
-        self.response_bytes = self.sizes.bytes_after;
-        self.latency_ms = ((self.upstream_ms + self.overhead_ms) * 1e3).round() / 1e3;
+        self.seed.estimated_tokens = self.sizes.tokens_after;
+        self.seed.response_bytes = self.sizes.bytes_after;
+        self.seed.latency_ms = Some(((self.upstream_ms + self.overhead_ms) * 1e3).round() / 1e3);
         self
     }
 }
@@ -907,9 +897,9 @@ impl Policy {
         record.sizes = sizes;
         record.budget = Some(decision.budget);
         record.outcome = decision.outcome.name();
-        record.pagination_used = decision.outcome == Outcome::Paginated;
-        record.summarization_used = decision.outcome == Outcome::Summarized;
-        record.chunking_used = decision.outcome == Outcome::Chunked;
+        record.seed.pagination_used = decision.outcome == Outcome::Paginated;
+        record.seed.summarization_used = decision.outcome == Outcome::Summarized;
+        record.seed.chunking_used = decision.outcome == Outcome::Chunked;
         record.artifact_ref = decision.reference.clone();
         record.store_failed = decision.store_failed;
         if let Some(w) = &decision.warning {
@@ -930,7 +920,7 @@ impl Policy {
                         sizes.tokens_after
                     ),
                 )
-                .with("id", record.id.clone())
+                .with("id", record.seed.id.clone())
                 .with("tool", tool)
                 .with("outcome", decision.outcome.name())
                 .with("shadow", self.shadow),
@@ -938,7 +928,7 @@ impl Policy {
         } else {
             fx.logs.push(
                 Log::new(Level::Info, format!("{tool}: passed through"))
-                    .with("id", record.id.clone())
+                    .with("id", record.seed.id.clone())
                     .with("tool", tool)
                     .with("bytes", sizes.bytes_before)
                     .with("tokens", sizes.tokens_before),
@@ -1008,7 +998,7 @@ impl Policy {
             return;
         };
         let anatomy = crate::document::anatomy(&value, "");
-        let exact = crate::estimate::tokens(
+        let exact = crate::measure::estimate::tokens(
             &anatomy,
             crate::tokens::Tokenizer::Claude,
             self.config.media_tokens,
@@ -1206,7 +1196,7 @@ fn bounded_error(raw_id: &str, error: &RawValue, cap: u64, fx: &mut Effects) -> 
     let code = parsed.as_ref().and_then(|e| e.code).unwrap_or(SERVER_ERROR);
     let message = parsed.and_then(|e| e.message).unwrap_or_default();
     let keep = usize::try_from(cap / 2).unwrap_or(usize::MAX).max(64);
-    let cut = crate::summarize::cut(&message, keep);
+    let cut = crate::reshape::summarize::cut(&message, keep);
     fx.logs.push(
         Log::new(
             Level::Warn,
@@ -1251,9 +1241,9 @@ pub(crate) fn id_key(id: &RawValue) -> String {
 
 /// Whether a request declared the 2026-07-28 era in its `_meta`.
 fn modern(meta: Option<&Value>) -> bool {
-    meta.and_then(|m| m.get(crate::mcp::era::META_PROTOCOL_VERSION))
+    meta.and_then(|m| m.get(crate::net::mcp::era::META_PROTOCOL_VERSION))
         .and_then(Value::as_str)
-        .is_some_and(|v| v >= crate::mcp::era::MODERN)
+        .is_some_and(|v| v >= crate::net::version::V2026_07_28)
 }
 
 fn result_line(raw_id: &str, result: &Value) -> Vec<u8> {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::Config;
 use crate::document;
-use crate::estimate;
+use crate::measure::estimate;
 
 /// The `_meta` key the proxy's budget fields go under (FR-012).
 pub const META_KEY: &str = "mcpguard/budget";

@@ -22,13 +22,13 @@ use serde_json::{Map, Value, json};
 
 use super::result::{self, Sizes};
 use super::store::Artifacts;
-use crate::artifact::Ref;
-use crate::chunk;
 use crate::config::Config;
-use crate::cursor::{self, Payload, Secrets};
 use crate::document::{self, PartContent};
-use crate::paginate::{self, Pager, Request};
-use crate::summarize::{self, Fields, Outcome as SummaryOutcome};
+use crate::reshape::artifact::Ref;
+use crate::reshape::chunk;
+use crate::reshape::cursor::{self, Payload, Secrets};
+use crate::reshape::paginate::{self, Pager, Request};
+use crate::reshape::summarize::{self, Fields, Outcome as SummaryOutcome};
 
 /// Tokens kept back from the budget for the line that says how to read on and the `_meta`
 /// budget fields, so the whole answer fits.
@@ -131,7 +131,7 @@ pub fn decide(
     }
     // One parse of the envelope; the JSON inside text blocks stays text until a strategy
     // needs it. What serde_json refuses is still measured and shrunk, in a form it reads.
-    let (readable, original, unreadable) = match crate::leanjson::parse_result(result_text) {
+    let (readable, original, unreadable) = match crate::json::large::parse_result(result_text) {
         Ok(original) => (Cow::Borrowed(result_text), original, None),
         Err(error) => match Readable::of(result_text, &error) {
             Readable::Repaired(text, original) => (Cow::Owned(text), original, None),
@@ -212,8 +212,8 @@ enum Readable {
 
 impl Readable {
     fn of(text: &str, error: &serde_json::Error) -> Readable {
-        if let Some(repaired) = crate::input::repair_lone_surrogates(text)
-            && let Ok(value) = crate::leanjson::parse_result(&repaired)
+        if let Some(repaired) = crate::json::parse::repair_lone_surrogates(text)
+            && let Ok(value) = crate::json::large::parse_result(&repaired)
         {
             return Readable::Repaired(repaired, value);
         }
@@ -317,13 +317,13 @@ fn shrink_parsed(
             .then(|| pageable(original, inner, c.tokenizer))
             .flatten()
     };
-    let (list, (reference, warning)) = crate::parallel::join(&locate, || {
+    let (list, (reference, warning)) = crate::util::parallel::join(&locate, || {
         if bytes > limits.max_bytes {
             // Over maxBytes: over the contract whatever its tokens; they are counted for
             // the record, on the text the model would read, without parsing it.
             let anatomy = document::anatomy_shallow(original, "");
             sizes.tokens_before =
-                crate::estimate::tokens(&anatomy, c.tokenizer, c.media_tokens, &[]);
+                crate::measure::estimate::tokens(&anatomy, c.tokenizer, c.media_tokens, &[]);
         }
         keep(tool, result_text, store)
     });
@@ -565,8 +565,8 @@ pub fn pageable<'v>(
             return true;
         }
         let item = located.item(i);
-        crate::compact::len(&*item) as u64 <= room
-            || counter.count(&crate::compact::string(&*item)) as u64 <= room
+        crate::json::compact::len(&*item) as u64 <= room
+            || counter.count(&crate::json::compact::string(&*item)) as u64 <= room
     };
     (located.pointer != "/content" && located.len() > 1 && (0..located.len()).all(fits))
         .then_some(located)
@@ -756,7 +756,7 @@ pub(super) fn chunk_of(
                 break;
             };
             let tokens = counter.count(content) as u64;
-            let bytes = crate::compact::str_len(content) as u64;
+            let bytes = crate::json::compact::str_len(content) as u64;
             if (tokens <= budget && bytes <= room) || opts.max_tokens <= 50 {
                 break;
             }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::policy::{Effects, Log, Policy, Record, Route};
 use crate::config::Config;
-use crate::lines::{self, Capped};
+use crate::util::lines::{self, Capped};
 
 /// How long a server gets to exit after its stdin is closed.
 pub const GRACE: Duration = Duration::from_millis(1500);
@@ -373,7 +373,7 @@ fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared:
             let fx = match lines::read_capped(&mut reader, &mut buf, cap) {
                 Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => continue,
                 Ok(Capped::Line) => {
-                    let (now, wall) = (Instant::now(), crate::cursor::now());
+                    let (now, wall) = (Instant::now(), crate::reshape::cursor::now());
                     let mut policy = lock(&shared.policy);
                     // Counted busy before the policy is let go: nothing decided is lost.
                     shared.busy.fetch_add(1, Ordering::SeqCst);

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crate::artifact::{Ref, Store};
-use crate::fsutil::Durability;
+use crate::reshape::artifact::{Ref, Store};
+use crate::util::fsutil::Durability;
 
 /// The store as the policy uses it.
 pub trait Artifacts {
@@ -197,7 +197,7 @@ impl DirStore {
     fn live(&self, reference: &Ref) -> Result<Option<(PathBuf, std::fs::File)>, String> {
         let (path, file) = match self.store.open(reference) {
             Ok(opened) => opened,
-            Err(crate::artifact::ArtifactError::NotFound { .. }) => return Ok(None),
+            Err(crate::reshape::artifact::ArtifactError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e.to_string()),
         };
         let meta = file

@@ -198,7 +198,7 @@ impl Tokenizer {
     }
 
     /// [`Tokenizer::count_texts`], `claude-fast`'s class model taking each text's estimate from
-    /// `model_of` (the ones a count of the same response already made: [`crate::text_memo::TextMemo`]).
+    /// `model_of` (the ones a count of the same response already made: [`crate::util::text_memo::TextMemo`]).
     pub fn count_texts_with<'t>(
         self,
         texts: impl Iterator<Item = &'t str> + Clone,

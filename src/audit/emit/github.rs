@@ -40,7 +40,7 @@ impl Emitter for Github {
                 ",title={}",
                 property(&format!("{} {}", f.code, f.rule))
             ));
-            let at = crate::pointer::display(&f.pointer);
+            let at = crate::json::pointer::display(&f.pointer);
             writeln!(
                 out,
                 "::{level} {props}::{}",

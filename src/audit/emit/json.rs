@@ -137,7 +137,7 @@ pub(super) mod tests {
     use super::*;
     use crate::audit::{Context, run};
     use crate::config::Config;
-    use crate::input::Source;
+    use crate::document::input::Source;
     use crate::tokens::Tokenizer;
 
     /// The corpus of real captures and the contract's examples audited (findings of every

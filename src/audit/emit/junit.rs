@@ -67,7 +67,7 @@ impl Emitter for Junit {
                         f.severity,
                         f.code,
                         f.rule,
-                        crate::pointer::display(&f.pointer),
+                        crate::json::pointer::display(&f.pointer),
                         f.message,
                         f.help
                     );

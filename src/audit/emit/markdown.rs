@@ -53,7 +53,7 @@ impl Emitter for Markdown {
                     f.code,
                     f.severity,
                     cell(&f.document),
-                    crate::pointer::display(&f.pointer),
+                    crate::json::pointer::display(&f.pointer),
                     cell(&f.message),
                     cell(&f.help)
                 )?;

@@ -123,11 +123,11 @@ pub fn page(records: &[Value], source: &str) -> String {
     let rows: Vec<Row<'_>> = records.iter().map(row).collect();
     let calls: Vec<&Row<'_>> = rows
         .iter()
-        .filter(|r| r.method == "tools/call" && r.tool != crate::proxy::more::NAME)
+        .filter(|r| r.method == "tools/call" && r.tool != crate::contract::telemetry::MORE_TOOL)
         .collect();
     let reads = rows
         .iter()
-        .filter(|r| r.tool == crate::proxy::more::NAME)
+        .filter(|r| r.tool == crate::contract::telemetry::MORE_TOOL)
         .count() as u64;
     let readable = rows.iter().filter(|r| r.readable).count() as u64;
     let before: u64 = calls.iter().map(|r| r.before).sum();

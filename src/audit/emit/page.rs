@@ -23,7 +23,7 @@ pub fn esc(text: &str) -> String {
 
 /// 12345 as "12,345".
 pub fn num(n: u64) -> String {
-    crate::human::thousands(n)
+    crate::util::human::thousands(n)
 }
 
 const STYLE: &str = r#"

@@ -105,7 +105,7 @@ fn result(f: &Finding, file: &str) -> Value {
                 "region": region,
             },
             "logicalLocations": [{
-                "fullyQualifiedName": format!("{}{}", f.document, crate::pointer::display(&f.pointer)),
+                "fullyQualifiedName": format!("{}{}", f.document, crate::json::pointer::display(&f.pointer)),
                 "kind": "element",
             }],
         }],

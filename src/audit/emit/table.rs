@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::{Emitter, Settings, first_by, summary_line, worst_findings};
 use crate::audit::Report;
-use crate::human::{table as grid, thousands as n, write_streamed};
+use crate::util::human::{table as grid, thousands as n, write_streamed};
 
 pub struct Table;
 
@@ -45,7 +45,7 @@ impl Emitter for Table {
                     d.name.clone(),
                     d.tool.clone(),
                     n(d.wire_bytes),
-                    crate::human::token_count(d.tokens, d.counted_with),
+                    crate::util::human::token_count(d.tokens, d.counted_with),
                     d.depth.to_string(),
                     d.longest_array
                         .as_ref()
@@ -156,7 +156,7 @@ impl Emitter for Table {
                     f.severity.to_string(),
                     f.code,
                     f.document,
-                    crate::pointer::display(&f.pointer)
+                    crate::json::pointer::display(&f.pointer)
                 )?;
                 writeln!(out, "          {}{saves}", f.message)?;
                 writeln!(out, "          help: {}", f.help)?;
@@ -183,7 +183,7 @@ impl Emitter for Table {
                     writeln!(
                         out,
                         "    {share:>5.1}%  {}",
-                        crate::pointer::display(&p.path)
+                        crate::json::pointer::display(&p.path)
                     )?;
                 }
             }
@@ -222,7 +222,7 @@ pub(crate) fn protocol_cell(s: &crate::audit::ServerSummary) -> String {
     match s.dual_era {
         Some(true) => format!("{version}, dual-era"),
         Some(false) => format!("{version} only"),
-        None if crate::mcp::era::is_modern(version) => format!("{version} (legacy not asked)"),
+        None if crate::net::mcp::era::is_modern(version) => format!("{version} (legacy not asked)"),
         None => version.to_owned(),
     }
 }

@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use mcpguard::cursor::Secrets;
-use mcpguard::mcp::{Target, config as servers};
+use mcpguard::net::mcp::{Target, config as servers};
 use mcpguard::proxy::Policy;
 use mcpguard::proxy::bridge;
 use mcpguard::proxy::policy::{Level, Log, Record};
 use mcpguard::proxy::stdio::{self, Ended, Event};
 use mcpguard::proxy::store::{self, Artifacts, DirStore, NoStore};
+use mcpguard::reshape::cursor::Secrets;
 
 use super::exit::Code;
 
@@ -433,9 +433,11 @@ fn upstream(
 ) -> anyhow::Result<(Upstream, String)> {
     if let Some(path) = &args.mcp_config {
         let file = path.display().to_string();
-        let text =
-            mcpguard::fsutil::read_text_capped(path, mcpguard::fsutil::MAX_CLIENT_CONFIG_BYTES)
-                .with_context(|| format!("{file}: cannot read the server list"))?;
+        let text = mcpguard::util::fsutil::read_text_capped(
+            path,
+            mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
+        )
+        .with_context(|| format!("{file}: cannot read the server list"))?;
         let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
         let Some(server) = list.pop() else {
             anyhow::bail!("{file}: mcpServers is empty");
@@ -487,7 +489,7 @@ fn upstream(
 /// A secret for this process alone, when none is configured: 32 bytes from the system's
 /// random source.
 fn process_secret() -> anyhow::Result<Secrets> {
-    let hex = mcpguard::cursor::random_hex(32).context(
+    let hex = mcpguard::util::random::random_hex(32).context(
         "no cursor secret is set and /dev/urandom cannot be read; set MCPGUARD_CURSOR_SECRET",
     )?;
     Ok(Secrets::parse(&hex, "a random per-process secret")?)
@@ -551,7 +553,7 @@ fn write_log(format: LogFormat, quiet: bool) -> impl FnMut(&Log) + Send + 'stati
                 let mut line = serde_json::Map::new();
                 line.insert(
                     "ts".into(),
-                    mcpguard::cursor::iso_time(mcpguard::cursor::now()).into(),
+                    mcpguard::reshape::cursor::iso_time(mcpguard::reshape::cursor::now()).into(),
                 );
                 if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(l) {
                     line.extend(m);

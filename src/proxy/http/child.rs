@@ -40,7 +40,7 @@ use tokio::time::Instant;
 use super::super::policy::{self, Level, Log, Policy, SERVER_ERROR};
 use super::exchange::{self, BAD_GATEWAY, GATEWAY_TIMEOUT};
 use super::{App, lock};
-use crate::lines::{self, Capped, Taken};
+use crate::util::lines::{self, Capped, Taken};
 
 /// How long a session's child lives without a request.
 pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
@@ -499,7 +499,7 @@ impl Children {
             child.end();
         }
         // 128 random bits.
-        let id = crate::cursor::random_hex(16)
+        let id = crate::util::random::random_hex(16)
             .map_err(|e| format!("cannot make a session id: /dev/urandom: {e}"))?;
         let child = self.start(app, Some(id.clone()), scope.to_owned())?;
         lock(&self.sessions).insert(id.clone(), child.clone());
@@ -701,7 +701,7 @@ async fn read(
     );
 }
 
-/// [`crate::lines::read_capped`] on an async reader (its step, [`lines::take`], shared): one
+/// [`crate::util::lines::read_capped`] on an async reader (its step, [`lines::take`], shared): one
 /// line into the cleared `buf`, or `TooLong` with the line's head kept and the rest of it
 /// skipped.
 async fn read_capped(

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 
 use super::super::policy::{self, Effects, Level, Log, Policy, SERVER_ERROR, TIMEOUT_ERROR};
 use super::{App, Sends, Upstream, gate, headers};
-use crate::mcp::framing::Sse;
+use crate::net::mcp::framing::Sse;
 
 use gate::HEADER_MISMATCH;
 
@@ -287,7 +287,7 @@ pub(super) async fn admit(
     let line = bytes.to_vec();
     let quick = quick_from_client(&message, line.len());
     let fx = decide(&policy, quick, move |p| {
-        p.from_client_on(stream, &line, Instant::now(), crate::cursor::now())
+        p.from_client_on(stream, &line, Instant::now(), crate::reshape::cursor::now())
     })
     .await;
     let sends = app.apply(fx);
@@ -330,7 +330,7 @@ pub(super) async fn from_server(
 ) -> Sends {
     let quick = body.len() <= QUICK_BYTES;
     let fx = decide(policy, quick, move |p| {
-        p.from_server_on(stream, &body, Instant::now(), crate::cursor::now())
+        p.from_server_on(stream, &body, Instant::now(), crate::reshape::cursor::now())
     })
     .await;
     app.apply(fx)
@@ -376,7 +376,7 @@ async fn unanswered(
     why: String,
 ) -> Vec<Vec<u8>> {
     let fx = decide(policy, true, move |p| {
-        p.unanswered(stream, code, &why, crate::cursor::now())
+        p.unanswered(stream, code, &why, crate::reshape::cursor::now())
     })
     .await;
     app.apply(fx).client
@@ -851,7 +851,7 @@ async fn resume_events(
     deadline: tokio::time::Instant,
 ) -> Option<reqwest::Response> {
     let last_event_id = sse.last_event_id.clone()?;
-    if headers::is_modern(head) || *resumes >= crate::mcp::framing::MAX_RESUMES {
+    if headers::is_modern(head) || *resumes >= crate::net::mcp::framing::MAX_RESUMES {
         return None;
     }
     let Upstream::Http { url, .. } = &app.opts.upstream else {

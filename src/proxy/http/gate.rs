@@ -13,7 +13,8 @@
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
-use crate::mcp::era;
+use crate::net::mcp::era;
+use crate::net::version;
 
 /// Invalid Params.
 const INVALID_PARAMS: i64 = -32602;
@@ -103,13 +104,13 @@ pub fn stateless(headers: &HeaderMap, body: &Value) -> Result<(), Refusal> {
         .get(era::META_PROTOCOL_VERSION)
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if declared != era::MODERN {
+    if declared != version::V2026_07_28 {
         let mut refusal = Refusal::new(
             StatusCode::BAD_REQUEST,
             era::UNSUPPORTED_PROTOCOL_VERSION,
             "Unsupported protocol version",
         );
-        refusal.data = Some(json!({"supported": [era::MODERN], "requested": declared}));
+        refusal.data = Some(json!({"supported": [version::V2026_07_28], "requested": declared}));
         return Err(refusal);
     }
     if method == "initialize" {
@@ -268,12 +269,12 @@ mod tests {
     }
 
     fn envelope() -> Value {
-        json!({(era::META_PROTOCOL_VERSION): era::MODERN, (era::META_CLIENT_CAPABILITIES): {}})
+        json!({(era::META_PROTOCOL_VERSION): version::V2026_07_28, (era::META_CLIENT_CAPABILITIES): {}})
     }
 
     #[test]
     fn a_stateless_request_must_be_a_whole_modern_one() {
-        let modern = map(&[("mcp-protocol-version", era::MODERN)]);
+        let modern = map(&[("mcp-protocol-version", version::V2026_07_28)]);
         assert_eq!(
             stateless(&modern, &request("tools/list", envelope())),
             Ok(())
@@ -285,7 +286,7 @@ mod tests {
             &modern,
             &request(
                 "tools/list",
-                json!({(era::META_PROTOCOL_VERSION): era::MODERN}),
+                json!({(era::META_PROTOCOL_VERSION): version::V2026_07_28}),
             ),
         )
         .unwrap_err();
@@ -302,7 +303,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((r.status, r.code), (StatusCode::BAD_REQUEST, -32022));
-        assert_eq!(r.data.unwrap()["supported"], json!([era::MODERN]));
+        assert_eq!(r.data.unwrap()["supported"], json!([version::V2026_07_28]));
         let r = stateless(&modern, &request("initialize", envelope())).unwrap_err();
         assert_eq!((r.status, r.code), (StatusCode::NOT_FOUND, -32601));
         // A legacy client: initialize opens a session; anything else needs one.

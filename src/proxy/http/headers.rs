@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderName};
 use serde_json::Value;
 use sha2::Digest as _;
 
-use crate::mcp::era;
+use crate::net::mcp::era;
 
 /// Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy sets itself: never forwarded.
 const NOT_FORWARDED: [&str; 12] = [
@@ -149,6 +149,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::net::version;
+
     #[test]
     fn hop_by_hop_headers_stay_and_the_rest_cross() {
         let h = map(&[
@@ -180,15 +182,15 @@ mod tests {
     #[test]
     fn modern_headers_must_match_the_body() {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "café", "_meta": {(era::META_PROTOCOL_VERSION): era::MODERN}}});
+            "params": {"name": "café", "_meta": {(era::META_PROTOCOL_VERSION): version::V2026_07_28}}});
         let good = map(&[
-            ("mcp-protocol-version", era::MODERN),
+            ("mcp-protocol-version", version::V2026_07_28),
             ("mcp-method", "tools/call"),
             ("mcp-name", &era::header_value("café")),
         ]);
         assert_eq!(check_modern(&good, &body), Ok(()));
         let wrong_name = map(&[
-            ("mcp-protocol-version", era::MODERN),
+            ("mcp-protocol-version", version::V2026_07_28),
             ("mcp-method", "tools/call"),
             ("mcp-name", "cafe"),
         ]);
@@ -198,7 +200,7 @@ mod tests {
                 .contains("'cafe'")
         );
         let wrong_method = map(&[
-            ("mcp-protocol-version", era::MODERN),
+            ("mcp-protocol-version", version::V2026_07_28),
             ("mcp-method", "tools/list"),
             ("mcp-name", &era::header_value("café")),
         ]);
@@ -208,7 +210,7 @@ mod tests {
                 .contains("Mcp-Method")
         );
         let no_name = map(&[
-            ("mcp-protocol-version", era::MODERN),
+            ("mcp-protocol-version", version::V2026_07_28),
             ("mcp-method", "tools/call"),
         ]);
         assert!(

@@ -7,7 +7,7 @@
 //! says so in a JSON-RPC error that names `mcpguard auth login`; the upstream's 401 and its
 //! `WWW-Authenticate` never reach the client (they would start the client's own OAuth).
 //!
-//! The OAuth client is blocking (crate::blocking_http, file locks): it runs on the blocking pool, one renewal
+//! The OAuth client is blocking (crate::net::http, file locks): it runs on the blocking pool, one renewal
 //! at a time; requests that failed with an older token take the renewed one.
 
 use std::sync::{Arc, Mutex};
@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderMap, HeaderValue, header};
 
 use super::lock;
-use crate::oauth::session::OAuth;
+use crate::net::oauth::session::OAuth;
 
 /// The login the proxy holds for its upstream.
 pub struct HeldLogin {

@@ -45,7 +45,7 @@ use super::policy::{Effects, Level, Log, Policy, Route};
 use super::stdio::{Event, Sinks};
 use super::store::{Artifacts, DirStore, NoStore, Redis};
 use crate::config::Config;
-use crate::cursor::Secrets;
+use crate::reshape::cursor::Secrets;
 
 /// How to serve.
 pub struct Options {
@@ -120,7 +120,7 @@ impl StoreChoice {
     fn check(&self) -> (Result<(), String>, String) {
         match self {
             StoreChoice::Dir { dir, .. } => (
-                crate::fsutil::create_private_dir_all(dir)
+                crate::util::fsutil::create_private_dir_all(dir)
                     .map_err(|e| format!("{}: {e}", dir.display())),
                 format!("directory {}", dir.display()),
             ),

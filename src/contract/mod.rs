@@ -1,0 +1,656 @@
+//! The response contract: its limits, its rule catalogue, and the clients' own limits.
+//!
+//! Defaults come from seed 003 (INV-MCP-RESP-001..006) and seed 000; `contracts/invariants.yaml`
+//! writes the same numbers down with their sources, and a test keeps the two in step. Rule codes
+//! are stable: a code is never reused for another check.
+
+pub mod telemetry;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The structural limits a response must keep (seed 003, "Hard Response Limits").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Limits {
+    /// INV-MCP-RESP-001: whole message, bytes on the wire.
+    pub max_bytes: u64,
+    /// INV-MCP-RESP-002: items per array without `hasMore`/`nextCursor`.
+    pub max_array_items: u64,
+    /// INV-MCP-RESP-003: characters per string.
+    pub max_string_length: u64,
+    /// INV-MCP-RESP-004: nesting, the root being depth 0.
+    pub max_json_depth: u64,
+    /// INV-MCP-RESP-006: characters of the `summary` field.
+    pub max_summary_length: u64,
+    /// Claude Code cuts tool descriptions at 2 KB.
+    pub max_tool_description_bytes: u64,
+    /// Seed 004's T0 budget: what a tool catalog loaded at start may cost.
+    pub max_catalog_tokens: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 10_240,
+            max_array_items: 10,
+            max_string_length: 500,
+            max_json_depth: 4,
+            max_summary_length: 100,
+            max_tool_description_bytes: 2_048,
+            max_catalog_tokens: 2_000,
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// What the config may set a rule to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+/// One entry of the rule catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+}
+
+/// Every rule mcpguard knows. Codes are stable and never reused.
+pub const RULES: &[Rule] = &[
+    Rule {
+        code: "MG001",
+        name: "response-too-large",
+        severity: Severity::Error,
+        summary: "response over maxBytes (INV-MCP-RESP-001)",
+    },
+    Rule {
+        code: "MG002",
+        name: "array-not-paginated",
+        severity: Severity::Error,
+        summary: "array over maxArrayItems without hasMore/nextCursor (INV-MCP-RESP-002)",
+    },
+    Rule {
+        code: "MG003",
+        name: "string-too-long",
+        severity: Severity::Warning,
+        summary: "string over maxStringLength characters (INV-MCP-RESP-003)",
+    },
+    Rule {
+        code: "MG004",
+        name: "too-deep",
+        severity: Severity::Warning,
+        summary: "JSON nested deeper than maxJsonDepth (INV-MCP-RESP-004)",
+    },
+    Rule {
+        code: "MG005",
+        name: "missing-artifact-ref",
+        severity: Severity::Warning,
+        summary: "large result without an artifactRef (INV-MCP-RESP-005)",
+    },
+    Rule {
+        code: "MG006",
+        name: "summary-missing",
+        severity: Severity::Warning,
+        summary: "no summary field (contract mode, INV-MCP-RESP-006)",
+    },
+    Rule {
+        code: "MG007",
+        name: "summary-too-long",
+        severity: Severity::Warning,
+        summary: "summary over maxSummaryLength characters (INV-MCP-RESP-006)",
+    },
+    Rule {
+        code: "MG008",
+        name: "over-token-budget",
+        severity: Severity::Warning,
+        summary: "tokens over tokenBudgetThreshold: summarize (FR-010)",
+    },
+    Rule {
+        code: "MG009",
+        name: "over-hard-cap",
+        severity: Severity::Error,
+        summary: "tokens over hardCap",
+    },
+    Rule {
+        code: "MG010",
+        name: "list-without-cursor",
+        severity: Severity::Warning,
+        summary: "list over defaultPageSize without a cursor (FR-001)",
+    },
+    Rule {
+        code: "MG011",
+        name: "pagination-inconsistent",
+        severity: Severity::Error,
+        summary: "hasMore and nextCursor disagree (FR-004)",
+    },
+    Rule {
+        code: "MG012",
+        name: "base64-in-text",
+        severity: Severity::Warning,
+        summary: "base64 blob inside text or data",
+    },
+    Rule {
+        code: "MG013",
+        name: "structured-duplicated",
+        severity: Severity::Warning,
+        summary: "structuredContent repeated as text",
+    },
+    Rule {
+        code: "MG014",
+        name: "pretty-printed-json",
+        severity: Severity::Info,
+        summary: "JSON text with whitespace a minify would save",
+    },
+    Rule {
+        code: "MG015",
+        name: "tool-description-too-long",
+        severity: Severity::Warning,
+        summary: "tool description over maxToolDescriptionBytes",
+    },
+    Rule {
+        code: "MG016",
+        name: "catalog-over-budget",
+        severity: Severity::Warning,
+        summary: "tools/list catalog over maxCatalogTokens (seed 004 tiers)",
+    },
+    Rule {
+        code: "MG017",
+        name: "contract-schema",
+        severity: Severity::Error,
+        summary: "payload does not match the response contract (--contract)",
+    },
+    Rule {
+        code: "MG018",
+        name: "tool-grew",
+        severity: Severity::Error,
+        summary: "a tool's p95 size grew past --max-growth over the baseline",
+    },
+    Rule {
+        code: "MG019",
+        name: "baseline-stale",
+        severity: Severity::Error,
+        summary: "a baseline entry for a tool this audit did not see",
+    },
+    Rule {
+        code: "MG020",
+        name: "invalid-cursor-accepted",
+        severity: Severity::Error,
+        summary: "a list answered an invalid cursor without error -32602 (live audit)",
+    },
+    Rule {
+        code: "MG021",
+        name: "cursor-repeated",
+        severity: Severity::Error,
+        summary: "a list's nextCursor repeats a cursor already followed: it never ends",
+    },
+    Rule {
+        code: "MG022",
+        name: "list-runaway",
+        severity: Severity::Error,
+        summary: "a list still had a nextCursor after --max-pages pages (live audit)",
+    },
+    Rule {
+        code: "MG023",
+        name: "call-expectation",
+        severity: Severity::Error,
+        summary: "a tool call broke an expectation of --calls (live audit)",
+    },
+    Rule {
+        code: "MG024",
+        name: "tools-order-unstable",
+        severity: Severity::Warning,
+        summary: "tools/list listed an unchanged catalog in another order: prompt caches miss",
+    },
+    Rule {
+        code: "MG025",
+        name: "cache-hints-missing",
+        severity: Severity::Warning,
+        summary: "a 2026-07-28 list/read/discover result without ttlMs >= 0 and cacheScope",
+    },
+    Rule {
+        code: "MG026",
+        name: "result-type-missing",
+        severity: Severity::Error,
+        summary: "a 2026-07-28 result without a resultType a client recognizes",
+    },
+    Rule {
+        code: "MG027",
+        name: "structured-content-invalid",
+        severity: Severity::Error,
+        summary: "structuredContent missing or not valid against the tool's outputSchema",
+    },
+    Rule {
+        code: "MG028",
+        name: "schema-ref-unresolved",
+        severity: Severity::Error,
+        summary: "an inputSchema or outputSchema $ref that does not resolve inside the schema",
+    },
+    Rule {
+        code: "MG029",
+        name: "resource-not-found-code",
+        severity: Severity::Warning,
+        summary: "a missing resource answered with -32002 on 2026-07-28 (now -32602)",
+    },
+    Rule {
+        code: "MG030",
+        name: "era-violation",
+        severity: Severity::Error,
+        summary: "a 2026-07-28 server broke its era: stray stream messages, initialize demanded (live)",
+    },
+    Rule {
+        code: "MG031",
+        name: "input-required",
+        severity: Severity::Info,
+        summary: "a call answered input_required; an audit never answers one (live audit)",
+    },
+    Rule {
+        code: "MG032",
+        name: "header-annotation-invalid",
+        severity: Severity::Error,
+        summary: "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool",
+    },
+    Rule {
+        code: "MG033",
+        name: "unreadable-response",
+        severity: Severity::Error,
+        summary: "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked",
+    },
+];
+
+/// The cursor a live audit sends to check that a server refuses cursors it did not issue
+/// (MG020); a transcript that holds it is checked the same way.
+pub const INVALID_CURSOR_PROBE: &str = "mcpguard-invalid-cursor-probe";
+
+/// The URI a live audit reads to check how a server answers a resource it does not have
+/// (MG029 when a 2026-07-28 server still says -32002).
+pub const MISSING_RESOURCE_PROBE: &str = "mcpguard-probe://missing-resource";
+
+/// The rule a config key names, by code (`MG003`) or by name (`string-too-long`).
+pub fn find_rule(key: &str) -> Option<&'static Rule> {
+    RULES
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
+}
+
+/// What a client does with large tool output. Every number is optional: a client that has no
+/// such limit leaves it out. `source` (and `clientVersion`) say where the numbers come from, so
+/// users can check them and override them under `clients:` in their config.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientProfile {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warn_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// How the client decides that a result is over `maxTokens`: a cheap estimate first, the
+    /// model's tokenizer only in between (Claude Code). Without it the count is compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<QuickEstimate>,
+    /// What the model gets from a result over `maxTokens` (default `refuse`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_max_tokens: Option<OverMax>,
+    /// Results whose text is longer than this many characters are written to a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spill_chars: Option<u64>,
+    /// ... and the model gets the first this many characters of it (else only a pointer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_chars: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_lines: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_description_bytes: Option<u64>,
+    /// The model receives `structuredContent` instead of the text blocks when a result has
+    /// both; embedded binary resources and resource links become one line each.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured_content_first: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_version: Option<String>,
+    #[serde(default)]
+    pub source: String,
+}
+
+/// A client's first, cheap look at a result's size: `chars / charsPerToken` plus
+/// `imageTokens` per image. At most `keepAtMost` x maxTokens it keeps the result without
+/// counting; above `tooLargeAbove` x maxTokens it is too large without counting; in between it
+/// counts with the model's tokenizer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuickEstimate {
+    pub chars_per_token: u64,
+    pub image_tokens: u64,
+    pub keep_at_most: f64,
+    pub too_large_above: f64,
+}
+
+/// What a client does with a result over its `maxTokens`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverMax {
+    /// Rejected.
+    #[default]
+    Refuse,
+    /// Written to a file; the model receives a notice naming it and nothing of the data.
+    FileOnly,
+    /// Cut to `maxTokens x charsPerToken` characters, plus a notice.
+    Truncate,
+}
+
+/// The clients mcpguard knows out of the box (DESIGN.md section 3). The same numbers, with
+/// their sources, are in contracts/invariants.yaml; a test keeps the two equal.
+pub fn default_clients() -> BTreeMap<String, ClientProfile> {
+    let mut clients = BTreeMap::new();
+    clients.insert(
+        "claude-code".to_owned(),
+        ClientProfile {
+            max_tokens: Some(25_000),
+            estimate: Some(QuickEstimate {
+                chars_per_token: 4,
+                image_tokens: 1_600,
+                keep_at_most: 0.5,
+                too_large_above: 4.0,
+            }),
+            over_max_tokens: Some(OverMax::FileOnly),
+            spill_chars: Some(50_000),
+            preview_chars: Some(2_000),
+            max_description_bytes: Some(2_048),
+            structured_content_first: true,
+            client_version: Some("2.1.328".into()),
+            source: "measured by driving Claude Code 2.1.328 (npm @anthropic-ai/claude-code) offline against a local stand-in for its API; MAX_MCP_OUTPUT_TOKENS defaults to 25000; ENABLE_MCP_LARGE_OUTPUT_FILES=0 turns file-only into truncate"
+                .into(),
+            ..ClientProfile::default()
+        },
+    );
+    clients.insert(
+        "copilot-cli".to_owned(),
+        ClientProfile {
+            cut_bytes: Some(10_240),
+            source: "GitHub Copilot CLI: MCP text output truncated at 10 KB".into(),
+            ..ClientProfile::default()
+        },
+    );
+    clients.insert(
+        "opencode".to_owned(),
+        ClientProfile {
+            cut_bytes: Some(51_200),
+            cut_lines: Some(2_000),
+            source: "OpenCode: tool output truncated at 50 KiB or 2000 lines".into(),
+            ..ClientProfile::default()
+        },
+    );
+    clients
+}
+
+/// Each client's verdict on one response, in the order of the clients' names, written as a
+/// JSON object. A short vector rather than a map: reports keep one per response, and a map's
+/// smallest node is ten times the size of a verdict or two.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdicts(Vec<(String, ClientVerdict)>);
+
+impl Verdicts {
+    /// The clients' names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(name, _)| name.as_str())
+    }
+
+    /// The verdicts, in the order of [`Verdicts::keys`].
+    pub fn values(&self) -> impl Iterator<Item = ClientVerdict> + '_ {
+        self.0.iter().map(|(_, verdict)| *verdict)
+    }
+
+    pub fn get(&self, client: &str) -> Option<ClientVerdict> {
+        self.0
+            .iter()
+            .find(|(name, _)| name == client)
+            .map(|(_, verdict)| *verdict)
+    }
+}
+
+impl FromIterator<(String, ClientVerdict)> for Verdicts {
+    fn from_iter<I: IntoIterator<Item = (String, ClientVerdict)>>(iter: I) -> Self {
+        let mut pairs: Vec<_> = iter.into_iter().collect();
+        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        pairs.dedup_by(|later, earlier| later.0 == earlier.0);
+        pairs.shrink_to_fit();
+        Verdicts(pairs)
+    }
+}
+
+impl Serialize for Verdicts {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, verdict)| (name, verdict)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Verdicts {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = Verdicts;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a verdict for each client, by the client's name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Verdicts, A::Error> {
+                let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(pair) = map.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(pairs.into_iter().collect())
+            }
+        }
+        deserializer.deserialize_map(Pairs)
+    }
+}
+
+/// What a client does with one response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClientVerdict {
+    /// Taken as it is.
+    Ok,
+    /// Taken, with a warning to the user.
+    Warn,
+    /// Written to a file; the model gets a pointer to it.
+    Spill,
+    /// Written to a file; the model gets the first `previewChars` of it.
+    Preview,
+    /// Truncated: the model sees only the start.
+    Cut,
+    /// Over `maxTokens` and cut to fit, with a notice.
+    Truncated,
+    /// Over `maxTokens`: the model gets a notice naming a file, and nothing of the data.
+    FileOnly,
+    /// Rejected.
+    Refuse,
+}
+
+impl fmt::Display for ClientVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClientVerdict::Ok => "ok",
+            ClientVerdict::Warn => "warn",
+            ClientVerdict::Spill => "spill",
+            ClientVerdict::Preview => "preview",
+            ClientVerdict::Cut => "cut",
+            ClientVerdict::Truncated => "truncated",
+            ClientVerdict::FileOnly => "file-only",
+            ClientVerdict::Refuse => "refuse",
+        })
+    }
+}
+
+/// What one response looks like to a client, measured on what that client shows the model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResponseSize {
+    /// The run's own count (its `--tokenizer`).
+    pub tokens: u64,
+    pub chars: u64,
+    /// Characters as JavaScript counts them (UTF-16 code units): what a JS client compares.
+    pub utf16: u64,
+    pub bytes: u64,
+    pub lines: u64,
+    /// Images and audio blocks.
+    pub media: u64,
+}
+
+impl ClientProfile {
+    /// The limits this client compares the run's own count with. A client with its own
+    /// `estimate` judges `maxTokens` by that estimate and an exact count of its own (see
+    /// [`ClientProfile::verdict`]), so only its warning threshold is the run's business.
+    pub fn token_limits(&self) -> impl Iterator<Item = u64> + '_ {
+        let max = self.max_tokens.filter(|_| self.estimate.is_none());
+        [self.warn_tokens, max].into_iter().flatten()
+    }
+
+    /// The most severe thing this client does with a response of this size. `exact` counts
+    /// what the client shows the model as Claude's tokenizer would, at least exactly enough to
+    /// fall on the right side of `maxTokens`; it is called only where the client itself would
+    /// count.
+    pub fn verdict(&self, size: ResponseSize, exact: impl FnOnce() -> u64) -> ClientVerdict {
+        let over = |limit: Option<u64>, value: u64| limit.is_some_and(|l| value > l);
+        let over_max = match (self.max_tokens, &self.estimate) {
+            (Some(max), Some(e)) => {
+                let quick =
+                    size.utf16.div_ceil(e.chars_per_token.max(1)) + size.media * e.image_tokens;
+                if quick as f64 <= max as f64 * e.keep_at_most {
+                    false
+                } else if quick as f64 > max as f64 * e.too_large_above {
+                    true
+                } else {
+                    exact() > max
+                }
+            }
+            (max, None) => over(max, size.tokens),
+            (None, Some(_)) => false,
+        };
+        let chars = if self.estimate.is_some() {
+            size.utf16
+        } else {
+            size.chars
+        };
+        if over_max {
+            match self.over_max_tokens.unwrap_or_default() {
+                OverMax::Refuse => ClientVerdict::Refuse,
+                OverMax::FileOnly => ClientVerdict::FileOnly,
+                OverMax::Truncate => ClientVerdict::Truncated,
+            }
+        } else if over(self.cut_bytes, size.bytes) || over(self.cut_lines, size.lines) {
+            ClientVerdict::Cut
+        } else if over(self.spill_chars, chars) {
+            if self.preview_chars.is_some() {
+                ClientVerdict::Preview
+            } else {
+                ClientVerdict::Spill
+            }
+        } else if over(self.warn_tokens, size.tokens) {
+            ClientVerdict::Warn
+        } else {
+            ClientVerdict::Ok
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_findable() {
+        let mut codes: Vec<_> = RULES.iter().map(|r| r.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), RULES.len());
+        assert_eq!(find_rule("mg003").unwrap().name, "string-too-long");
+        assert_eq!(find_rule("too-deep").unwrap().code, "MG004");
+        assert!(find_rule("MG999").is_none());
+    }
+
+    #[test]
+    fn claude_code_verdicts_follow_the_client() {
+        let cc = &default_clients()["claude-code"];
+        let text = |utf16: u64| ResponseSize {
+            tokens: 0,
+            chars: utf16,
+            utf16,
+            bytes: utf16,
+            lines: 1,
+            media: 0,
+        };
+        let never = || -> u64 { panic!("the client does not count here") };
+        // Up to half the limit by chars/4: kept without counting.
+        assert_eq!(cc.verdict(text(50_000), never), ClientVerdict::Ok);
+        // Kept, but over 50,000 characters: a 2,000-character preview (50,000 kept, 50,001 not).
+        assert_eq!(cc.verdict(text(50_001), || 20_000), ClientVerdict::Preview);
+        // In between, the exact count decides.
+        assert_eq!(cc.verdict(text(60_000), || 25_000), ClientVerdict::Preview);
+        assert_eq!(cc.verdict(text(60_000), || 25_001), ClientVerdict::FileOnly);
+        // Over four times the limit: too large without counting.
+        assert_eq!(cc.verdict(text(400_004), never), ClientVerdict::FileOnly);
+        // Images count 1,600 each in the estimate.
+        let images = ResponseSize {
+            media: 7,
+            ..text(0)
+        };
+        assert_eq!(cc.verdict(images, never), ClientVerdict::Ok);
+        let images = ResponseSize {
+            media: 9,
+            ..text(0)
+        };
+        assert_eq!(cc.verdict(images, || 14_400), ClientVerdict::Ok);
+        // With ENABLE_MCP_LARGE_OUTPUT_FILES=0 the result is cut instead.
+        let truncating = ClientProfile {
+            over_max_tokens: Some(OverMax::Truncate),
+            ..cc.clone()
+        };
+        assert_eq!(
+            truncating.verdict(text(400_004), never),
+            ClientVerdict::Truncated
+        );
+    }
+
+    #[test]
+    fn generic_profiles_compare_their_numbers() {
+        let copilot = &default_clients()["copilot-cli"];
+        let size = ResponseSize {
+            tokens: 10,
+            chars: 20_000,
+            utf16: 20_000,
+            bytes: 20_000,
+            lines: 1,
+            media: 0,
+        };
+        assert_eq!(copilot.verdict(size, || unreachable!()), ClientVerdict::Cut);
+    }
+}

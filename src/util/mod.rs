@@ -1,0 +1,8 @@
+//! The bottom layer: small tools every other layer uses, knowing nothing of JSON or MCP.
+
+pub mod fsutil;
+pub mod human;
+pub mod lines;
+pub mod parallel;
+pub mod random;
+pub mod text_memo;
