@@ -1,7 +1,7 @@
 //! Speed of reading a response into a tree, in process, on one core (issue 26, point 4): the
 //! 18 real captures of tests/fixtures/corpus and the JSON texts inside their text blocks, read
-//! into `serde_json`'s tree (by `json_tree`, as every command reads a document) and into the
-//! audit's borrowed tree (`json_view`), each tree freed again.
+//! into `serde_json`'s tree (by `json::parse`, as every command reads a document) and into the
+//! audit's borrowed tree (`json::borrowed`), each tree freed again.
 //!
 //! Run: cargo bench --bench parse. scripts/bench-parse.sh measures the other candidates
 //! (sonic-rs, simd-json, a scan with no tree) in a workspace of their own.
@@ -37,14 +37,14 @@ fn parse(c: &mut Criterion) {
     let bytes: usize = texts.iter().map(String::len).sum();
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(bytes as u64));
-    group.bench_function("serde_json tree (json_tree)", |b| {
+    group.bench_function("serde_json tree (json::parse)", |b| {
         b.iter(|| {
             for text in &texts {
                 black_box(parse::parse(black_box(text)).is_ok());
             }
         })
     });
-    group.bench_function("borrowed tree (json_view)", |b| {
+    group.bench_function("borrowed tree (json::borrowed)", |b| {
         b.iter(|| {
             for text in &texts {
                 // A fresh arena each time, as the audit makes one per response.

@@ -201,7 +201,7 @@ def main() -> None:
     files["code-go.go.txt"] = GO_CODE
     files["log-java-stacktrace.log"] = JAVA_LOG
     files["log-python-traceback.log"] = PY_LOG
-    files["code-rust.rs.txt"] = (ROOT / "src" / "pyjson.rs").read_text(encoding="utf-8")
+    files["code-rust.rs.txt"] = (ROOT / "src" / "json" / "python.rs").read_text(encoding="utf-8")
     files["code-python.py.txt"] = (ROOT / "scripts" / "make-examples.py").read_text(encoding="utf-8")
     files["code-javascript.js.txt"] = (ROOT / "scripts" / "token-reference.js").read_text(encoding="utf-8")
     files["code-shell.sh.txt"] = (ROOT / ".ci" / "run").read_text(encoding="utf-8")

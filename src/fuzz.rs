@@ -338,7 +338,7 @@ pub fn lean_paging(data: &[u8]) {
         let show = |r: serde_json::Result<Value>| r.map_err(|e| e.to_string());
         let full = show(serde_json::from_str::<Value>(result));
         let lean = show(crate::json::large::parse_result_with(result, 0, 0));
-        assert_eq!(lean, full, "leanjson and serde_json disagree");
+        assert_eq!(lean, full, "json::large and serde_json disagree");
         // Written out, so that key order counts.
         let written =
             |r: &Result<Value, String>| r.as_ref().map(Value::to_string).map_err(Clone::clone);
@@ -346,7 +346,7 @@ pub fn lean_paging(data: &[u8]) {
             written(&show(crate::json::parse::parse(result))),
             written(&full),
         );
-        assert_eq!(tree, full, "json_tree and serde_json disagree");
+        assert_eq!(tree, full, "json::parse and serde_json disagree");
     }
     let Ok(doc) = serde_json::from_str::<Value>(&wrapped) else {
         return;
