@@ -487,7 +487,7 @@ fn the_layers_hold() {
     assert!(modules.len() > 50, "{} modules read", modules.len());
     let edges = edges(&modules);
     for (from, to) in [
-        ("proxy::http::child", "proxy::http::exchange"),
+        ("proxy::http::child_requests", "proxy::http::exchange"),
         ("net::mcp", "net::version"),
         ("audit::live", "net::mcp::era"),
     ] {

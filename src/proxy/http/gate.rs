@@ -261,8 +261,8 @@ fn same_number(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::headers::map;
     use super::*;
+    use crate::proxy::http::headers::map;
 
     fn request(method: &str, meta: Value) -> Value {
         json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}})

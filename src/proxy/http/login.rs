@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, HeaderValue, header};
 
-use super::lock;
 use crate::net::oauth::session::OAuth;
+
+use super::lock;
 
 /// The login the proxy holds for its upstream.
 pub struct HeldLogin {

@@ -19,11 +19,19 @@
 //! SIGTERM or Ctrl-C a graceful stop that finishes what is in flight within a bound.
 
 mod child;
+mod child_requests;
+mod decide;
+mod events;
 mod exchange;
 mod gate;
 pub mod headers;
+mod intake;
 pub mod login;
+mod pump;
+mod respond;
 mod serve;
+mod sessions;
+mod upstream;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -41,11 +49,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::json;
 
+use crate::config::Config;
+use crate::reshape::cursor::Secrets;
+
 use super::policy::{Effects, Level, Log, Policy, Route};
 use super::stdio::{Event, Sinks};
 use super::store::{Artifacts, DirStore, NoStore, Redis};
-use crate::config::Config;
-use crate::reshape::cursor::Secrets;
 
 /// How to serve.
 pub struct Options {
@@ -171,7 +180,7 @@ pub(crate) struct App {
     config: RwLock<Arc<Config>>,
     client: reqwest::Client,
     /// The running servers, when the upstream is a command.
-    children: Option<child::Children>,
+    children: Option<sessions::Children>,
     /// The Host and Origin values answered (DNS-rebinding protection), when checked.
     hosts: Option<gate::Hosts>,
     metrics: super::metrics::Metrics,
@@ -195,7 +204,7 @@ pub(crate) struct Sends {
 }
 
 impl App {
-    fn children(&self) -> Option<&child::Children> {
+    fn children(&self) -> Option<&sessions::Children> {
         self.children.as_ref()
     }
 
@@ -354,7 +363,7 @@ async fn serve(
             env,
             shown,
         } => {
-            let children = child::Children::new(command.clone(), env.clone(), shown.clone());
+            let children = sessions::Children::new(command.clone(), env.clone(), shown.clone());
             children.check().map_err(HttpError::Command)?;
             Some(children)
         }
@@ -453,13 +462,13 @@ async fn serve(
                 tick.tick().await;
                 let ended = app
                     .children()
-                    .map_or(0, |c| c.end_idle(child::SESSION_IDLE));
+                    .map_or(0, |c| c.end_idle(sessions::SESSION_IDLE));
                 if ended > 0 {
                     app.log(&Log::new(
                         Level::Info,
                         format!(
                             "ended {ended} session(s) idle for {} min, and their servers",
-                            child::SESSION_IDLE.as_secs() / 60
+                            sessions::SESSION_IDLE.as_secs() / 60
                         ),
                     ));
                 }
@@ -502,7 +511,7 @@ async fn serve(
 /// server over HTTP or to a child, or answered by the policy itself.
 async fn post_mcp(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> Response {
     let _counted = app.metrics.enter();
-    let a = match exchange::admit(&app, head, body).await {
+    let a = match intake::admit(&app, head, body).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
@@ -512,9 +521,10 @@ async fn post_mcp(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> R
         }
         (Some(bytes), Upstream::Command { .. }) => {
             let to = (&a.head, a.scope.as_str());
-            child::forward(app.clone(), a.policy, a.stream, a.id, to, &a.message, bytes).await
+            child_requests::forward(app.clone(), a.policy, a.stream, a.id, to, &a.message, bytes)
+                .await
         }
-        (None, _) => exchange::answer(StatusCode::OK, HeaderMap::new(), a.sends.client),
+        (None, _) => respond::answer(StatusCode::OK, HeaderMap::new(), a.sends.client),
     }
 }
 
@@ -527,7 +537,7 @@ async fn get_or_delete_mcp(
 ) -> Response {
     match app.opts.upstream {
         Upstream::Http { .. } => exchange::relay(app, method, head).await,
-        Upstream::Command { .. } => child::session_request(app, method, head).await,
+        Upstream::Command { .. } => child_requests::session_request(app, method, head).await,
     }
 }
 
@@ -545,7 +555,7 @@ async fn guard(
         )
     {
         app.metrics.refused("host");
-        return exchange::refused(refusal, None);
+        return respond::refused(refusal, None);
     }
     next.run(request).await
 }
@@ -563,7 +573,7 @@ async fn guard_metrics(
             request.uri().authority().map(|a| a.as_str()),
         )
     {
-        return exchange::refused(refusal, None);
+        return respond::refused(refusal, None);
     }
     next.run(request).await
 }

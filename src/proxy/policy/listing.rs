@@ -1,0 +1,241 @@
+//! The server's `tools/list` as the client sees it: the injected tool appended, each tool's
+//! schemas remembered, and under `catalog: tiered` the hot list with search and describe.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::config;
+use crate::proxy::more;
+
+use super::Policy;
+use super::effects::{Effects, Level, Log, Route};
+use super::pending::Pending;
+use super::record::Record;
+use super::wire::result_line;
+
+/// What `catalog: tiered` needs across messages.
+#[derive(Default)]
+pub(super) struct Tiers {
+    pub(super) usage: crate::proxy::tiers::Usage,
+    /// Every tool definition the server listed, in its order (one per name), and where each
+    /// name is in it.
+    pub(super) seen: Vec<Value>,
+    pub(super) seen_at: HashMap<String, usize>,
+    /// Tools `describe` put on the list.
+    pub(super) promoted: std::collections::HashSet<String>,
+    pub(super) search_tool: String,
+    pub(super) describe_tool: String,
+}
+
+impl Policy {
+    /// The last page of a tools/list gets the injected tool; every page teaches the policy
+    /// the tools' names and outputSchemas. `None`: the page passes as it is.
+    pub(super) fn tools_list(
+        &mut self,
+        result: &str,
+        pending: &Pending,
+        record: &mut Record,
+        fx: &mut Effects,
+    ) -> Option<Vec<u8>> {
+        let mut value: Value = serde_json::from_str(result).ok()?;
+        let tools = value.get("tools")?.as_array()?;
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            self.server_tools.insert(name.to_owned());
+            match tool.get("outputSchema") {
+                Some(schema) => self.schemas.insert(name.to_owned(), schema.clone()),
+                None => self.schemas.remove(name),
+            };
+            match tool.get("inputSchema") {
+                Some(schema) if schema.to_string().contains("\"x-mcp-header\"") => {
+                    self.header_schemas.insert(name.to_owned(), schema.clone())
+                }
+                _ => self.header_schemas.remove(name),
+            };
+        }
+        for slot in [
+            &mut self.more_tool,
+            &mut self.tiers.search_tool,
+            &mut self.tiers.describe_tool,
+        ] {
+            if self.server_tools.contains(slot.as_str()) {
+                let taken = slot.clone();
+                let mut n = 2;
+                while self.server_tools.contains(&format!("{taken}_{n}")) {
+                    n += 1;
+                }
+                *slot = format!("{taken}_{n}");
+                fx.logs.push(Log::new(
+                    Level::Warn,
+                    format!(
+                        "the server has a tool named {taken}; the proxy's tool is {slot} instead"
+                    ),
+                ));
+            }
+        }
+        let mut changed = false;
+        if self.config.catalog == config::Catalog::Trim {
+            let limit = self.config.limits.max_tool_description_bytes as usize;
+            let t = crate::proxy::catalog::trim(&mut value, limit, self.config.tokenizer.counter());
+            if t.descriptions_cut + t.boilerplate_dropped > 0 {
+                changed = true;
+                record.sizes.tokens_before = t.tokens_before;
+                record.sizes.tokens_after = t.tokens_after;
+                record.outcome = "trimmed";
+                let verb = if self.shadow { "would save" } else { "saved" };
+                fx.logs.push(
+                    Log::new(
+                        Level::Info,
+                        format!(
+                            "tools/list: {} descriptions cut, {} schema boilerplate members dropped: {} -> {} tokens ({verb} {})",
+                            t.descriptions_cut,
+                            t.boilerplate_dropped,
+                            t.tokens_before,
+                            t.tokens_after,
+                            t.tokens_before.saturating_sub(t.tokens_after)
+                        ),
+                    )
+                    .with("tokensSaved", t.tokens_before.saturating_sub(t.tokens_after)),
+                );
+            }
+        }
+        if self.config.catalog == config::Catalog::Tiered {
+            changed |= self.tier_page(&mut value, fx);
+        }
+        if value.get("nextCursor").is_none_or(Value::is_null) {
+            let tools = value.get_mut("tools")?.as_array_mut()?;
+            tools.push(more::definition(&self.more_tool));
+            if self.config.catalog == config::Catalog::Tiered {
+                tools.push(crate::proxy::tiers::search_definition(
+                    &self.tiers.search_tool,
+                ));
+                tools.push(crate::proxy::tiers::describe_definition(
+                    &self.tiers.describe_tool,
+                ));
+            }
+            changed = true;
+        }
+        if !changed || self.shadow {
+            return None;
+        }
+        if pending.modern && self.config.catalog == config::Catalog::Tiered {
+            // The tiers follow this client's own calls: no cache may share the list. The
+            // server's ttlMs stays (the proxy's changes do not make the list change sooner).
+            value["cacheScope"] = json!("private");
+        }
+        Some(result_line(&pending.raw_id, &value))
+    }
+
+    /// Keeps on a tools/list page only the hot tools and those described; remembers every tool
+    /// for search and describe. Returns whether the page changed.
+    pub(super) fn tier_page(&mut self, page: &mut Value, fx: &mut Effects) -> bool {
+        let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        for tool in tools.iter() {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            match self.tiers.seen_at.get(name) {
+                Some(&i) => self.tiers.seen[i] = tool.clone(),
+                None => {
+                    self.tiers
+                        .seen_at
+                        .insert(name.to_owned(), self.tiers.seen.len());
+                    self.tiers.seen.push(tool.clone());
+                }
+            }
+        }
+        // Ranked among every tool seen so far and every tool with calls on record, so a page
+        // is decided as the whole catalog would be: a used tool on a later page takes its
+        // place in the hot list before the first page is answered.
+        let mut names: Vec<&str> = self
+            .tiers
+            .seen
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .collect();
+        for used in self.tiers.usage.names() {
+            if !self.tiers.seen_at.contains_key(used) {
+                names.push(used);
+            }
+        }
+        let hot: std::collections::HashSet<String> = self
+            .tiers
+            .usage
+            .hot(&names, self.config.catalog_hot_tools as usize)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let before = tools.len();
+        tools.retain(|t| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .is_none_or(|n| hot.contains(n) || self.tiers.promoted.contains(n))
+        });
+        let kept = tools.len();
+        if kept < before {
+            fx.logs.push(Log::new(
+                Level::Info,
+                format!(
+                    "tools/list (tiered): {kept} of {before} tools on this page listed; the rest through {} and {}",
+                    self.tiers.search_tool, self.tiers.describe_tool
+                ),
+            ));
+        }
+        kept < before
+    }
+
+    /// A call of the tiered catalog's search or describe tool, answered here.
+    pub(super) fn tier_tool(
+        &mut self,
+        name: &str,
+        arguments: Option<&Value>,
+        fx: &mut Effects,
+    ) -> Value {
+        let arg = |key: &str| {
+            arguments
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        if name == self.tiers.search_tool {
+            let query = arg("query");
+            let hits = crate::proxy::tiers::search(&self.tiers.seen, &query, 20);
+            if hits.is_empty() {
+                return crate::proxy::result::text(format!(
+                    "No tool matches {query:?} among the {} this server has listed.",
+                    self.tiers.seen.len()
+                ));
+            }
+            return crate::proxy::result::text(format!(
+                "{}\n\nCall `{}` with {{\"name\": ...}} for one of them.",
+                hits.join("\n"),
+                self.tiers.describe_tool
+            ));
+        }
+        let wanted = arg("name");
+        let Some(tool) = self
+            .tiers
+            .seen_at
+            .get(&wanted)
+            .map(|&i| self.tiers.seen[i].clone())
+        else {
+            return crate::proxy::result::error(format!(
+                "{}: no tool named {wanted:?}; call `{}` to find one",
+                self.tiers.describe_tool, self.tiers.search_tool
+            ));
+        };
+        if self.tiers.promoted.insert(wanted.clone()) {
+            // It is listed from now on: the client is told to list again.
+            fx.sends.push(Route::Client(
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n".to_vec(),
+            ));
+        }
+        crate::proxy::result::text(serde_json::to_string_pretty(&tool).unwrap_or_default())
+    }
+}
