@@ -18,9 +18,11 @@
 use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
-use super::framing::{self, Line, MAX_RESUMES, Sse};
-use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting, era};
 use crate::net::http;
+
+use super::framing::{self, Line, MAX_RESUMES, Sse};
+use super::wire::{Offer, Outgoing, Received, Waiting};
+use super::{ClientError, Limits, Transport, era};
 
 pub(super) struct Http {
     url: String,
@@ -341,7 +343,7 @@ impl Transport for Http {
             let text = self.read_body(out.method, body, limits).unwrap_or_default();
             // A JSON-RPC error in a 4xx body is still an answer (-32602 for a bad cursor,
             // UnsupportedProtocolVersion on 2026-07-28).
-            if let Ok(value) = super::parse(&text, out.method)
+            if let Ok(value) = super::wire::parse(&text, out.method)
                 && value.get("error").is_some()
                 && value.get("id").and_then(serde_json::Value::as_u64) == out.id
             {
@@ -366,7 +368,7 @@ impl Transport for Http {
         }
         // A plain JSON body is the answer, whatever it holds.
         let text = self.read_body(out.method, body, limits)?;
-        let value = super::parse(&text, out.method)?;
+        let value = super::wire::parse(&text, out.method)?;
         Ok(Received {
             response: (text, value),
             others: Vec::new(),

@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::framing::{self, Line};
-use super::{ClientError, Limits, Offer, Outgoing, Received, Transport, Waiting};
+use super::wire::{Offer, Outgoing, Received, Waiting};
+use super::{ClientError, Limits, Transport};
 
 /// How much of stderr is kept.
 const STDERR_KEEP: usize = 64 << 10;

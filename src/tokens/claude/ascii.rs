@@ -12,10 +12,11 @@
 //! Normalized ASCII holds only TAB, LF and U+0020..U+007E ([`super::normalize`] removes or
 //! replaces every other control), so its runs are letters, digits, punctuation and space.
 
+use super::case::{Case, mark_ascii_case};
+use super::classes::{ASCII_CLASSES, Class};
 use super::normalize::first_non_ascii;
 use super::stream::{
-    self, ASCII_CLASSES, CONTRACTION_SUFFIXES, Case, Class, LOW_MASKS, STRETCH_MAX, Sink,
-    StreamRules, Stretch, low_bytes, mark_ascii_case,
+    self, CONTRACTION_SUFFIXES, LOW_MASKS, STRETCH_MAX, Sink, StreamRules, Stretch, low_bytes,
 };
 use super::table::pair_class;
 

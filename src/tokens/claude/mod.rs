@@ -20,6 +20,8 @@
 //! texts per family, which is what mcpguard's verdicts need.
 
 mod ascii;
+mod case;
+mod classes;
 mod lines;
 mod normalize;
 mod stream;

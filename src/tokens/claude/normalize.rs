@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use unicode_normalization::UnicodeNormalization as _;
 
-use super::stream::escape_literal_marker;
+use super::classes::escape_literal_marker;
 
 /// C0/C1 controls the API strips (every Cc but TAB, LF and NUL).
 fn is_stripped_control(c: char) -> bool {

@@ -12,30 +12,17 @@
 //! and the stream is pushed codepoint by codepoint into a [`Sink`], so a 100 MB text costs no
 //! more memory than its normalized copy.
 
-use unicode_general_category::{GeneralCategory as Gc, get_general_category};
-use unicode_normalization::char::canonical_combining_class;
-
 use super::table::class_char;
+
+use super::case::{Case, lower, mark_case};
+use super::classes::{
+    ASCII_CLASSES, Class, classify, digit_bow, digit_eow, hard_bow, hard_eow, hard_kind,
+    is_digit_run, is_selector, is_stray_mark,
+};
+
 /// Word start, word end, and the two case markers (a literal one in the input is escaped, see
-/// [`escape_literal_marker`]). The vocabulary's pieces spell them the same way.
+/// [`super::classes::escape_literal_marker`]). The vocabulary's pieces spell them the same way.
 pub(super) use super::table::{BOW, CAPS, EOW, SHIFT};
-
-/// A literal U+FDD0..U+FDD4 in the input becomes U+E000..U+E004 (free: normalization strips
-/// the input's own private use). The byte floor prices it as the original codepoint.
-pub(super) fn escape_literal_marker(c: char) -> Option<char> {
-    ('\u{FDD0}'..='\u{FDD4}')
-        .contains(&c)
-        .then(|| char::from_u32(c as u32 - 0xFDD0 + 0xE000).unwrap_or(c))
-}
-
-/// The inverse of [`escape_literal_marker`].
-pub(super) fn unescape_literal_marker(c: char) -> char {
-    if ('\u{E000}'..='\u{E004}').contains(&c) {
-        char::from_u32(c as u32 - 0xE000 + 0xFDD0).unwrap_or(c)
-    } else {
-        c
-    }
-}
 
 /// Where the stream goes: the tiler, through the seam filter.
 pub(super) trait Sink {
@@ -112,302 +99,35 @@ pub(super) const LOW_MASKS: [u128; 16] = {
     masks
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Class {
-    /// Letters (and Alphabetic BMP marks): the full word model.
-    Wordy,
-    /// Ideographs, Hangul, astral characters, symbols, marks that are not Alphabetic.
-    Hard,
-    /// ASCII and Arabic-Indic digits.
-    Digit,
-    /// ASCII punctuation and symbols, and a measured list of others.
-    Punct,
-    Space,
-    /// A combining mark with nothing before it that could be its base.
-    StrayMark,
-}
-
-/// Non-ASCII symbols measured to tile over the punctuation vocabulary. Enumerated in ctok:
-/// no category rule reproduces them (`（` is punctuation, `）` is hard).
-const PUNCT_SYMS: &str = "—»«•°„–−£§€…√→（№†└│།·─═█";
-
-/// The category-So members of CJK Symbols and Punctuation, measured markerless.
-const IDEOGRAPHIC_SYMBOLS: &str = "〄〒〓〠〶〷〾〿";
-
-/// Symbol-letters that take the full word model like Latin letters (by block, not category).
-const SYMBOL_LETTERS: [(char, char); 4] = [
-    ('\u{16EE}', '\u{16F0}'), // Runic golden numbers
-    ('\u{2160}', '\u{2188}'), // Roman numerals
-    ('\u{24B6}', '\u{24E9}'), // circled letters
-    ('\u{A6E6}', '\u{A6EF}'), // Bamum number-letters
-];
-
 /// The suffixes an apostrophe binds into the word before it (whole-word, lowercase only).
 pub(super) const CONTRACTION_SUFFIXES: [&str; 7] = ["s", "t", "d", "m", "ll", "re", "ve"];
 
-fn is_letter(g: Gc) -> bool {
-    matches!(
-        g,
-        Gc::UppercaseLetter
-            | Gc::LowercaseLetter
-            | Gc::TitlecaseLetter
-            | Gc::ModifierLetter
-            | Gc::OtherLetter
-    )
-}
-
-fn is_mark(g: Gc) -> bool {
-    matches!(g, Gc::NonspacingMark | Gc::SpacingMark | Gc::EnclosingMark)
-}
-
-fn is_punctuation(g: Gc) -> bool {
-    matches!(
-        g,
-        Gc::ConnectorPunctuation
-            | Gc::DashPunctuation
-            | Gc::OpenPunctuation
-            | Gc::ClosePunctuation
-            | Gc::InitialPunctuation
-            | Gc::FinalPunctuation
-            | Gc::OtherPunctuation
-    )
-}
-
-fn is_symbol(g: Gc) -> bool {
-    matches!(
-        g,
-        Gc::MathSymbol | Gc::CurrencySymbol | Gc::ModifierSymbol | Gc::OtherSymbol
-    )
-}
-
-/// Codepoints Unicode 16 gave case pairs that older data (and the source models) know.
-fn new_case_pair(c: char) -> Option<char> {
-    match c {
-        '\u{1C89}' => Some('\u{1C8A}'),
-        '\u{A7CB}' => Some('\u{0264}'),
-        _ => None,
-    }
-}
-
-fn is_new_cased(c: char) -> bool {
-    matches!(c, '\u{1C89}' | '\u{1C8A}' | '\u{A7CB}' | '\u{0264}')
-}
-
-/// `ϴ` is a capital to Unicode and caseless to the models.
-const UNCASED: char = '\u{03F4}';
-
-fn is_selector(c: char) -> bool {
-    ('\u{FE00}'..='\u{FE0F}').contains(&c)
-}
-
-/// The class of every ASCII character, looked up rather than matched (most text is ASCII).
-pub(super) const ASCII_CLASSES: [Class; 128] = {
-    let mut classes = [Class::Hard; 128]; // controls; normalization removed all but NUL
-    let mut b = 0;
-    while b < 128 {
-        classes[b] = match b as u8 {
-            b'a'..=b'z' | b'A'..=b'Z' => Class::Wordy,
-            b'0'..=b'9' => Class::Digit,
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => Class::Space,
-            b'!'..=b'/' | b':'..=b'@' | b'['..=b'`' | b'{'..=b'~' => Class::Punct,
-            _ => Class::Hard,
-        };
-        b += 1;
-    }
-    classes
-};
-
-fn classify(c: char) -> Class {
-    if let Some(&class) = ASCII_CLASSES.get(c as usize) {
-        return class;
-    }
-    if is_new_cased(c) {
-        return Class::Wordy;
-    }
-    let g = get_general_category(c);
-    if matches!(
-        g,
-        Gc::SpaceSeparator | Gc::LineSeparator | Gc::ParagraphSeparator
-    ) {
-        return Class::Space;
-    }
-    if SYMBOL_LETTERS
-        .iter()
-        .any(|&(lo, hi)| (lo..=hi).contains(&c))
-    {
-        return Class::Wordy;
-    }
-    if g == Gc::DecimalNumber
-        && (('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c))
-    {
-        return Class::Digit;
-    }
-    if PUNCT_SYMS.contains(c) {
-        return Class::Punct;
-    }
-    if is_selector(c) {
-        return Class::Hard; // a mark by category, but it takes no word model
-    }
-    if is_mark(g) {
-        // The models take every astral codepoint down the hard path.
-        return if (c as u32) < 0x10000 && c.is_alphabetic() {
-            Class::Wordy
-        } else {
-            Class::Hard
-        };
-    }
-    if is_letter(g) && !is_hard_letter(c) {
-        return Class::Wordy;
-    }
-    Class::Hard
-}
-
-/// Letters priced one by one rather than as words: astral, CJK, Hangul syllables, and the
-/// ideographic iteration marks that continue the Han run they follow.
-fn is_hard_letter(c: char) -> bool {
-    let o = c as u32;
-    o >= 0x10000
-        || (0x4E00..=0x9FFF).contains(&o)
-        || (0x3400..=0x4DBF).contains(&o)
-        || (0xF900..=0xFAFF).contains(&o)
-        || (0xAC00..=0xD7A3).contains(&o)
-        || matches!(
-            o,
-            0x3005 | 0x3006 | 0x3031 | 0x3032 | 0x3033 | 0x3034 | 0x3035 | 0x303B | 0x303C
-        )
-}
-
-/// A BMP mark that is not Alphabetic (variation selectors aside) closes a word run.
-fn is_separator_mark(c: char) -> bool {
-    (c as u32) < 0x10000
-        && is_mark(get_general_category(c))
-        && !is_selector(c)
-        && !c.is_alphabetic()
-}
-
-/// A Syriac vowel point or superscript alaph, which acts as a letter where no base holds it.
-fn is_syriac_vowel(c: char) -> bool {
-    c == '\u{0711}' || ('\u{0730}'..='\u{073F}').contains(&c)
-}
-
-/// A combining mark asked about where nothing before it can be its base.
-fn is_stray_mark(c: char) -> bool {
-    !c.is_ascii()
-        && !is_syriac_vowel(c)
-        && canonical_combining_class(c) != 0
-        && !is_separator_mark(c)
-}
-
-/// Punctuation, symbols, format characters and separator marks: what may take border markers.
-/// Ideographic punctuation stays with its ideographs; astral characters (emoji) never qualify.
-fn marks_like_punct(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_punctuation(); // P and S; the rest of ASCII is letters, digits, Cc, Zs
-    }
-    let c = unescape_literal_marker(c);
-    if c as u32 >= 0x10000 {
-        return false;
-    }
-    if is_separator_mark(c) {
-        return true;
-    }
-    let g = get_general_category(c);
-    let ideographic_punct = ('\u{3001}'..='\u{303F}').contains(&c)
-        && (is_punctuation(g) || IDEOGRAPHIC_SYMBOLS.contains(c));
-    (is_punctuation(g) || is_symbol(g) || matches!(g, Gc::Format | Gc::Unassigned))
-        && !ideographic_punct
-}
-
-/// Non-ASCII digits (and every other number below U+10000) take border markers.
-fn is_border_digit(c: char) -> bool {
-    if c.is_ascii() {
-        return false;
-    }
-    let g = get_general_category(c);
-    (g == Gc::OtherNumber || (g == Gc::DecimalNumber && !c.is_ascii())) && (c as u32) < 0x10000
-}
-
-/// A run of one number category (Nd or No) throughout.
-fn is_digit_run(body: &str) -> bool {
-    if body.is_ascii() {
-        return !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit());
-    }
-    let mut chars = body.chars();
-    let Some(first) = chars.next() else {
-        return false;
-    };
-    let g = get_general_category(first);
-    matches!(g, Gc::DecimalNumber | Gc::OtherNumber) && chars.all(|c| get_general_category(c) == g)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum HardKind {
-    Punct,
-    Number,
-    Letter,
-}
-
-/// A hard run splits where the pretokenizer's alternative changes: letters | numbers | the rest.
-fn hard_kind(c: char) -> HardKind {
-    if marks_like_punct(c) {
-        HardKind::Punct
-    } else if is_border_digit(c) {
-        HardKind::Number
-    } else {
-        HardKind::Letter
-    }
-}
-
-fn first_char(s: &str) -> Option<char> {
-    s.chars().next()
-}
-
-fn last_char(s: &str) -> Option<char> {
-    s.chars().next_back()
-}
-
-fn hard_bow(body: &str) -> bool {
-    first_char(body).is_some_and(|c| is_selector(c) || marks_like_punct(c))
-}
-
-fn hard_eow(body: &str) -> bool {
-    last_char(body).is_some_and(|c| is_selector(c) || marks_like_punct(c))
-}
-
-fn digit_bow(body: &str) -> bool {
-    is_digit_run(body) && first_char(body).is_some_and(is_border_digit)
-}
-
-fn digit_eow(body: &str) -> bool {
-    is_digit_run(body) && last_char(body).is_some_and(is_border_digit)
-}
-
 /// One maximal run of a class (hard runs further split by kind).
 #[derive(Clone, Copy, Debug)]
-struct Run<'a> {
-    class: Class,
-    body: &'a str,
+pub(super) struct Run<'a> {
+    pub(super) class: Class,
+    pub(super) body: &'a str,
 }
 
 impl Run<'_> {
     /// Writes a boundary marker of its own on its right edge (so an apostrophe after it cannot
     /// be a contraction seam).
-    fn takes_right_border(self) -> bool {
+    pub(super) fn takes_right_border(self) -> bool {
         self.class == Class::Punct
             || hard_eow(self.body)
             || (matches!(self.class, Class::Digit | Class::Hard) && digit_eow(self.body))
     }
 
     /// A lone `'` that opens the word after it (`'First`, `x 'REXX`).
-    fn opens_word(self, next: Option<Run<'_>>) -> bool {
+    pub(super) fn opens_word(self, next: Option<Run<'_>>) -> bool {
         self.body == "'" && next.is_some_and(|n| matches!(n.class, Class::Wordy | Class::StrayMark))
     }
 }
 
 /// The runs of a text, found lazily.
-struct Runs<'a> {
-    text: &'a str,
-    at: usize,
+pub(super) struct Runs<'a> {
+    pub(super) text: &'a str,
+    pub(super) at: usize,
 }
 
 impl<'a> Iterator for Runs<'a> {
@@ -477,116 +197,6 @@ impl<'a> Iterator for Runs<'a> {
     }
 }
 
-/// How a letter run's case is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Case {
-    Literal,
-    /// ⟨shift⟩ + the run lowered: a title-case word.
-    Shift,
-    /// ⟨caps⟩ + the run lowered: an all-caps word of at least `allcaps_min` letters (v3).
-    Caps,
-}
-
-/// `c` lowered as the models lower it, one codepoint at a time (so no final-sigma rule).
-fn lower(c: char, mut out: impl FnMut(char)) {
-    if c == UNCASED {
-        out(c)
-    } else if let Some(pair) = new_case_pair(c) {
-        out(pair)
-    } else {
-        c.to_lowercase().for_each(out)
-    }
-}
-
-fn lowers_to_itself(c: char) -> bool {
-    if c == UNCASED {
-        return true;
-    }
-    if new_case_pair(c).is_some() {
-        return false;
-    }
-    let mut lowered = c.to_lowercase();
-    lowered.next() == Some(c) && lowered.next().is_none()
-}
-
-/// A capital is one that lowers to something else (`ℂ` is Lu with no lowercase: caseless).
-fn is_upper(c: char) -> bool {
-    c != UNCASED && (new_case_pair(c).is_some() || (c.is_uppercase() && !lowers_to_itself(c)))
-}
-
-fn is_lower(c: char) -> bool {
-    matches!(c, '\u{1C8A}' | '\u{0264}') || c.is_lowercase()
-}
-
-/// Which case marker a letter run takes. Only a whole span is marked: all caps (v3, at least
-/// `allcaps_min` long) or title case; `GaN`, `WiFi`, `QQ` stay literal.
-fn mark_case(span: &str, allcaps_min: Option<usize>, head_mark: bool) -> Case {
-    // A word opened by an unattached mark has that mark as its head: no marker can apply.
-    if head_mark {
-        return Case::Literal;
-    }
-    if span.is_ascii() {
-        return mark_ascii_case(span.as_bytes(), allcaps_min);
-    }
-    if span.contains('ẞ') {
-        return Case::Literal;
-    }
-    let mut chars = span.chars();
-    let Some(first) = chars.next() else {
-        return Case::Literal;
-    };
-    if span.contains('İ') {
-        // İ is transparent to the title-case test and stays literal in the lowered body; it
-        // blocks only at the head.
-        let tail_upper = chars.any(|c| c != 'İ' && is_upper(c));
-        return if is_upper(first) && first != 'İ' && !tail_upper {
-            Case::Shift
-        } else {
-            Case::Literal
-        };
-    }
-    if let Some(min) = allcaps_min {
-        let mut len = 0;
-        let mut cased = false;
-        let mut all_upper = true;
-        let mut caseless_letter = false;
-        for c in span.chars() {
-            len += 1;
-            let (up, low) = (is_upper(c), is_lower(c));
-            cased |= up || low;
-            all_upper &= up || !low;
-            // A letter or mark that is neither upper nor lower blocks ⟨caps⟩ (`ヲBUTTヲ`).
-            let g = get_general_category(c);
-            caseless_letter |= (is_new_cased(c) || is_letter(g) || is_mark(g)) && !low && !up;
-        }
-        if len >= min && cased && all_upper && !caseless_letter {
-            return Case::Caps;
-        }
-    }
-    if lowers_to_itself(first) {
-        return Case::Literal;
-    }
-    if is_upper(first) && !span.chars().skip(1).any(is_upper) {
-        return Case::Shift;
-    }
-    Case::Literal
-}
-
-/// [`mark_case`] for ASCII letters, where every letter is cased and lowers to one letter.
-pub(super) fn mark_ascii_case(span: &[u8], allcaps_min: Option<usize>) -> Case {
-    let Some((&first, tail)) = span.split_first() else {
-        return Case::Literal;
-    };
-    let all_upper = span.iter().all(u8::is_ascii_uppercase);
-    if all_upper && allcaps_min.is_some_and(|min| span.len() >= min) {
-        Case::Caps
-    } else if first.is_ascii_uppercase() && !tail.iter().any(u8::is_ascii_uppercase) {
-        Case::Shift
-    } else {
-        Case::Literal
-    }
-}
-
 /// The family switches the stream reads.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct StreamRules {
@@ -634,7 +244,7 @@ pub(super) fn write(text: &str, raw_head_space: bool, rules: StreamRules, sink: 
 /// not start with one): its first run has that newline before it, and the frame's head is
 /// somewhere else. See [`super::lines`] for why a line can be counted on its own.
 pub(super) fn write_line(text: &str, rules: StreamRules, sink: &mut impl Sink) {
-    const NEWLINE: Run<'static> = Run {
+    pub(super) const NEWLINE: Run<'static> = Run {
         class: Class::Space,
         body: "\n",
     };
@@ -645,7 +255,7 @@ pub(super) fn write_line(text: &str, rules: StreamRules, sink: &mut impl Sink) {
 }
 
 /// Writes `first` (with the run `before` it, if any) and every run after it.
-fn write_runs<'a>(
+pub(super) fn write_runs<'a>(
     first: Run<'a>,
     before: Option<Run<'a>>,
     mut runs: std::iter::Peekable<Runs<'a>>,
@@ -671,17 +281,17 @@ fn write_runs<'a>(
 }
 
 /// A run with the neighbours its markers depend on.
-struct Window<'a> {
-    before2: Option<Run<'a>>,
-    before: Option<Run<'a>>,
-    run: Run<'a>,
-    after: Option<Run<'a>>,
+pub(super) struct Window<'a> {
+    pub(super) before2: Option<Run<'a>>,
+    pub(super) before: Option<Run<'a>>,
+    pub(super) run: Run<'a>,
+    pub(super) after: Option<Run<'a>>,
 }
 
 impl Window<'_> {
     /// Does the run's left side touch a space? The message start counts (the frame ends in
     /// ⟨bow⟩, a space); only a real U+0020 next to the run does.
-    fn space_before(&self) -> bool {
+    pub(super) fn space_before(&self) -> bool {
         match self.before {
             None => true,
             Some(r) => r.class == Class::Space && r.body.ends_with(' '),
@@ -689,7 +299,7 @@ impl Window<'_> {
     }
 
     /// A right-hand marker is written for a seam space only, never before two spaces.
-    fn space_after(&self) -> bool {
+    pub(super) fn space_after(&self) -> bool {
         self.after.is_some_and(|r| {
             r.class == Class::Space && r.body.starts_with(' ') && !r.body.starts_with("  ")
         })
@@ -697,7 +307,7 @@ impl Window<'_> {
 
     /// `it's`: a lone apostrophe before a contraction suffix is the suffix's ⟨bow⟩, unless the
     /// run before the apostrophe writes a right border of its own.
-    fn contraction_seam(&self) -> bool {
+    pub(super) fn contraction_seam(&self) -> bool {
         self.run.body.len() <= 2
             && CONTRACTION_SUFFIXES.contains(&self.run.body)
             && self
@@ -706,7 +316,7 @@ impl Window<'_> {
             && !self.before2.is_some_and(Run::takes_right_border)
     }
 
-    fn write(&self, rules: StreamRules, sink: &mut impl Sink) {
+    pub(super) fn write(&self, rules: StreamRules, sink: &mut impl Sink) {
         let Run { class, body } = self.run;
         match class {
             // Whitespace takes no markers, and neither do ASCII digits (only a border digit
@@ -789,12 +399,12 @@ impl Window<'_> {
 
 /// The seam law: `⟨eow⟩ ␠ [case markers] ⟨bow⟩` loses its space, which the two markers stand for.
 pub(super) struct Seam<'s, S: Sink> {
-    inner: &'s mut S,
-    state: SeamState,
+    pub(super) inner: &'s mut S,
+    pub(super) state: SeamState,
 }
 
 #[derive(Clone, Copy)]
-enum SeamState {
+pub(super) enum SeamState {
     Plain,
     /// The last codepoint was ⟨eow⟩.
     AfterEow,
@@ -888,7 +498,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn low_bytes_reads_any_stretch_of_any_slice() {
+    pub(super) fn low_bytes_reads_any_stretch_of_any_slice() {
         let all: Vec<u8> = (1..=40).collect();
         for size in 0..=all.len() {
             let bytes = &all[..size];
@@ -910,7 +520,7 @@ mod tests {
     }
 
     /// The stream in ctok's public notation, for readable expectations.
-    fn stream(text: &str, allcaps_min: Option<usize>) -> String {
+    pub(super) fn stream(text: &str, allcaps_min: Option<usize>) -> String {
         let mut out = String::new();
         let mut seam = Seam::new(&mut out);
         write(
@@ -931,7 +541,7 @@ mod tests {
     }
 
     #[test]
-    fn words_seams_and_punctuation() {
+    pub(super) fn words_seams_and_punctuation() {
         // ctok's README example.
         assert_eq!(
             stream("hello, world", Some(4)),
@@ -944,7 +554,7 @@ mod tests {
     }
 
     #[test]
-    fn case_markers_by_family() {
+    pub(super) fn case_markers_by_family() {
         assert_eq!(
             stream("NASA likes Tokens", Some(4)),
             "⟨caps⟩⟨bow⟩nasa⟨eow⟩⟨bow⟩likes⟨eow⟩⟨shift⟩⟨bow⟩tokens⟨eow⟩"
@@ -955,7 +565,7 @@ mod tests {
     }
 
     #[test]
-    fn contractions_and_heads() {
+    pub(super) fn contractions_and_heads() {
         assert_eq!(stream("it's", Some(4)), "⟨bow⟩it⟨eow⟩'s⟨eow⟩");
         // A single leading space is the frame's; a digit head gets the frame's ⟨bow⟩ written.
         assert_eq!(stream(" a", Some(4)), "⟨bow⟩a⟨eow⟩");

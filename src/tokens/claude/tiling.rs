@@ -17,9 +17,10 @@
 //! longest such piece `K` (K copies of a shorter piece can be swapped for fewer copies of K), so
 //! `best(p) = best(p - K) + 1` exactly, without the walk.
 
-use super::stream::{STRETCH_MAX, Sink, Stretch, low_bytes, unescape_literal_marker};
 use rustc_hash::FxHashMap;
 
+use super::classes::unescape_literal_marker;
+use super::stream::{STRETCH_MAX, Sink, Stretch, low_bytes};
 use super::table::{
     LINEAR_CHILDREN, NONE, PAIR_CLASSES, TERMINAL, Tables, WINDOW, class_char, pack, pair_class,
 };
