@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::ToolStats;
 use super::{Context, Finding, Savings};
+use crate::contract::RuleId;
 
 /// The file format (`version` 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,7 +65,7 @@ impl Baseline {
         ctx: &Context,
     ) -> Vec<Finding> {
         let finding =
-            |code: &str, tool: &str, message: String, help: &str, savings: Option<Savings>| {
+            |code: RuleId, tool: &str, message: String, help: &str, savings: Option<Savings>| {
                 Finding::about_run(ctx, code, tool, name, message, help.to_owned()).map(|f| {
                     Finding {
                         tool: Some(tool.to_owned()),
@@ -82,7 +83,7 @@ impl Baseline {
             }
             let growth = (t.bytes.p95 as f64 / before.max(1) as f64 - 1.0) * 100.0;
             finding(
-                "MG018",
+                RuleId::ToolGrew,
                 &t.tool,
                 format!(
                     "`{}` grew {growth:.0}%: p95 {} bytes, baseline {before} (at most {max_growth}% allowed)",
@@ -98,7 +99,7 @@ impl Baseline {
             .filter(|tool| !tools.iter().any(|t| &t.tool == *tool))
             .filter_map(|tool| {
                 finding(
-                    "MG019",
+                    RuleId::BaselineStale,
                     tool,
                     format!("the baseline has `{tool}`, which this audit did not see"),
                     "if the tool is gone, rewrite the baseline with --update-baseline",

@@ -5,6 +5,7 @@
 use super::transcript::Call;
 use super::{Context, Finding, Savings};
 use crate::contract::Limits;
+use crate::contract::RuleId;
 use crate::document::Anatomy;
 use crate::json::node::Node;
 use crate::measure::estimate::DocumentEstimate;
@@ -31,15 +32,8 @@ pub(super) struct Out<'a, N: Node + Clone> {
 }
 
 impl<N: Node + Clone> Out<'_, N> {
-    pub fn add(
-        &mut self,
-        code: &'static str,
-        at: &str,
-        message: String,
-        help: String,
-        bytes: Option<u64>,
-    ) {
-        self.add_before(self.len(), code, at, message, help, bytes);
+    pub fn add(&mut self, id: RuleId, at: &str, message: String, help: String, bytes: Option<u64>) {
+        self.add_before(self.len(), id, at, message, help, bytes);
     }
 
     /// Adds a finding before the one at `index` (the next one's place, [`Out::len`], is the
@@ -48,16 +42,16 @@ impl<N: Node + Clone> Out<'_, N> {
     pub fn add_before(
         &mut self,
         index: usize,
-        code: &'static str,
+        id: RuleId,
         at: &str,
         message: String,
         help: String,
         bytes: Option<u64>,
     ) {
-        let Some(severity) = self.ctx.severity(code, self.input.tool) else {
+        let Some(severity) = self.ctx.severity(id, self.input.tool) else {
             return;
         };
-        let rule = crate::contract::find_rule(code).expect("rules use known codes");
+        let rule = id.rule();
         let savings = bytes.map(|b| Savings {
             bytes: b,
             tokens: self.tokens_for(b),

@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::contract::RuleId;
 use crate::contract::{INVALID_CURSOR_PROBE, MISSING_RESOURCE_PROBE};
 use crate::net::mcp::era::{Era, Negotiated, Protocol};
 use crate::net::mcp::{Client, ClientError, Limits, Target};
@@ -95,7 +96,7 @@ impl OAuthMaker {
 /// Something only a live session shows, for the report as a finding on the whole run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observation {
-    pub code: &'static str,
+    pub code: RuleId,
     pub message: String,
     pub help: String,
     pub tool: Option<String>,
@@ -178,7 +179,7 @@ pub fn run(name: &str, target: &Target, opts: &Options, limits: Limits) -> Sessi
             session
                 .observations
                 .extend(client.notes.iter().map(|n| Observation {
-                    code: "MG030",
+                    code: RuleId::EraViolation,
                     message: n.message.clone(),
                     help: n.help.into(),
                     tool: None,
@@ -338,7 +339,7 @@ fn follow(
             // too); an older one is a cycle only a live session sees.
             if cursor.as_deref() != Some(next.as_str()) {
                 s.observations.push(Observation {
-                    code: "MG021",
+                    code: RuleId::CursorRepeated,
                     message: format!(
                         "{method} came back to a cursor it had already returned, after {page} pages: a client following nextCursor never ends"
                     ),
@@ -350,7 +351,7 @@ fn follow(
         }
         if page >= max_pages {
             s.observations.push(Observation {
-                code: "MG022",
+                code: RuleId::ListRunaway,
                 message: format!(
                     "{method} still had a nextCursor after {page} pages ({} items); stopped there",
                     items.len()
@@ -388,7 +389,7 @@ fn asked_for_input(what: &str, reply: &Value, s: &mut Session) -> bool {
         })
         .unwrap_or_default();
     s.observations.push(Observation {
-        code: "MG031",
+        code: RuleId::InputRequired,
         message: format!(
             "{what} answered input_required ({}) instead of a result; mcpguard never answers for a user, so its final result was not audited",
             if wants.is_empty() { "no inputRequests".to_owned() } else { wants.join(", ") }
@@ -421,7 +422,7 @@ fn check_expectations(spec: &CallSpec, text: &str, value: &Value, s: &mut Sessio
     }
     if !broken.is_empty() {
         s.observations.push(Observation {
-            code: "MG023",
+            code: RuleId::CallExpectation,
             message: format!("{}: {}", spec.tool, broken.join("; ")),
             help: "see the expectations for this call in the --calls file".into(),
             tool: Some(spec.tool.clone()),

@@ -24,6 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::contract::RuleId;
 use crate::contract::{self, ClientProfile, Limits, RuleLevel, Severity};
 use crate::document;
 use crate::document::input::Document;
@@ -78,14 +79,14 @@ impl Finding {
     /// that apply.
     pub fn about_run(
         ctx: &Context,
-        code: &str,
+        id: RuleId,
         tool: &str,
         document: &str,
         message: String,
         help: String,
     ) -> Option<Finding> {
-        let severity = ctx.severity(code, tool)?;
-        let rule = crate::contract::find_rule(code).expect("a code of the catalogue");
+        let severity = ctx.severity(id, tool)?;
+        let rule = id.rule();
         Some(Finding {
             code: rule.code,
             rule: rule.name,
@@ -192,9 +193,8 @@ impl Context {
     /// global `rules`, then the rule's default.
     ///
     /// Panics on a code that is not in the catalogue: that is a bug in mcpguard, not input.
-    pub fn severity(&self, code: &str, tool: &str) -> Option<Severity> {
-        let rule = contract::find_rule(code)
-            .unwrap_or_else(|| panic!("rule {code} is missing from contract::RULES"));
+    pub fn severity(&self, id: RuleId, tool: &str) -> Option<Severity> {
+        let rule = id.rule();
         let level = |rules: &BTreeMap<String, RuleLevel>| {
             rules
                 .iter()

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::findings::Out;
+use crate::contract::RuleId;
 use crate::json::compact;
 use crate::json::node::{Node, NodeKind};
 use crate::net::mcp::era;
@@ -62,7 +63,7 @@ pub(super) fn check<N: Node + Clone>(out: &mut Out<'_, N>) {
         && tree.pointer("/error/code").and_then(N::as_i64) == Some(-32002)
     {
         out.add(
-            "MG029",
+            RuleId::ResourceNotFoundCode,
             "/error/code",
             "resources/read answered a missing resource with -32002, the code of 2025-11-25; on 2026-07-28 it is -32602 (Invalid Params)".into(),
             "answer -32602 to requests that declare 2026-07-28 (and keep -32002 for legacy sessions if the server is dual-era)".into(),
@@ -75,7 +76,7 @@ pub(super) fn check<N: Node + Clone>(out: &mut Out<'_, N>) {
 fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) {
     match result.get("resultType") {
         None => out.add(
-            "MG026",
+            RuleId::ResultTypeMissing,
             "/result",
             format!("the {method} result has no resultType, which every 2026-07-28 result must carry"),
             "add \"resultType\": \"complete\" (or \"input_required\" for a multi round-trip request); an SDK on 2026-07-28 does this".into(),
@@ -83,7 +84,7 @@ fn result_type<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) 
         ),
         Some(t) if t.as_str().is_some_and(|t| era::RESULT_TYPES.contains(&t)) => {}
         Some(other) => out.add(
-            "MG026",
+            RuleId::ResultTypeMissing,
             "/result/resultType",
             format!("the {method} result has resultType {}, which no 2026-07-28 client recognizes; clients must treat it as invalid", compact::string(other)),
             "use \"complete\" or \"input_required\" (or a value of an extension the client advertised)".into(),
@@ -103,14 +104,14 @@ fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) 
     let help = "give every cacheable result ttlMs (how long, in ms, it stays fresh; 0 for never) and cacheScope (\"public\" when it is the same for every user, else \"private\")";
     match result.get("ttlMs") {
         None => out.add(
-            "MG025",
+            RuleId::CacheHintsMissing,
             "/result",
             format!("the {method} result has no ttlMs: clients must take it as stale at once and ask again every time"),
             help.into(),
             None,
         ),
         Some(t) if t.as_u64().is_none() => out.add(
-            "MG025",
+            RuleId::CacheHintsMissing,
             "/result/ttlMs",
             format!("the {method} result has ttlMs {}, not an integer >= 0; clients ignore it and treat the result as stale", compact::string(t)),
             help.into(),
@@ -121,14 +122,14 @@ fn cache_hints<N: Node + Clone>(out: &mut Out<'_, N>, method: &str, result: &N) 
     match result.get("cacheScope") {
         Some(s) if matches!(s.as_str(), Some("public" | "private")) => {}
         Some(other) => out.add(
-            "MG025",
+            RuleId::CacheHintsMissing,
             "/result/cacheScope",
             format!("the {method} result has cacheScope {}; only \"public\" and \"private\" are defined", compact::string(other)),
             help.into(),
             None,
         ),
         None => out.add(
-            "MG025",
+            RuleId::CacheHintsMissing,
             "/result",
             format!("the {method} result has no cacheScope: no client or shared cache can tell whether it may keep it"),
             help.into(),
@@ -157,7 +158,7 @@ fn tool_order<N: Node + Clone>(out: &mut Out<'_, N>, value: &Value) {
         .position(|(a, b)| a != b)
         .unwrap_or(0);
     out.add(
-        "MG024",
+        RuleId::ToolsOrderUnstable,
         "/result/tools",
         format!(
             "tools/list listed the same {} tools in another order than before (position {at}: `{}` where `{}` was): a client that puts the catalog in the prompt loses its prompt cache and pays for the whole catalog again",
@@ -183,7 +184,7 @@ fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &N) {
             .is_some_and(|e| matches!(e.kind(), NodeKind::Bool(true)))
         {
             out.add(
-                "MG027",
+                RuleId::StructuredContentInvalid,
                 "/result",
                 format!("{tool} declares an outputSchema but its result has no structuredContent"),
                 "a tool with an outputSchema must return structuredContent that conforms to it (server/tools, Output Schema)".into(),
@@ -203,7 +204,7 @@ fn structured_content<N: Node + Clone>(out: &mut Out<'_, N>, result: &N) {
     for error in errors {
         let path = error.instance_path().to_string();
         out.add(
-            "MG027",
+            RuleId::StructuredContentInvalid,
             &format!("/result/structuredContent{path}"),
             format!("{tool}: structuredContent does not match the tool's outputSchema: {error}"),
             "return what the outputSchema promises, or fix the schema; clients validate structured results and reject those that do not conform".into(),
@@ -228,7 +229,7 @@ fn schema_refs<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
             for (at, reference) in &walked.refs {
                 if let Err(why) = walked.resolve(schema, reference) {
                     out.add(
-                        "MG028",
+                        RuleId::SchemaRefUnresolved,
                         &format!("/result/tools/{i}/{member}{at}"),
                         format!("{name}: {member} has $ref {reference:?}, which {why}"),
                         "put the definition under $defs in the schema itself and point at it with #/$defs/NAME; clients do not fetch remote schemas (basic/index, $ref Resolution)".into(),
@@ -255,7 +256,7 @@ fn header_annotations<N: Node + Clone>(out: &mut Out<'_, N>, result: &Value) {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
         for (at, problem) in era::header_annotation_problems(schema) {
             out.add(
-                "MG032",
+                RuleId::HeaderAnnotationInvalid,
                 &format!("/result/tools/{i}/inputSchema{at}"),
                 format!("{name}: {problem}; a 2026-07-28 client over Streamable HTTP must drop this tool from tools/list"),
                 "name the header with a non-empty HTTP token, unique regardless of case, on an integer, string or boolean property reached from the root through `properties` alone (basic/transports/streamable-http, Custom Headers from Tool Parameters)".into(),

@@ -5,6 +5,7 @@
 
 use super::findings::{Input, Out};
 use super::{Context, Finding};
+use crate::contract::RuleId;
 use crate::contract::{INVALID_CURSOR_PROBE, Limits};
 use crate::document::{self, Kind, PartContent, Twin};
 use crate::json::compact;
@@ -34,7 +35,7 @@ pub(super) fn check<N: Node + Clone>(input: &Input<'_, N>, ctx: &Context) -> Vec
     // MG001: the message as sent.
     if is_response && e.wire_bytes > l.max_bytes {
         out.add(
-            "MG001",
+            RuleId::ResponseTooLarge,
             "",
             format!("response is {} bytes, over the {}-byte limit", e.wire_bytes, l.max_bytes),
             "page it (mcpguard paginate), project fields or summarize it (mcpguard summarize), and keep the full result as an artifact".into(),
@@ -45,7 +46,7 @@ pub(super) fn check<N: Node + Clone>(input: &Input<'_, N>, ctx: &Context) -> Vec
     let c = &ctx.config;
     if is_response && e.tokens > c.hard_cap {
         out.add(
-            "MG009",
+            RuleId::OverHardCap,
             "",
             format!("{} tokens, over the hard cap of {}", e.tokens, c.hard_cap),
             "no response may exceed hardCap: summarize it or return a reference".into(),
@@ -53,7 +54,7 @@ pub(super) fn check<N: Node + Clone>(input: &Input<'_, N>, ctx: &Context) -> Vec
         );
     } else if is_response && e.tokens > c.token_budget_threshold {
         out.add(
-            "MG008",
+            RuleId::OverTokenBudget,
             "",
             format!(
                 "{} tokens, over the budget of {}",
@@ -112,7 +113,7 @@ fn check_cursors<N: Node + Clone>(out: &mut Out<'_, N>) {
                 None => "a result".to_owned(),
             };
             out.add(
-                "MG020",
+                RuleId::InvalidCursorAccepted,
                 "",
                 format!("{method} answered a cursor it never issued with {answer}, not error -32602"),
                 "treat an unknown or tampered cursor as invalid params: JSON-RPC error -32602 (MCP pagination)".into(),
@@ -123,7 +124,7 @@ fn check_cursors<N: Node + Clone>(out: &mut Out<'_, N>) {
     }
     if value.pointer("/result/nextCursor").and_then(N::as_str) == Some(cursor) {
         out.add(
-            "MG021",
+            RuleId::CursorRepeated,
             "/result/nextCursor",
             format!("{method} returned the cursor it was given as nextCursor: a client following it never ends"),
             "return a cursor for the next page, and none on the last (FR-004)".into(),
@@ -153,7 +154,7 @@ fn check_list<N: Node + Clone>(out: &mut Out<'_, N>, member: &str) {
             .map(|v| crate::json::compact::len(v) as u64)
             .sum();
         out.add(
-            "MG010",
+            RuleId::ListWithoutCursor,
             &list_at,
             format!("{} {member} in one response and no nextCursor", items.len()),
             format!("page lists over defaultPageSize ({page_size}) with a cursor (FR-001)"),
@@ -173,7 +174,7 @@ fn check_list<N: Node + Clone>(out: &mut Out<'_, N>, member: &str) {
             pointer::push_index(&mut p, i);
             let name = tool.get("name").and_then(N::as_str).unwrap_or("?");
             out.add(
-                "MG015",
+                RuleId::ToolDescriptionTooLong,
                 &pointer::join(&p, "description"),
                 format!("tool `{name}` has a {}-byte description, over {} (Claude Code cuts it)", description.len(), l.max_tool_description_bytes),
                 "keep the description to what the model needs to choose the tool; move details to the schema's property descriptions".into(),
@@ -184,7 +185,7 @@ fn check_list<N: Node + Clone>(out: &mut Out<'_, N>, member: &str) {
     let tokens = input.estimate.tokens;
     if tokens > l.max_catalog_tokens {
         out.add(
-            "MG016",
+            RuleId::CatalogOverBudget,
             &list_at,
             format!("the catalog of {} tools costs {tokens} tokens, over the {} a catalog loaded at start may cost", items.len(), l.max_catalog_tokens),
             tier_plan(items, l.max_catalog_tokens, out.ctx),
@@ -271,7 +272,7 @@ fn check_content<N: Node + Clone>(out: &mut Out<'_, N>) {
         // MG013: the same JSON as text and as structuredContent.
         if structured.is_some_and(|s| document::repeats_structured(s, v)) {
             out.add(
-                "MG013",
+                RuleId::StructuredDuplicated,
                 at,
                 format!("this text block repeats structuredContent ({} bytes sent twice)", text.len()),
                 "send it once: structuredContent for clients that read it, or a short text summary beside it".into(),
@@ -298,7 +299,7 @@ fn check_content<N: Node + Clone>(out: &mut Out<'_, N>) {
         for error in contract.iter_errors(&p) {
             let inner = error.instance_path().to_string();
             out.add(
-                "MG017",
+                RuleId::ContractSchema,
                 &format!("{at}{inner}"),
                 format!("does not match the response contract: {error}"),
                 "see the contract passed with --contract (contracts/response.schema.json)".into(),
@@ -318,7 +319,7 @@ fn check_contract_fields<N: Node + Clone>(
     let e = out.input.estimate;
     if e.wire_bytes > l.max_bytes && !p.contains_key("artifactRef") {
         out.add(
-            "MG005",
+            RuleId::MissingArtifactRef,
             at,
             format!("a {}-byte result with no artifactRef to fetch the rest from", e.wire_bytes),
             "store the full result and return a reference (ax://domain/id) with a preview: mcpguard summarize".into(),
@@ -327,7 +328,7 @@ fn check_contract_fields<N: Node + Clone>(
     }
     match p.get("summary").map(N::kind) {
         None if out.ctx.contract.is_some() => out.add(
-            "MG006",
+            RuleId::SummaryMissing,
             at,
             "no summary field".into(),
             format!(
@@ -339,7 +340,7 @@ fn check_contract_fields<N: Node + Clone>(
         Some(NodeKind::String(s)) if s.chars().count() as u64 > l.max_summary_length => {
             let chars = s.chars().count() as u64;
             out.add(
-                "MG007",
+                RuleId::SummaryTooLong,
                 &pointer::join(at, "summary"),
                 format!(
                     "summary is {chars} characters, over {}",
@@ -369,7 +370,7 @@ fn check_contract_fields<N: Node + Clone>(
     };
     if let Some(message) = inconsistent {
         out.add(
-            "MG011",
+            RuleId::PaginationInconsistent,
             &pointer::join(
                 at,
                 if has_more.is_some() {
@@ -401,7 +402,7 @@ fn long_string<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, s: &str, l: &Lim
     if chars > max {
         let cut = s.char_indices().nth(max).map_or(s.len(), |(i, _)| i);
         out.add(
-            "MG003",
+            RuleId::StringTooLong,
             at,
             format!("a string of {chars} characters, over {max}"),
             "truncate with a note of the full length, or chunk it (mcpguard chunk) and return the first chunk with a cursor".into(),
@@ -418,7 +419,7 @@ fn base64_runs<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, s: &str) {
             None => format!("{} characters of base64 inside the text", run.len),
         };
         out.add(
-            "MG012",
+            RuleId::Base64InText,
             at,
             message,
             "return it as an image or resource block, or store it and send a short descriptor with a reference".into(),
@@ -434,7 +435,7 @@ fn check_pretty<N: Node + Clone>(out: &mut Out<'_, N>, at: &str, text: &str) {
     let compact = len - whitespace::insignificant(text);
     if len > compact + PRETTY_MIN_SAVING {
         out.add(
-            "MG014",
+            RuleId::PrettyPrintedJson,
             at,
             format!("JSON text of {len} bytes that is {compact} bytes minified"),
             "serialize without indentation (JSON.stringify(value), json.dumps(value, separators=(',', ':')))".into(),
@@ -498,7 +499,7 @@ fn walk<'v, N: Node + Clone>(
 fn too_deep<N: Node + Clone>(out: &mut Out<'_, N>, (depth, at): &(usize, String), l: &Limits) {
     if *depth as u64 > l.max_json_depth {
         out.add(
-            "MG004",
+            RuleId::TooDeep,
             at,
             format!("nested {depth} levels deep, over {}", l.max_json_depth),
             "flatten: return ids and summaries of nested records, and the full record on request"
@@ -522,7 +523,7 @@ fn repeat<N: Node + Clone>(
 ) {
     let base = twin.pointer(base);
     let at = |p: &str| pointer::rebase(p, &w.base, &base);
-    out.repeat(w.findings.clone(), |f| f.code != "MG004", at);
+    out.repeat(w.findings.clone(), |f| f.code != RuleId::TooDeep.code(), at);
     let (depth, first) = &w.deepest;
     too_deep(out, &(depth + twin.depth(), at(first)), l);
 }
@@ -643,7 +644,7 @@ fn unpaginated<N: Node + Clone>(
     let max = l.max_array_items;
     out.add_before(
         index,
-        "MG002",
+        RuleId::ArrayNotPaginated,
         at,
         format!("{what} with no hasMore or nextCursor, over {max}"),
         format!(

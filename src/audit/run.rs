@@ -20,6 +20,7 @@ use super::{
     Call, Context, DocumentReport, Finding, Message, Report, ServerSummary, audit_document,
 };
 use crate::audit::live::Session;
+use crate::contract::RuleId;
 use crate::document::input::{self, Document, InputError, Source, Unit};
 use crate::json::borrowed::{self, Json};
 
@@ -221,7 +222,7 @@ fn put(report: &mut Report, items: Items, ctx: &Context) {
                 let finding = e.finding.then(|| {
                     Finding::about_run(
                     ctx,
-                    "MG033",
+                    RuleId::UnreadableResponse,
                     &e.file,
                     &e.file,
                     e.message.clone(),
@@ -494,7 +495,7 @@ pub fn audit_session(session: &Session, ctx: &Context, report: &mut Report) {
     if summary.tool_pages > 1 && summary.catalog_tokens > budget {
         report.corpus_findings.extend(Finding::about_run(
             ctx,
-            "MG016",
+            RuleId::CatalogOverBudget,
             &session.name,
             &file,
             format!(

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Context, DocumentReport};
+use crate::contract::RuleId;
 use crate::contract::{ClientVerdict, Severity, Verdicts};
 use crate::measure::PathCost;
 
@@ -104,10 +105,10 @@ impl Tallies {
                 visible_chars: d.visible_chars,
                 clients: d.clients.clone(),
                 item_count: d.item_count,
-                list: d
-                    .findings
-                    .iter()
-                    .any(|f| f.code == "MG002" || f.code == "MG010"),
+                list: d.findings.iter().any(|f| {
+                    f.code == RuleId::ArrayNotPaginated.code()
+                        || f.code == RuleId::ListWithoutCursor.code()
+                }),
                 top_path: d.top_paths.first().cloned(),
             });
         }

@@ -77,213 +77,84 @@ pub enum RuleLevel {
 /// One entry of the rule catalogue.
 #[derive(Clone, Copy, Debug)]
 pub struct Rule {
+    pub id: RuleId,
     pub code: &'static str,
     pub name: &'static str,
     pub severity: Severity,
     pub summary: &'static str,
 }
 
-/// Every rule mcpguard knows. Codes are stable and never reused.
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "MG001",
-        name: "response-too-large",
-        severity: Severity::Error,
-        summary: "response over maxBytes (INV-MCP-RESP-001)",
-    },
-    Rule {
-        code: "MG002",
-        name: "array-not-paginated",
-        severity: Severity::Error,
-        summary: "array over maxArrayItems without hasMore/nextCursor (INV-MCP-RESP-002)",
-    },
-    Rule {
-        code: "MG003",
-        name: "string-too-long",
-        severity: Severity::Warning,
-        summary: "string over maxStringLength characters (INV-MCP-RESP-003)",
-    },
-    Rule {
-        code: "MG004",
-        name: "too-deep",
-        severity: Severity::Warning,
-        summary: "JSON nested deeper than maxJsonDepth (INV-MCP-RESP-004)",
-    },
-    Rule {
-        code: "MG005",
-        name: "missing-artifact-ref",
-        severity: Severity::Warning,
-        summary: "large result without an artifactRef (INV-MCP-RESP-005)",
-    },
-    Rule {
-        code: "MG006",
-        name: "summary-missing",
-        severity: Severity::Warning,
-        summary: "no summary field (contract mode, INV-MCP-RESP-006)",
-    },
-    Rule {
-        code: "MG007",
-        name: "summary-too-long",
-        severity: Severity::Warning,
-        summary: "summary over maxSummaryLength characters (INV-MCP-RESP-006)",
-    },
-    Rule {
-        code: "MG008",
-        name: "over-token-budget",
-        severity: Severity::Warning,
-        summary: "tokens over tokenBudgetThreshold: summarize (FR-010)",
-    },
-    Rule {
-        code: "MG009",
-        name: "over-hard-cap",
-        severity: Severity::Error,
-        summary: "tokens over hardCap",
-    },
-    Rule {
-        code: "MG010",
-        name: "list-without-cursor",
-        severity: Severity::Warning,
-        summary: "list over defaultPageSize without a cursor (FR-001)",
-    },
-    Rule {
-        code: "MG011",
-        name: "pagination-inconsistent",
-        severity: Severity::Error,
-        summary: "hasMore and nextCursor disagree (FR-004)",
-    },
-    Rule {
-        code: "MG012",
-        name: "base64-in-text",
-        severity: Severity::Warning,
-        summary: "base64 blob inside text or data",
-    },
-    Rule {
-        code: "MG013",
-        name: "structured-duplicated",
-        severity: Severity::Warning,
-        summary: "structuredContent repeated as text",
-    },
-    Rule {
-        code: "MG014",
-        name: "pretty-printed-json",
-        severity: Severity::Info,
-        summary: "JSON text with whitespace a minify would save",
-    },
-    Rule {
-        code: "MG015",
-        name: "tool-description-too-long",
-        severity: Severity::Warning,
-        summary: "tool description over maxToolDescriptionBytes",
-    },
-    Rule {
-        code: "MG016",
-        name: "catalog-over-budget",
-        severity: Severity::Warning,
-        summary: "tools/list catalog over maxCatalogTokens (seed 004 tiers)",
-    },
-    Rule {
-        code: "MG017",
-        name: "contract-schema",
-        severity: Severity::Error,
-        summary: "payload does not match the response contract (--contract)",
-    },
-    Rule {
-        code: "MG018",
-        name: "tool-grew",
-        severity: Severity::Error,
-        summary: "a tool's p95 size grew past --max-growth over the baseline",
-    },
-    Rule {
-        code: "MG019",
-        name: "baseline-stale",
-        severity: Severity::Error,
-        summary: "a baseline entry for a tool this audit did not see",
-    },
-    Rule {
-        code: "MG020",
-        name: "invalid-cursor-accepted",
-        severity: Severity::Error,
-        summary: "a list answered an invalid cursor without error -32602 (live audit)",
-    },
-    Rule {
-        code: "MG021",
-        name: "cursor-repeated",
-        severity: Severity::Error,
-        summary: "a list's nextCursor repeats a cursor already followed: it never ends",
-    },
-    Rule {
-        code: "MG022",
-        name: "list-runaway",
-        severity: Severity::Error,
-        summary: "a list still had a nextCursor after --max-pages pages (live audit)",
-    },
-    Rule {
-        code: "MG023",
-        name: "call-expectation",
-        severity: Severity::Error,
-        summary: "a tool call broke an expectation of --calls (live audit)",
-    },
-    Rule {
-        code: "MG024",
-        name: "tools-order-unstable",
-        severity: Severity::Warning,
-        summary: "tools/list listed an unchanged catalog in another order: prompt caches miss",
-    },
-    Rule {
-        code: "MG025",
-        name: "cache-hints-missing",
-        severity: Severity::Warning,
-        summary: "a 2026-07-28 list/read/discover result without ttlMs >= 0 and cacheScope",
-    },
-    Rule {
-        code: "MG026",
-        name: "result-type-missing",
-        severity: Severity::Error,
-        summary: "a 2026-07-28 result without a resultType a client recognizes",
-    },
-    Rule {
-        code: "MG027",
-        name: "structured-content-invalid",
-        severity: Severity::Error,
-        summary: "structuredContent missing or not valid against the tool's outputSchema",
-    },
-    Rule {
-        code: "MG028",
-        name: "schema-ref-unresolved",
-        severity: Severity::Error,
-        summary: "an inputSchema or outputSchema $ref that does not resolve inside the schema",
-    },
-    Rule {
-        code: "MG029",
-        name: "resource-not-found-code",
-        severity: Severity::Warning,
-        summary: "a missing resource answered with -32002 on 2026-07-28 (now -32602)",
-    },
-    Rule {
-        code: "MG030",
-        name: "era-violation",
-        severity: Severity::Error,
-        summary: "a 2026-07-28 server broke its era: stray stream messages, initialize demanded (live)",
-    },
-    Rule {
-        code: "MG031",
-        name: "input-required",
-        severity: Severity::Info,
-        summary: "a call answered input_required; an audit never answers one (live audit)",
-    },
-    Rule {
-        code: "MG032",
-        name: "header-annotation-invalid",
-        severity: Severity::Error,
-        summary: "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool",
-    },
-    Rule {
-        code: "MG033",
-        name: "unreadable-response",
-        severity: Severity::Error,
-        summary: "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked",
-    },
-];
+/// Every rule mcpguard knows, as one table: the variant names a rule in code, then its code
+/// (stable, never reused), its name in configs and reports, its default severity and what it
+/// checks. `RuleId` and [`RULES`] are generated from it, so they cannot disagree.
+macro_rules! rules {
+    ($($id:ident = $code:ident $name:literal $severity:ident $summary:literal;)*) => {
+        /// A rule, named in code: `RuleId::ResponseTooLarge` is MG001.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum RuleId {
+            $($id,)*
+        }
+
+        /// The catalogue, in code order (`RuleId as usize` is a rule's index).
+        pub const RULES: &[Rule] = &[
+            $(Rule {
+                id: RuleId::$id,
+                code: stringify!($code),
+                name: $name,
+                severity: Severity::$severity,
+                summary: $summary,
+            },)*
+        ];
+    };
+}
+
+rules! {
+    ResponseTooLarge = MG001 "response-too-large" Error "response over maxBytes (INV-MCP-RESP-001)";
+    ArrayNotPaginated = MG002 "array-not-paginated" Error "array over maxArrayItems without hasMore/nextCursor (INV-MCP-RESP-002)";
+    StringTooLong = MG003 "string-too-long" Warning "string over maxStringLength characters (INV-MCP-RESP-003)";
+    TooDeep = MG004 "too-deep" Warning "JSON nested deeper than maxJsonDepth (INV-MCP-RESP-004)";
+    MissingArtifactRef = MG005 "missing-artifact-ref" Warning "large result without an artifactRef (INV-MCP-RESP-005)";
+    SummaryMissing = MG006 "summary-missing" Warning "no summary field (contract mode, INV-MCP-RESP-006)";
+    SummaryTooLong = MG007 "summary-too-long" Warning "summary over maxSummaryLength characters (INV-MCP-RESP-006)";
+    OverTokenBudget = MG008 "over-token-budget" Warning "tokens over tokenBudgetThreshold: summarize (FR-010)";
+    OverHardCap = MG009 "over-hard-cap" Error "tokens over hardCap";
+    ListWithoutCursor = MG010 "list-without-cursor" Warning "list over defaultPageSize without a cursor (FR-001)";
+    PaginationInconsistent = MG011 "pagination-inconsistent" Error "hasMore and nextCursor disagree (FR-004)";
+    Base64InText = MG012 "base64-in-text" Warning "base64 blob inside text or data";
+    StructuredDuplicated = MG013 "structured-duplicated" Warning "structuredContent repeated as text";
+    PrettyPrintedJson = MG014 "pretty-printed-json" Info "JSON text with whitespace a minify would save";
+    ToolDescriptionTooLong = MG015 "tool-description-too-long" Warning "tool description over maxToolDescriptionBytes";
+    CatalogOverBudget = MG016 "catalog-over-budget" Warning "tools/list catalog over maxCatalogTokens (seed 004 tiers)";
+    ContractSchema = MG017 "contract-schema" Error "payload does not match the response contract (--contract)";
+    ToolGrew = MG018 "tool-grew" Error "a tool's p95 size grew past --max-growth over the baseline";
+    BaselineStale = MG019 "baseline-stale" Error "a baseline entry for a tool this audit did not see";
+    InvalidCursorAccepted = MG020 "invalid-cursor-accepted" Error "a list answered an invalid cursor without error -32602 (live audit)";
+    CursorRepeated = MG021 "cursor-repeated" Error "a list's nextCursor repeats a cursor already followed: it never ends";
+    ListRunaway = MG022 "list-runaway" Error "a list still had a nextCursor after --max-pages pages (live audit)";
+    CallExpectation = MG023 "call-expectation" Error "a tool call broke an expectation of --calls (live audit)";
+    ToolsOrderUnstable = MG024 "tools-order-unstable" Warning "tools/list listed an unchanged catalog in another order: prompt caches miss";
+    CacheHintsMissing = MG025 "cache-hints-missing" Warning "a 2026-07-28 list/read/discover result without ttlMs >= 0 and cacheScope";
+    ResultTypeMissing = MG026 "result-type-missing" Error "a 2026-07-28 result without a resultType a client recognizes";
+    StructuredContentInvalid = MG027 "structured-content-invalid" Error "structuredContent missing or not valid against the tool's outputSchema";
+    SchemaRefUnresolved = MG028 "schema-ref-unresolved" Error "an inputSchema or outputSchema $ref that does not resolve inside the schema";
+    ResourceNotFoundCode = MG029 "resource-not-found-code" Warning "a missing resource answered with -32002 on 2026-07-28 (now -32602)";
+    EraViolation = MG030 "era-violation" Error "a 2026-07-28 server broke its era: stray stream messages, initialize demanded (live)";
+    InputRequired = MG031 "input-required" Info "a call answered input_required; an audit never answers one (live audit)";
+    HeaderAnnotationInvalid = MG032 "header-annotation-invalid" Error "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool";
+    UnreadableResponse = MG033 "unreadable-response" Error "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked";
+}
+
+impl RuleId {
+    /// The rule's entry in the catalogue.
+    pub fn rule(self) -> &'static Rule {
+        &RULES[self as usize]
+    }
+
+    /// The rule's code (`MG001`), as findings and configs write it.
+    pub fn code(self) -> &'static str {
+        self.rule().code
+    }
+}
 
 /// The cursor a live audit sends to check that a server refuses cursors it did not issue
 /// (MG020); a transcript that holds it is checked the same way.

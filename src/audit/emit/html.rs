@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use super::page::{self, Strip, esc, num};
 use super::{Emitter, Settings};
 use crate::audit::{Report, stats};
+use crate::contract::RuleId;
 use crate::contract::{ClientVerdict, Severity};
 
 /// Dots drawn per tool at most (then an even sample, smallest and largest kept).
@@ -413,7 +414,7 @@ fn baseline(body: &mut String, report: &Report, settings: &Settings) {
     let growing = report
         .corpus_findings
         .iter()
-        .filter(|f| f.code == "MG018")
+        .filter(|f| f.code == RuleId::ToolGrew.code())
         .count();
     let _ = write!(
         body,
