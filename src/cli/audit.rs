@@ -12,8 +12,6 @@ use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
 use mcpguard::util::fsutil::Durability;
 
-use mcpguard::tokens::Tokenizer;
-
 use super::exit::Code;
 use super::{TokenizerArg, render};
 
@@ -197,7 +195,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         _ => None,
     };
     let ctx = Context {
-        tokenizer: args.tokenizer.map_or(config.tokenizer, Tokenizer::from),
+        tokenizer: super::chosen_tokenizer(args.tokenizer, &config),
         config,
         clients,
         contract,

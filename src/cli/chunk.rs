@@ -10,7 +10,6 @@ use mcpguard::document::{self, PartContent};
 use mcpguard::reshape::chunk::lines::{self, Range};
 use mcpguard::reshape::chunk::{self, Chunk, Index, Kind, Metadata, Options};
 use mcpguard::reshape::cursor::{self, Payload};
-use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
 use super::{TokenizerArg, render};
@@ -256,7 +255,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             context: args.context,
             kind: Some(kind),
         };
-        let tokenizer = args.tokenizer.map_or(c.tokenizer, Tokenizer::from);
+        let tokenizer = super::chosen_tokenizer(args.tokenizer, c);
         let mut searcher =
             mcpguard::reshape::chunk::search::Searcher::new(query, render::whole_window(tokenizer));
         let mut reader = source.reader()?;
@@ -353,7 +352,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             .kind
             .map(Kind::from)
             .or_else(|| from_cursor("textKind").and_then(|v| v.as_str().and_then(Kind::parse))),
-        tokenizer: args.tokenizer.map_or(c.tokenizer, Tokenizer::from),
+        tokenizer: super::chosen_tokenizer(args.tokenizer, c),
     };
     if opts.max_tokens == 0 || opts.max_lines == 0 {
         anyhow::bail!("--max-tokens and --max-lines must be at least 1");

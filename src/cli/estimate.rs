@@ -83,7 +83,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let c = &effective.config;
     let clients = args.clients.resolve(c)?;
     let opts = Options {
-        tokenizer: args.tokenizer.map_or(c.tokenizer, Tokenizer::from),
+        tokenizer: super::chosen_tokenizer(args.tokenizer, c),
         compare: args.compare,
         top: args.top,
         threshold: c.token_budget_threshold,

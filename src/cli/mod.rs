@@ -162,6 +162,12 @@ pub enum TokenizerArg {
     Cl100k,
 }
 
+/// The counter a command uses: `--tokenizer` when given, else the config's `tokenizer` (its
+/// file, its `MCPGUARD_TOKENIZER`, or auto). Every command that counts asks here.
+pub fn chosen_tokenizer(flag: Option<TokenizerArg>, config: &config::Config) -> Tokenizer {
+    flag.map_or(config.tokenizer, Tokenizer::from)
+}
+
 impl From<TokenizerArg> for Tokenizer {
     fn from(t: TokenizerArg) -> Self {
         match t {

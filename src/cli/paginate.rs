@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use mcpguard::reshape::cursor;
-use mcpguard::reshape::paginate::{self, Order, Pager, PaginateError, Request};
+use mcpguard::reshape::paginate::{self, Order, PaginateError, Request, Session, Size};
 
 use super::exit::Code;
 use super::{TokenizerArg, render};
@@ -207,42 +207,27 @@ fn pages(
     request: &Request,
     located: &paginate::Located<'_>,
     text: &str,
-    (secrets, now): (&cursor::Secrets, f64),
+    signing: (&cursor::Secrets, f64),
 ) -> anyhow::Result<Code> {
-    let outcome = (|| -> Result<_, PaginateError> {
-        let decoded = match &args.cursor {
-            Some(text) => {
-                let decoded = cursor::decode_up_to(text, c.read_limits.cursor_bytes())
-                    .map_err(PaginateError::Cursor)?;
-                let verdict =
-                    cursor::check(&decoded, Some(secrets), now, c.cursor_ttl_seconds as f64);
-                if !verdict.usable() {
-                    return Err(PaginateError::Refused(verdict, decoded.payload.ts));
-                }
-                Some(decoded)
-            }
-            None => None,
-        };
-        let request = Request {
-            limit: request
-                .limit
-                .or((decoded.is_none()).then_some(c.default_page_size as usize)),
-            ..request.clone()
-        };
-        let pager = Pager::new(
-            located,
-            &request,
-            decoded.as_ref(),
-            c.max_page_size as usize,
-        )?;
-        let offset = match &decoded {
-            Some(d) => pager.resume(d)?,
-            None => 0,
-        };
-        Ok((pager, offset))
-    })();
-    let (pager, offset) = match outcome {
-        Ok(ok) => ok,
+    let settings = paginate::Settings {
+        default_page_size: c.default_page_size as usize,
+        max_page_size: c.max_page_size as usize,
+        max_cursor_bytes: c.read_limits.cursor_bytes(),
+        cursor_ttl_seconds: c.cursor_ttl_seconds as f64,
+    };
+    let size = match args.budget {
+        Some(tokens) => Size::Tokens(tokens, super::chosen_tokenizer(args.tokenizer, c)),
+        None => Size::Items,
+    };
+    let mut session = match Session::start(
+        located,
+        request,
+        args.cursor.as_deref(),
+        size,
+        settings,
+        signing,
+    ) {
+        Ok(session) => session,
         Err(err) if err.is_refusal() => {
             render::error(&anyhow::Error::new(err));
             return Ok(Code::Findings);
@@ -250,41 +235,22 @@ fn pages(
         Err(err) => return Err(err.into()),
     };
 
-    let tokenizer = args.tokenizer.map_or(c.tokenizer, Into::into);
-    let cut = |offset: usize| match args.budget {
-        Some(tokens) => pager.page_within(offset, tokens, tokenizer, now, secrets),
-        None => pager.page(offset, pager.limit, now, secrets, None),
-    };
-
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if args.cursor.is_none() && !args.all && args.budget.is_none() && pager.fits_unchanged() {
+    if args.cursor.is_none() && !args.all && args.budget.is_none() && session.fits_unchanged() {
         // The whole list fits one page: the input goes out as it came (US1.3, FR-034).
         out.write_all(text.as_bytes())?;
         out.flush()?;
         return Ok(Code::Ok);
     }
-    let mut offset = offset;
-    loop {
-        let page = cut(offset);
-        // A cursor nobody can read back is not issued: nothing is written.
-        if let Some(next) = &page.next_cursor
-            && next.len() > c.read_limits.cursor_bytes()
-        {
-            anyhow::bail!(
-                "the order and filters make a {}-byte cursor, over the {} that paginate reads back (readLimits.maxCursorBytes); shorten --order-by and --where",
-                next.len(),
-                c.read_limits.max_cursor_bytes
-            );
-        }
+    while let Some(page) = session.next_page()? {
         serde_json::to_writer(&mut out, &page.output)?;
         writeln!(out)?;
-        if !args.all || page.next_cursor.is_none() {
+        if !args.all {
             break;
         }
-        offset += page.count;
     }
     out.flush()?;
-    drop(pager);
+    drop(session);
     Ok(Code::Ok)
 }
 

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use mcpguard::reshape::artifact::Store;
 use mcpguard::reshape::summarize::{self, Fields, Outcome, Report};
-use mcpguard::tokens::Tokenizer;
 
 use super::exit::Code;
 use super::{ReportFormat, TokenizerArg, render};
@@ -150,7 +149,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let opts = summarize::Options {
         limits,
         budget: args.budget.unwrap_or(c.token_budget_threshold),
-        tokenizer: args.tokenizer.map_or(c.tokenizer, Tokenizer::from),
+        tokenizer: super::chosen_tokenizer(args.tokenizer, c),
         media_tokens: c.media_tokens,
         fields,
         projections: &c.projections,

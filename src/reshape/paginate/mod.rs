@@ -18,6 +18,7 @@ mod locate;
 mod order;
 mod scan;
 pub mod select;
+mod session;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -29,6 +30,7 @@ pub use lean::{LeanDocument, locate_lean};
 pub use locate::{Located, locate};
 pub use order::{CREATION_FIELDS, Order, default_order};
 pub use scan::fingerprint;
+pub use session::{Session, Settings, Size};
 
 use crate::json::pointer;
 use crate::reshape::cursor::{self, Decoded, Payload, Secrets, Verdict};
@@ -84,6 +86,10 @@ pub enum PaginateError {
     DataChanged,
     #[error("the cursor's offset {offset} is past the end of the list ({total} items)")]
     PastEnd { offset: u64, total: usize },
+    #[error(
+        "the order and filters make a {len}-byte cursor, over the {max} that paginate reads back (readLimits.maxCursorBytes); shorten --order-by and --where"
+    )]
+    CursorTooLong { len: usize, max: usize },
 }
 
 impl PaginateError {
