@@ -4,22 +4,14 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{code, mcpguard_in, transcript};
 
 /// Runs mcpguard in `dir`; returns the exit code and everything it printed.
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
-    let started = Instant::now();
-    let out = mcpguard_in(dir).args(args).output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(60),
-        "{args:?} took {:?}",
-        started.elapsed()
-    );
-    let text = transcript(&out);
-    assert!(!text.contains("panicked"), "{args:?} panicked:\n{text}");
-    (code(&out), text)
+    let out = common::run_bounded(mcpguard_in(dir), args);
+    (code(&out), transcript(&out))
 }
 
 #[test]

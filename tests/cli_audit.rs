@@ -27,9 +27,7 @@ fn audit_json(args: &[&str]) -> (i32, Value) {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    let report =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", transcript(&out)));
-    (code(&out), report)
+    (code(&out), common::stdout_json(&out))
 }
 
 #[test]

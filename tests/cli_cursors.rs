@@ -32,7 +32,7 @@ fn decode(cursor: &str, extra: &[&str]) -> std::process::Output {
 }
 
 fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", transcript(out)))
+    common::stdout_json(out)
 }
 
 /// Runs Python with the seed's module imported; returns stdout.

@@ -16,7 +16,7 @@ fn json_report(args: &[&str]) -> Value {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", transcript(&out)))
+    common::stdout_json(&out)
 }
 
 #[test]

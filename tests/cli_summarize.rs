@@ -18,15 +18,6 @@ fn run(dir: &Path, args: &[&str]) -> std::process::Output {
     mcpguard_in(dir).args(args).output().expect("runs")
 }
 
-fn stdout_json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
-
 /// `summarize FILE --report --format json` and more `flags`, run in `dir`: the run, its output
 /// and its report (on stderr), after checking that it succeeded.
 fn summarize_with_report(dir: &Path, file: &str, flags: &[&str]) -> (Value, Value) {
@@ -42,7 +33,7 @@ fn summarize_with_report(dir: &Path, file: &str, flags: &[&str]) -> (Value, Valu
     let out = run(dir, &args);
     assert_eq!(code(&out), 0, "{}", transcript(&out));
     let report = serde_json::from_slice(&out.stderr).unwrap();
-    (stdout_json(&out), report)
+    (common::stdout_json(&out), report)
 }
 
 /// The fixes a summarize report lists, by name.
@@ -67,7 +58,7 @@ fn contract(output: &Value) -> Value {
 /// Audits a file with the default contract and returns the finding codes.
 fn audit_codes(dir: &Path, file: &str) -> Vec<String> {
     let out = run(dir, &["audit", file, "--format", "json"]);
-    let report = stdout_json(&out);
+    let report = common::stdout_json(&out);
     report["documents"]
         .as_array()
         .unwrap()
@@ -84,7 +75,7 @@ fn the_500_booking_list_becomes_a_preview_with_a_working_reference() {
     let out = run(dir.path(), &["summarize", input.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", transcript(&out));
     assert!(out.stdout.len() <= 10_240, "{} bytes", out.stdout.len());
-    let preview = stdout_json(&out);
+    let preview = common::stdout_json(&out);
     let reference = preview["artifactRef"].as_str().unwrap().to_owned();
     assert!(reference.starts_with("ax://bookings/"), "{reference}");
     let summary = preview["summary"].as_str().unwrap();
@@ -130,13 +121,13 @@ fn the_500_booking_list_becomes_a_preview_with_a_working_reference() {
         .output()
         .unwrap();
     assert_eq!(code(&page), 0, "{}", transcript(&page));
-    let page = stdout_json(&page);
+    let page = common::stdout_json(&page);
     assert_eq!(page["meta"]["totalCount"], 500);
     assert_eq!(page["bookings"].as_array().unwrap().len(), 50);
     let est = run(dir.path(), &["estimate", &reference, "--format", "json"]);
     assert_eq!(code(&est), 0, "{}", transcript(&est));
     assert_eq!(
-        stdout_json(&est)["documents"][0]["name"],
+        common::stdout_json(&est)["documents"][0]["name"],
         reference.as_str()
     );
 
@@ -152,7 +143,7 @@ fn the_500_booking_list_becomes_a_preview_with_a_working_reference() {
 fn a_section_of_the_stored_result_comes_back_in_full() {
     let dir = scratch();
     let input = repo("contracts/examples/fail-inv001-bookings-60kb.json");
-    let first = stdout_json(&run(dir.path(), &["summarize", input.to_str().unwrap()]));
+    let first = common::stdout_json(&run(dir.path(), &["summarize", input.to_str().unwrap()]));
     let reference = first["artifactRef"].as_str().unwrap();
     // The preview says how to get what it left out.
     let details = &first["meta"]["detailsAvailable"];
@@ -169,7 +160,7 @@ fn a_section_of_the_stored_result_comes_back_in_full() {
         &["summarize", reference, "--fields", "priceBreakdown"],
     );
     assert_eq!(code(&out), 0, "{}", transcript(&out));
-    let section = stdout_json(&out);
+    let section = common::stdout_json(&out);
     let original: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
     for (i, item) in section["items"].as_array().unwrap().iter().enumerate() {
         assert_eq!(
@@ -189,7 +180,7 @@ fn the_2mb_log_in_a_tool_result_becomes_a_valid_tool_result_under_budget() {
         &["summarize", input.to_str().unwrap(), "--report"],
     );
     assert_eq!(code(&out), 0, "{}", transcript(&out));
-    let output = stdout_json(&out);
+    let output = common::stdout_json(&out);
     let original: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
     // Still a JSON-RPC response to the same request, holding a tool result.
     assert_eq!(output["jsonrpc"], "2.0");
@@ -212,7 +203,7 @@ fn the_2mb_log_in_a_tool_result_becomes_a_valid_tool_result_under_budget() {
     );
 
     fs::write(dir.path().join("out.json"), &out.stdout).unwrap();
-    let est = stdout_json(&run(
+    let est = common::stdout_json(&run(
         dir.path(),
         &["estimate", "out.json", "--format", "json"],
     ));
@@ -227,7 +218,7 @@ fn the_2mb_log_in_a_tool_result_becomes_a_valid_tool_result_under_budget() {
         .output()
         .unwrap();
     assert_eq!(code(&chunk), 0, "{}", transcript(&chunk));
-    let chunk = stdout_json(&chunk);
+    let chunk = common::stdout_json(&chunk);
     assert!(log.starts_with(chunk["content"].as_str().unwrap()));
 
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -308,7 +299,7 @@ fn a_response_that_fits_passes_through_byte_for_byte_unless_forced() {
         "nothing stored for a passthrough"
     );
 
-    let forced = stdout_json(&run(
+    let forced = common::stdout_json(&run(
         dir.path(),
         &["summarize", input.to_str().unwrap(), "--force"],
     ));
@@ -383,7 +374,7 @@ fn bloat_fixes_are_reported_with_their_savings() {
     // A base64 screenshot becomes a descriptor; everything else is kept.
     let shot = repo("contracts/examples/fail-inv003-base64-screenshot.json");
     let out = run(dir.path(), &["summarize", shot.to_str().unwrap()]);
-    let c = contract(&stdout_json(&out));
+    let c = contract(&common::stdout_json(&out));
     assert_eq!(c["meta"]["kind"], "full");
     assert!(
         c["data"]["screenshot"]
@@ -425,7 +416,7 @@ fn structured_content_stays_valid_against_the_output_schema() {
     );
     assert_eq!(code(&out), 0, "{}", transcript(&out));
     assert!(out.stdout.len() <= 10_240);
-    let output = stdout_json(&out);
+    let output = common::stdout_json(&out);
     let structured = &output["result"]["structuredContent"];
     let validator = jsonschema::validator_for(&schema["outputSchema"]).unwrap();
     assert!(validator.is_valid(structured), "{structured}");
@@ -435,7 +426,7 @@ fn structured_content_stays_valid_against_the_output_schema() {
     // Without the schema, the duplicate copy is left out.
     let out = run(dir.path(), &["summarize", "result.json"]);
     assert!(
-        stdout_json(&out)["result"]
+        common::stdout_json(&out)["result"]
             .get("structuredContent")
             .is_none()
     );
@@ -453,7 +444,7 @@ fn odd_input_is_summarized_or_refused_clearly() {
     fs::write(d.join("odd.json"), odd.to_string()).unwrap();
     let out = run(d, &["summarize", "odd.json"]);
     assert_eq!(code(&out), 0, "{}", transcript(&out));
-    let c = contract(&stdout_json(&out));
+    let c = contract(&common::stdout_json(&out));
     assert!(
         c["meta"]["leftOut"].as_str().unwrap().contains("hologram"),
         "{c}"
@@ -471,7 +462,7 @@ fn odd_input_is_summarized_or_refused_clearly() {
         "message": format!("Internal error: {}", "at com.acme.Booking.save(Booking.java:88) ".repeat(400)),
         "data": {"trace": vec!["at x"; 50]}}});
     fs::write(d.join("error.json"), error.to_string()).unwrap();
-    let out = stdout_json(&run(d, &["summarize", "error.json"]));
+    let out = common::stdout_json(&run(d, &["summarize", "error.json"]));
     assert_eq!(out["id"], 9);
     assert_eq!(out["error"]["code"], -32603);
     let message = out["error"]["message"].as_str().unwrap();
@@ -493,7 +484,7 @@ fn odd_input_is_summarized_or_refused_clearly() {
         .collect();
     let read = json!({"jsonrpc": "2.0", "id": 4, "result": {"contents": [{"uri": "file:///app.log", "mimeType": "text/plain", "text": log}]}});
     fs::write(d.join("read.json"), read.to_string()).unwrap();
-    let out = stdout_json(&run(d, &["summarize", "read.json"]));
+    let out = common::stdout_json(&run(d, &["summarize", "read.json"]));
     assert_eq!(out["result"]["count"], 3000);
     assert_eq!(
         out["result"]["lines"][0],
@@ -510,7 +501,7 @@ fn odd_input_is_summarized_or_refused_clearly() {
         json!({"records": records}).to_string(),
     )
     .unwrap();
-    let out = stdout_json(&run(
+    let out = common::stdout_json(&run(
         d,
         &["summarize", "notes.json", "--fields", "id,notes"],
     ));
@@ -530,7 +521,10 @@ fn odd_input_is_summarized_or_refused_clearly() {
     assert_eq!(code(&out), 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`guest.phone` matches nothing"), "{stderr}");
-    assert_eq!(stdout_json(&out)["items"][0], json!({"id": "bk_000000"}));
+    assert_eq!(
+        common::stdout_json(&out)["items"][0],
+        json!({"id": "bk_000000"})
+    );
 }
 
 #[test]

@@ -13,21 +13,12 @@ use std::time::{Duration, Instant};
 use common::{code, mcpguard_in};
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    let started = Instant::now();
-    let out = mcpguard_in(dir)
-        .env("HOME", dir)
-        .env(
-            "MCPGUARD_CURSOR_SECRET",
-            "hostile-input-test-secret-0123456789",
-        )
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(60), "{args:?} hung");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    out
+    let mut cmd = mcpguard_in(dir);
+    cmd.env("HOME", dir).env(
+        "MCPGUARD_CURSOR_SECRET",
+        "hostile-input-test-secret-0123456789",
+    );
+    common::run_bounded(cmd, args)
 }
 
 fn stdout(out: &Output) -> String {

@@ -1,6 +1,8 @@
 //! Properties of the measuring core on arbitrary JSON: every pointer it reports resolves to
 //! the thing it describes, and the reported sizes are the true ones.
 
+mod common;
+
 use mcpguard::measure;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -12,13 +14,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(Value::from),
         "[a-z~/ é\u{1F600}]{0,40}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(6, 64, 8, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-            prop::collection::vec(("[a-z~/]{1,6}", inner), 0..6)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    common::random_json(leaf.boxed(), "[a-z~/]{1,6}", (6, 64), (8, 6))
 }
 
 proptest! {

@@ -3,6 +3,8 @@
 //! string and summary lengths, no base64 runs. It is checked by mcpguard's own linter, the
 //! same rules `mcpguard audit` applies, on the finished output.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use mcpguard::audit::{self, Context};
@@ -40,13 +42,12 @@ fn arb_json() -> impl Strategy<Value = Value> {
             .prop_map(Value::from),
         arb_string().prop_map(Value::String),
     ];
-    leaf.prop_recursive(8, 400, 40, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..40).prop_map(Value::Array),
-            prop::collection::vec(("(id|name|status|notes|[a-zA-Z_]{1,12})", inner), 0..12)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    common::random_json(
+        leaf.boxed(),
+        "(id|name|status|notes|[a-zA-Z_]{1,12})",
+        (8, 400),
+        (40, 12),
+    )
 }
 
 /// The value as a response: plain, a tool result's JSON text (maybe with structuredContent),

@@ -79,3 +79,47 @@ fn regex_escape(text: &str) -> String {
 pub fn code(output: &std::process::Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
+
+/// Runs `cmd` with `args`, bounded: a run that takes a minute (hangs) or panics fails the test
+/// with what it printed.
+pub fn run_bounded(mut cmd: Command, args: &[&str]) -> std::process::Output {
+    let started = std::time::Instant::now();
+    let out = cmd
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("mcpguard runs");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{args:?} took {:?}",
+        started.elapsed()
+    );
+    let text = transcript(&out);
+    assert!(!text.contains("panicked"), "{args:?} panicked:\n{text}");
+    out
+}
+
+/// A run's stdout as JSON, or a failure that shows everything the run printed.
+pub fn stdout_json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", transcript(out)))
+}
+
+/// Random JSON for property tests: `leaf` values in arrays of up to `items` and objects of up
+/// to `members` whose keys match `key`, `depth` levels deep and about `size` nodes in all.
+pub fn random_json(
+    leaf: proptest::strategy::BoxedStrategy<serde_json::Value>,
+    key: &'static str,
+    (depth, size): (u32, u32),
+    (items, members): (usize, usize),
+) -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    use serde_json::Value;
+    leaf.prop_recursive(depth, size, items.max(members) as u32, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..items).prop_map(Value::Array),
+            prop::collection::vec((key, inner), 0..members)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
