@@ -16,8 +16,23 @@ use crate::proxy::policy::{self, Policy, SERVER_ERROR};
 use super::child::{Child, FromChild, LONG_LIVED};
 use super::exchange;
 use super::headers::SESSION as SESSION_HEADER;
+use super::intake::Admitted;
 use super::respond::{BAD_GATEWAY, GATEWAY_TIMEOUT};
-use super::{App, decide, respond};
+use super::{App, ServerEnd, decide, respond};
+
+/// The server end of `proxy --listen` in front of a command: children it starts.
+pub(super) struct CommandEnd;
+
+impl ServerEnd for CommandEnd {
+    async fn post(app: Arc<App>, a: Admitted, bytes: Vec<u8>) -> Response {
+        let to = (&a.head, a.scope.as_str());
+        forward(app, a.policy, a.stream, a.id, to, &a.message, bytes).await
+    }
+
+    async fn session(app: Arc<App>, method: axum::http::Method, head: HeaderMap) -> Response {
+        session_request(app, method, head).await
+    }
+}
 
 /// The session a request names, if any.
 pub(super) fn session_of(head: &HeaderMap) -> Option<&str> {
@@ -25,7 +40,7 @@ pub(super) fn session_of(head: &HeaderMap) -> Option<&str> {
 }
 
 /// A POST's message, through to a child and its answer back.
-pub(super) async fn forward(
+async fn forward(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
@@ -135,7 +150,7 @@ pub(super) async fn forward(
         Ok(Some(FromChild::Along(first))) => {
             // Messages before the answer: the answer becomes an event stream.
             let (tx, body) = respond::event_body();
-            tokio::spawn(relay(
+            tokio::spawn(stream_answers(
                 app,
                 policy,
                 stream,
@@ -155,7 +170,7 @@ pub(super) async fn forward(
 /// for a long-lived request), or the client leaving (the child is then told to stop); holds
 /// the request's place until then, when it has one.
 #[allow(clippy::too_many_arguments)]
-pub(super) async fn relay(
+async fn stream_answers(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
@@ -217,11 +232,7 @@ pub(super) async fn relay(
 }
 
 /// GET and DELETE /mcp of a session: its stream of the server's own messages, and its end.
-pub(super) async fn session_request(
-    app: Arc<App>,
-    method: axum::http::Method,
-    head: HeaderMap,
-) -> Response {
+async fn session_request(app: Arc<App>, method: axum::http::Method, head: HeaderMap) -> Response {
     let Some(children) = app.children() else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };

@@ -29,11 +29,25 @@ use crate::proxy::policy::{Level, Log, Policy, SERVER_ERROR};
 
 use super::decide::{failed, forget, from_server, timed_out};
 use super::events::relay_events;
+use super::intake::Admitted;
 use super::respond::{
     BAD_GATEWAY, GATEWAY_TIMEOUT, LOGIN_FAILED, answer, event_body, sse_response,
 };
 use super::upstream::{cause, media_type, read_capped, upstream_headers};
-use super::{App, Upstream, headers};
+use super::{App, ServerEnd, Upstream, headers};
+
+/// The server end of `proxy --listen --url`: a Streamable HTTP server.
+pub(super) struct HttpEnd;
+
+impl ServerEnd for HttpEnd {
+    async fn post(app: Arc<App>, a: Admitted, bytes: Vec<u8>) -> Response {
+        forward(app, a.policy, a.stream, a.id, a.head, bytes).await
+    }
+
+    async fn session(app: Arc<App>, method: Method, head: HeaderMap) -> Response {
+        relay(app, method, head).await
+    }
+}
 
 /// A place among the requests to the server (`--max-concurrent`), waited for in the queue
 /// when there is room there (`--queue`); else the request's 503.
@@ -70,7 +84,7 @@ pub(super) async fn place(
 }
 
 /// Sends the client's message on to the server and brings its answer back.
-pub(super) async fn forward(
+async fn forward(
     app: Arc<App>,
     policy: Arc<Mutex<Policy>>,
     stream: u64,
@@ -255,7 +269,7 @@ pub(super) async fn refused_by_server(
 
 /// GET and DELETE /mcp in front of an HTTP server: a legacy session's stream and its end,
 /// relayed as they are.
-pub(super) async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Response {
+async fn relay(app: Arc<App>, method: Method, head: HeaderMap) -> Response {
     let Upstream::Http { url, login, .. } = &app.opts.upstream else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };

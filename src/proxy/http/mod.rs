@@ -506,23 +506,38 @@ async fn serve(
     Ok(())
 }
 
-/// SIGTERM or Ctrl-C, by name.
+/// What the listener asks of the server it fronts, whichever it is: a server over HTTP
+/// ([`exchange::HttpEnd`]) or the children it starts ([`child_requests::CommandEnd`]).
+trait ServerEnd {
+    /// A POST's admitted message, sent on; the answer (a JSON body or an event stream) relayed
+    /// back as the policy decides.
+    fn post(
+        app: Arc<App>,
+        admitted: intake::Admitted,
+        bytes: Vec<u8>,
+    ) -> impl Future<Output = Response> + Send;
+    /// A session's GET (its stream of the server's own messages) or DELETE (its end).
+    fn session(
+        app: Arc<App>,
+        method: axum::http::Method,
+        head: HeaderMap,
+    ) -> impl Future<Output = Response> + Send;
+}
+
 /// POST /mcp: admitted by the exchange (read, checked, decided by the policy), then on to the
 /// server over HTTP or to a child, or answered by the policy itself.
 async fn post_mcp(State(app): State<Arc<App>>, head: HeaderMap, body: Body) -> Response {
     let _counted = app.metrics.enter();
-    let a = match intake::admit(&app, head, body).await {
+    let mut a = match intake::admit(&app, head, body).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
-    match (a.sends.server, &app.opts.upstream) {
+    match (a.sends.server.take(), &app.opts.upstream) {
         (Some(bytes), Upstream::Http { .. }) => {
-            exchange::forward(app.clone(), a.policy, a.stream, a.id, a.head, bytes).await
+            exchange::HttpEnd::post(app.clone(), a, bytes).await
         }
         (Some(bytes), Upstream::Command { .. }) => {
-            let to = (&a.head, a.scope.as_str());
-            child_requests::forward(app.clone(), a.policy, a.stream, a.id, to, &a.message, bytes)
-                .await
+            child_requests::CommandEnd::post(app.clone(), a, bytes).await
         }
         (None, _) => respond::answer(StatusCode::OK, HeaderMap::new(), a.sends.client),
     }
@@ -536,8 +551,8 @@ async fn get_or_delete_mcp(
     head: HeaderMap,
 ) -> Response {
     match app.opts.upstream {
-        Upstream::Http { .. } => exchange::relay(app, method, head).await,
-        Upstream::Command { .. } => child_requests::session_request(app, method, head).await,
+        Upstream::Http { .. } => exchange::HttpEnd::session(app, method, head).await,
+        Upstream::Command { .. } => child_requests::CommandEnd::session(app, method, head).await,
     }
 }
 
