@@ -23,6 +23,18 @@
 //! | [`proxy`] | the policy in front of a live server and its transports |
 //! | [`install`] | clients' config files, edited in place |
 //!
+//! A captured response, read and measured as `mcpguard audit` does before its rules judge it:
+//!
+//! ```
+//! use mcpguard::document::input::parse_text;
+//! use mcpguard::measure::shape;
+//!
+//! let text = r#"{"jsonrpc":"2.0","id":1,"result":{"items":[{"id":1},{"id":2},{"id":3}]}}"#;
+//! let doc = parse_text("capture.json", text).remove(0).expect("one JSON document");
+//! let longest = shape(&doc.value).longest_array.expect("a list");
+//! assert_eq!((longest.pointer.as_str(), longest.len), ("/result/items", 3));
+//! ```
+//!
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod util;
