@@ -233,7 +233,7 @@ pub(super) fn decode(name: &str, bytes: Vec<u8>) -> Result<String, InputError> {
 /// The UTF-8 byte order mark some editors write at the start of a file.
 pub(super) const BOM: char = '\u{feff}';
 
-/// Parses one JSONL line read by [`for_each_line_batch`].
+/// Parses one JSONL line read by [`super::for_each_line_batch`].
 pub fn parse_line(
     file: &str,
     number: usize,

@@ -6,7 +6,7 @@
 //! - a client's `tools/call` of the injected tool is answered here, never forwarded;
 //! - the last page of a server's `tools/list` gets the injected tool appended (and each
 //!   tool's outputSchema is remembered, so a shrunk result stays valid against it);
-//! - a server's `tools/call` result over its budget or the contract is shrunk ([`shrink`]);
+//! - a server's `tools/call` result over its budget or the contract is shrunk ([`super::shrink`]);
 //! - a line that is not JSON is answered (from the client: a parse error) or skipped (from the
 //!   server: logged), and a response to an id nobody is waiting for is dropped and logged;
 //! - requests that will get no answer (the server is gone, or took longer than the timeout)
