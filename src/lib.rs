@@ -13,10 +13,10 @@
 //! | [`util`] | files written whole, line reads with a cap, parallel joins, human numbers |
 //! | [`json`] | parsing, the borrowed tree, the node trait, compact and Python forms, pointers |
 //! | [`tokens`] | token counters behind one trait: Claude's, the fast estimate, OpenAI's |
+//! | [`contract`] | limits, client profiles, the rule catalogue, the telemetry record |
+//! | [`config`] | defaults, file, environment, validation, the read limits |
 //! | [`document`] | loading documents and recognising what they are: response, result, list |
 //! | [`measure`] | one pass over a value: sizes, depth, where the tokens go; the estimate |
-//! | [`contract`] | limits and rules, findings and their codes |
-//! | [`config`] | defaults, file, environment, validation |
 //! | [`reshape`] | summarize, paginate, chunk, cursors, artifacts |
 //! | [`net`] | the HTTP client, the raw MCP client, the OAuth client |
 //! | [`audit`] | the linter, on captured responses and live servers |
@@ -43,13 +43,13 @@ pub mod json;
 
 pub mod tokens;
 
-pub mod document;
-
-pub mod measure;
-
 pub mod contract;
 
 pub mod config;
+
+pub mod document;
+
+pub mod measure;
 
 pub mod reshape;
 

@@ -22,7 +22,7 @@ fn measure_all() -> Vec<(String, Measured)> {
     let docs = input::load_all(
         &[Source::Path(common::repo("contracts/examples"))],
         std::io::empty(),
-        &input::ReadLimits::default(),
+        &mcpguard::config::ReadLimits::default(),
     );
     docs.into_iter()
         .map(|d| {

@@ -398,7 +398,7 @@ impl<'a> TranscriptLine<'a> {
         number: usize,
         text: &'a str,
         arena: &'a mut Bump,
-        limits: &input::ReadLimits,
+        limits: &crate::config::ReadLimits,
     ) -> Result<TranscriptLine<'a>, InputError> {
         if input::check_nesting(file, text, limits).is_ok() {
             // Sized for the tree of a typical response: one chunk, not a few doublings.

@@ -15,11 +15,13 @@ mod checks;
 mod defaults;
 mod env;
 mod file;
+mod read_limits;
 
 pub use checks::SCHEMA;
 pub use defaults::default_yaml;
 pub use env::{CONFIG_ENV, discover};
 pub use file::{ParsedFile, parse_text, read_file};
+pub use read_limits::{DEFAULT_MAX_CURSOR_BYTES, ReadLimits};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -57,7 +59,7 @@ pub struct Config {
     pub catalog_hot_tools: u64,
     pub limits: Limits,
     /// Bounds on what mcpguard reads from outside (documents, lines, nesting, cursors).
-    pub read_limits: crate::document::input::ReadLimits,
+    pub read_limits: ReadLimits,
     pub rules: BTreeMap<String, RuleLevel>,
     pub endpoints: BTreeMap<String, Endpoint>,
     pub projections: BTreeMap<String, Vec<String>>,
@@ -82,7 +84,7 @@ impl Default for Config {
             catalog: Catalog::Full,
             catalog_hot_tools: 15,
             limits: Limits::default(),
-            read_limits: crate::document::input::ReadLimits::default(),
+            read_limits: ReadLimits::default(),
             rules: BTreeMap::new(),
             endpoints: BTreeMap::new(),
             projections: BTreeMap::from([

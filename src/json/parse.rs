@@ -18,6 +18,10 @@
 use std::borrow::Cow;
 use std::vec::Drain;
 
+/// serde_json's recursion limit, the ceiling of `readLimits.maxNesting`: deeper input is an
+/// error, never a stack overflow (every walk over a document recurses).
+pub const MAX_NESTING: usize = 128;
+
 use serde_json::{Map, Number, Value};
 
 use crate::json::masks;

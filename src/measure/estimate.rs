@@ -306,7 +306,7 @@ fn client_view<'a, N: Node + Clone>(
 pub fn for_each(
     sources: &[crate::document::input::Source],
     stdin: impl std::io::Read,
-    limits: &crate::document::input::ReadLimits,
+    limits: &crate::config::ReadLimits,
     opts: &Options,
     mut visit: impl FnMut(Result<DocumentEstimate, crate::document::input::InputError>),
 ) {
@@ -547,7 +547,7 @@ mod tests {
             .map(|p| crate::document::input::Source::Path(p.clone()))
             .collect();
         let mut from_arena = Vec::new();
-        let limits = crate::document::input::ReadLimits::default();
+        let limits = crate::config::ReadLimits::default();
         for_each(&sources, std::io::empty(), &limits, &opts, |e| {
             from_arena.push(serde_json::to_value(e.unwrap()).unwrap());
         });

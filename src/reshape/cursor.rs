@@ -30,7 +30,7 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// Cursors longer than this are refused before any decoding: the read limit's default
 /// (`readLimits.maxCursorBytes`), which every reader of a cursor takes from the config.
-pub const MAX_CURSOR_LEN: usize = crate::document::input::DEFAULT_MAX_CURSOR_BYTES;
+pub const MAX_CURSOR_LEN: usize = crate::config::DEFAULT_MAX_CURSOR_BYTES;
 
 /// The longest cursor `decode-cursor` (a debugging tool) takes apart, with a warning past
 /// [`MAX_CURSOR_LEN`].

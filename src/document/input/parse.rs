@@ -3,11 +3,9 @@
 
 use crate::json::parse::{parse_json, parse_value};
 
-use super::{Document, InputError, ReadLimits};
+use crate::json::parse::MAX_NESTING;
 
-/// serde_json's recursion limit, the ceiling of `readLimits.maxNesting`: deeper input is an
-/// error, never a stack overflow (every walk over a document recurses).
-pub const MAX_NESTING: usize = 128;
+use super::{Document, InputError, ReadLimits};
 
 /// Parses one in-memory text as a document (or several, if it is JSONL), within the default
 /// limits.
