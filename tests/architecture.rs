@@ -60,8 +60,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// The binary's modules (`main.rs`, `cli/`): the top, allowed to use every library folder.
 const BINARY: &str = "cli";
 
-/// One source file: its module path (`proxy::http::gate`), the crate it belongs to, and its
-/// code with comments, literals and test items blanked.
+/// One source file (keyed by its module path, `proxy::http::gate`): whether it is the binary's
+/// or the library's, and its code with comments, literals and test items blanked.
 struct Module {
     in_binary: bool,
     code: String,
@@ -276,9 +276,7 @@ fn expand_use(tree: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) 
     let pushed: Vec<String> = head
         .split("::")
         .map(str::trim)
-        .filter(|s| {
-            !s.is_empty() && *s != "*" && *s != "self" || (*s == "self" && prefix.is_empty())
-        })
+        .filter(|s| !s.is_empty() && *s != "*" && (*s != "self" || prefix.is_empty()))
         .map(str::to_owned)
         .collect();
     let n = pushed.len();
@@ -317,12 +315,9 @@ fn target(
     let here_parts: Vec<&str> = here.split("::").filter(|s| !s.is_empty()).collect();
     let first = path.first()?.as_str();
     let (mut base, mut rest): (Vec<&str>, &[String]) = match first {
-        "crate" if module.in_binary => (vec![], &path[1..]),
         "crate" | "mcpguard" => (vec![], &path[1..]),
-        "super" | "self" => (here_parts.clone(), path),
         _ => (here_parts.clone(), path),
     };
-    let relative = !matches!(first, "crate" | "mcpguard");
     while let Some(seg) = rest.first() {
         match seg.as_str() {
             "super" => {
@@ -335,7 +330,7 @@ fn target(
     }
     let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
     // A bare name that is not a child module is a local item or an outside crate.
-    if relative && !matches!(first, "super" | "self") {
+    if !matches!(first, "crate" | "mcpguard" | "super" | "self") {
         let child = [base.as_slice(), &rest[..1.min(rest.len())]]
             .concat()
             .join("::");
