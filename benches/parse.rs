@@ -10,7 +10,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcpguard::json::node::Node;
-use mcpguard::{json::borrowed, json::parse};
+use mcpguard::json::{borrowed, parse};
 
 /// The captures, and the JSON texts their text blocks hold.
 fn texts() -> Vec<String> {

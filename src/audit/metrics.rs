@@ -9,14 +9,14 @@ use serde::Serialize;
 use super::Report;
 use super::stats::Spread;
 
-pub use crate::contract::telemetry::TelemetryRecord as Record;
+use crate::contract::telemetry::TelemetryRecord;
 
 /// One record per document of the report.
-pub fn records(report: &Report, time: &str) -> Vec<Record> {
+pub fn records(report: &Report, time: &str) -> Vec<TelemetryRecord> {
     report
         .documents
         .iter()
-        .map(|d| Record {
+        .map(|d| TelemetryRecord {
             method: None,
             id: d.name.clone(),
             tool: d.tool.clone(),
@@ -33,7 +33,7 @@ pub fn records(report: &Report, time: &str) -> Vec<Record> {
 }
 
 /// Records as JSONL.
-pub fn to_jsonl(records: &[Record]) -> String {
+pub fn to_jsonl(records: &[TelemetryRecord]) -> String {
     let mut out = String::new();
     for r in records {
         out.push_str(&serde_json::to_string(r).unwrap_or_default());
@@ -56,8 +56,8 @@ pub struct Summary {
     pub mean_latency_ms: Option<f64>,
 }
 
-pub fn summarize(records: &[Record]) -> Vec<Summary> {
-    let mut groups: BTreeMap<(&str, &'static str), Vec<&Record>> = BTreeMap::new();
+pub fn summarize(records: &[TelemetryRecord]) -> Vec<Summary> {
+    let mut groups: BTreeMap<(&str, &'static str), Vec<&TelemetryRecord>> = BTreeMap::new();
     for r in records {
         groups.entry((&r.tool, r.outcome())).or_default().push(r);
     }

@@ -409,7 +409,7 @@ fn from_metrics(
         .filter(|(_, l)| !l.trim().is_empty())
     {
         records.push(
-            serde_json::from_str::<metrics::Record>(line)
+            serde_json::from_str::<mcpguard::contract::telemetry::TelemetryRecord>(line)
                 .with_context(|| format!("{}:{}: not a metrics record", path.display(), i + 1))?,
         );
     }

@@ -22,14 +22,12 @@ use super::find;
 use super::result::{self, Sizes};
 use super::shrink::{self, Context};
 use super::store::Artifacts;
+use crate::contract::telemetry::MORE_TOOL;
 use crate::reshape::artifact::Ref;
 use crate::reshape::chunk::lines::{self, Range};
 use crate::reshape::cursor;
 use crate::reshape::paginate;
 use crate::reshape::summarize::cut;
-
-/// The name the proxy gives its tool unless a server already has a tool of that name.
-pub use crate::contract::telemetry::MORE_TOOL as NAME;
 
 /// The arguments it takes.
 const ARGUMENTS: [&str; 11] = [
@@ -131,7 +129,7 @@ pub fn answer(arguments: Option<&Value>, cx: &Context<'_>, store: &mut dyn Artif
             (result, sizes, false)
         }
         Err(message) => (
-            result::error(format!("{NAME}: {message}")),
+            result::error(format!("{MORE_TOOL}: {message}")),
             Sizes::default(),
             true,
         ),

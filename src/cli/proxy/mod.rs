@@ -644,7 +644,7 @@ impl Metrics {
 mod tests {
     #[test]
     fn the_injected_tool_description_stays_short() {
-        let d = mcpguard::proxy::more::definition(mcpguard::proxy::more::NAME);
+        let d = mcpguard::proxy::more::definition(mcpguard::contract::telemetry::MORE_TOOL);
         let text = d["description"].as_str().unwrap();
         let counter = mcpguard::tokens::Tokenizer::Claude.counter();
         let tokens = counter.count(text);

@@ -7,9 +7,9 @@
 //! drive these functions directly.
 
 use std::io::{self, BufRead};
+use std::time::Duration;
 
 use crate::util::lines::Capped;
-use std::time::Duration;
 
 /// What reading one line gave.
 #[derive(Debug, PartialEq, Eq)]

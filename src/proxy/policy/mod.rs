@@ -24,6 +24,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::config::{self, Config};
+use crate::contract::telemetry::MORE_TOOL;
 use crate::reshape::cursor::Secrets;
 
 use super::more;
@@ -55,7 +56,7 @@ pub struct Policy {
     secrets: Secrets,
     store: Box<dyn Artifacts + Send>,
     shadow: bool,
-    /// The injected tool's name: [`more::NAME`] unless the server has a tool of that name.
+    /// The injected tool's name: [`MORE_TOOL`] unless the server has a tool of that name.
     more_tool: String,
     pending: HashMap<String, Pending>,
     /// outputSchema of each tool the server listed.
@@ -85,7 +86,7 @@ impl Policy {
             secrets,
             store,
             shadow,
-            more_tool: more::NAME.to_owned(),
+            more_tool: MORE_TOOL.to_owned(),
             pending: HashMap::new(),
             schemas: HashMap::new(),
             header_schemas: HashMap::new(),
