@@ -155,14 +155,14 @@ pub fn run(
     events: (Sender<Event>, Receiver<Event>),
     sinks: Sinks,
 ) -> Result<Ended, ProxyError> {
-    let Some(mut command) = server_process(&opts.command, &opts.env) else {
+    let Some(command) = server_process(&opts.command, &opts.env) else {
         return Err(ProxyError::Spawn {
             command: String::new(),
             cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
             hint: "; give the server's command after --, e.g. mcpguard proxy -- npx -y some-mcp-server",
         });
     };
-    let child = command.spawn().map_err(|cause| ProxyError::Spawn {
+    let (server, _) = child_end(command).map_err(|cause| ProxyError::Spawn {
         command: shown_command.to_owned(),
         hint: if cause.kind() == std::io::ErrorKind::NotFound {
             "; is it installed and on PATH?"
@@ -171,12 +171,21 @@ pub fn run(
         },
         cause,
     })?;
-    let mut child = ChildGuard(Some(child));
-    let (server_in, server_out) = {
+    Ok(serve(policy, opts, server, events, sinks))
+}
+
+/// Starts a server's process (from [`server_process`]) as a server end, and its stderr when
+/// that was piped: ended by closing its stdin, a grace period, then a kill.
+pub(crate) fn child_end(
+    mut command: Command,
+) -> std::io::Result<(ServerEnd, Option<std::process::ChildStderr>)> {
+    let mut child = ChildGuard(Some(command.spawn()?));
+    let (server_in, server_out, stderr) = {
         let c = child.0.as_mut().expect("the child is held until the end");
         (
             c.stdin.take().expect("stdin is piped"),
             c.stdout.take().expect("stdout is piped"),
+            c.stderr.take(),
         )
     };
     let server = ServerEnd {
@@ -184,7 +193,7 @@ pub fn run(
         output: Box::new(server_out),
         ended: Box::new(move |grace| child.wait_for(grace)),
     };
-    Ok(serve(policy, opts, server, events, sinks))
+    Ok((server, stderr))
 }
 
 /// Runs the proxy between this process's stdin and stdout and `server` until either goes.

@@ -100,6 +100,20 @@ pub fn with_request_meta(mut params: Value) -> Value {
     params
 }
 
+/// Request params without the 2026-07-28 `_meta` keys, for a request re-sent in a legacy
+/// session.
+pub fn without_request_meta(mut params: Value) -> Value {
+    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
+        meta.remove(META_PROTOCOL_VERSION);
+        meta.remove(META_CLIENT_INFO);
+        meta.remove(META_CLIENT_CAPABILITIES);
+        if meta.is_empty() {
+            params.as_object_mut().map(|p| p.remove("_meta"));
+        }
+    }
+    params
+}
+
 /// The protocol version a request declares in its `_meta`, if it is a modern request.
 pub fn declared_version<N: Node>(request: &N) -> Option<&str> {
     request

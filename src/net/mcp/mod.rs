@@ -35,7 +35,7 @@ use era::{Negotiated, Protocol};
 mod negotiate;
 mod wire;
 
-use negotiate::without_request_meta;
+use era::without_request_meta;
 pub use wire::replay_for_fuzzing;
 use wire::{Outgoing, Received};
 

@@ -20,20 +20,6 @@ pub(super) fn looks_modern(result: &Value) -> bool {
         .any(|key| result.get(key).is_some())
 }
 
-/// Request params without the 2026-07-28 `_meta` keys, for a request re-sent in a legacy
-/// session.
-pub(super) fn without_request_meta(mut params: Value) -> Value {
-    if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut) {
-        meta.remove(era::META_PROTOCOL_VERSION);
-        meta.remove(era::META_CLIENT_INFO);
-        meta.remove(era::META_CLIENT_CAPABILITIES);
-        if meta.is_empty() {
-            params.as_object_mut().map(|p| p.remove("_meta"));
-        }
-    }
-    params
-}
-
 impl Client {
     pub(super) fn modern(&self) -> bool {
         self.server.era == Some(Era::Modern)

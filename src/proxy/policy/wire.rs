@@ -26,9 +26,9 @@ pub(crate) struct Envelope<'a> {
     #[serde(borrow, default)]
     pub(crate) params: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    pub(super) result: Option<&'a RawValue>,
+    pub(crate) result: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    pub(super) error: Option<&'a RawValue>,
+    pub(crate) error: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
