@@ -196,8 +196,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         }
         'mcpguard;proxy' {
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The server to run: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`')
-            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json): run the server --name names in it (its command, args and env)')
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The server to run from --mcp-config')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json). With one --name: that server alone. Without (or with several): the gateway, one MCP server in front of all of them, tools named SERVER__TOOL')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A server of --mcp-config (repeatable: the gateway over those only)')
+            [CompletionResult]::new('--catalog-cache', '--catalog-cache', [CompletionResultType]::ParameterName, 'Gateway: where server catalogs are kept between runs. Default: $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds a request may wait for the server before the client gets an error (the session lives on)')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message read from either side; a larger one is answered with an error')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead')
@@ -226,6 +227,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--oauth-store', '--oauth-store', [CompletionResultType]::ParameterName, 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('--eager', '--eager', [CompletionResultType]::ParameterName, 'Gateway: start every server at once and keep it, rather than on first use')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Gateway: print each server''s state (running or not, tools, catalog cached when, last error) and exit')
+            [CompletionResult]::new('--route-only', '--route-only', [CompletionResultType]::ParameterName, 'The gateway''s routing alone on stdin and stdout, without the policy: what --listen starts as its command')
             [CompletionResult]::new('--shadow', '--shadow', [CompletionResultType]::ParameterName, 'Change nothing: pass every message as it is and log what would have been done')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Log warnings and errors only, not every decision')
             [CompletionResult]::new('--no-artifacts', '--no-artifacts', [CompletionResultType]::ParameterName, 'Keep no full results: shrunk results are previews without a reference')

@@ -1466,7 +1466,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__proxy)
-            opts="-h -V --server --mcp-config --name --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --oauth --remote-entry --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            opts="-h -V --server --mcp-config --name --eager --status --catalog-cache --route-only --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --oauth --remote-entry --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1481,6 +1481,10 @@ _mcpguard() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --catalog-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

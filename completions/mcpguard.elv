@@ -185,8 +185,9 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;proxy'= {
             cand --server 'The server to run: ''CMD ARGS'', split as a shell would (no shell runs). Or give the command after `--`'
-            cand --mcp-config 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json): run the server --name names in it (its command, args and env)'
-            cand --name 'The server to run from --mcp-config'
+            cand --mcp-config 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json). With one --name: that server alone. Without (or with several): the gateway, one MCP server in front of all of them, tools named SERVER__TOOL'
+            cand --name 'A server of --mcp-config (repeatable: the gateway over those only)'
+            cand --catalog-cache 'Gateway: where server catalogs are kept between runs. Default: $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs'
             cand --timeout 'Seconds a request may wait for the server before the client gets an error (the session lives on)'
             cand --max-message-bytes 'The largest message read from either side; a larger one is answered with an error'
             cand --metrics 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead'
@@ -215,6 +216,9 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --oauth-store 'Where logins are kept (0600 files, one per server and authorization server). Default: $MCPGUARD_OAUTH_STORE, else ~/.config/mcpguard/oauth'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand --eager 'Gateway: start every server at once and keep it, rather than on first use'
+            cand --status 'Gateway: print each server''s state (running or not, tools, catalog cached when, last error) and exit'
+            cand --route-only 'The gateway''s routing alone on stdin and stdout, without the policy: what --listen starts as its command'
             cand --shadow 'Change nothing: pass every message as it is and log what would have been done'
             cand --quiet 'Log warnings and errors only, not every decision'
             cand --no-artifacts 'Keep no full results: shrunk results are previews without a reference'

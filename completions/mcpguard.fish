@@ -230,8 +230,9 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -l wa
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand validate-config" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l server -d 'The server to run: \'CMD ARGS\', split as a shell would (no shell runs). Or give the command after `--`' -r
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l mcp-config -d 'A client\'s server list (mcpServers of Claude Desktop, Claude Code\'s .mcp.json): run the server --name names in it (its command, args and env)' -r -F
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l name -d 'The server to run from --mcp-config' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l mcp-config -d 'A client\'s server list (mcpServers of Claude Desktop, Claude Code\'s .mcp.json). With one --name: that server alone. Without (or with several): the gateway, one MCP server in front of all of them, tools named SERVER__TOOL' -r -F
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l name -d 'A server of --mcp-config (repeatable: the gateway over those only)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l catalog-cache -d 'Gateway: where server catalogs are kept between runs. Default: $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l timeout -d 'Seconds a request may wait for the server before the client gets an error (the session lives on)' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l max-message-bytes -d 'The largest message read from either side; a larger one is answered with an error' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l metrics -d 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead' -r -F
@@ -263,6 +264,9 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l config -d 'C
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l eager -d 'Gateway: start every server at once and keep it, rather than on first use'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l status -d 'Gateway: print each server\'s state (running or not, tools, catalog cached when, last error) and exit'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l route-only -d 'The gateway\'s routing alone on stdin and stdout, without the policy: what --listen starts as its command'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l shadow -d 'Change nothing: pass every message as it is and log what would have been done'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l quiet -d 'Log warnings and errors only, not every decision'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand proxy" -l no-artifacts -d 'Keep no full results: shrunk results are previews without a reference'

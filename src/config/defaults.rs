@@ -83,6 +83,16 @@ pub fn default_yaml() -> String {
         c.catalog_hot_tools.to_string(),
         "tools a tiered catalog lists in full (seed 004 T0)",
     );
+    line(
+        "maxToolNameLength",
+        c.max_tool_name_length.to_string(),
+        "longest SERVER__NAME the gateway (proxy --mcp-config, no --name) gives a tool",
+    );
+    line(
+        "serverIdleSeconds",
+        c.server_idle_seconds.to_string(),
+        "the gateway ends a server it started after this long unused",
+    );
     out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
     let mut limit = |key: &str, value: u64, comment: &str| {
         out.push_str(&format!("  {key}: {value}  # {comment}\n"));

@@ -22,6 +22,8 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ("MCPGUARD_ARTIFACT_DIR", "/artifactDir"),
     ("MCPGUARD_CATALOG", "/catalog"),
     ("MCPGUARD_CATALOG_HOT_TOOLS", "/catalogHotTools"),
+    ("MCPGUARD_MAX_TOOL_NAME_LENGTH", "/maxToolNameLength"),
+    ("MCPGUARD_SERVER_IDLE_SECONDS", "/serverIdleSeconds"),
     ("MCPGUARD_MAX_BYTES", "/limits/maxBytes"),
     ("MCPGUARD_MAX_ARRAY_ITEMS", "/limits/maxArrayItems"),
     ("MCPGUARD_MAX_STRING_LENGTH", "/limits/maxStringLength"),

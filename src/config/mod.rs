@@ -57,6 +57,10 @@ pub struct Config {
     pub catalog: Catalog,
     /// How many tools a tiered catalog lists in full (seed 004's hot list).
     pub catalog_hot_tools: u64,
+    /// The longest tool or prompt name the gateway exposes (`SERVER__NAME`).
+    pub max_tool_name_length: u64,
+    /// How long the gateway keeps a server it started without a use.
+    pub server_idle_seconds: u64,
     pub limits: Limits,
     /// Bounds on what mcpguard reads from outside (documents, lines, nesting, cursors).
     pub read_limits: ReadLimits,
@@ -83,6 +87,8 @@ impl Default for Config {
             artifact_dir: ".mcpguard/artifacts".to_owned(),
             catalog: Catalog::Full,
             catalog_hot_tools: 15,
+            max_tool_name_length: 64,
+            server_idle_seconds: 600,
             limits: Limits::default(),
             read_limits: ReadLimits::default(),
             rules: BTreeMap::new(),

@@ -9,6 +9,7 @@
 pub mod bridge;
 pub mod catalog;
 pub mod find;
+pub mod gateway;
 pub mod http;
 pub mod metrics;
 pub mod more;

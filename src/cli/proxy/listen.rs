@@ -20,7 +20,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let listen = args.listen.context("--listen is required here")?;
     let effective = super::super::load_config(config)?;
     let env = |var: &str| std::env::var(var).ok();
-    let upstream = upstream(&args, &env)?;
+    let upstream = upstream(&args, config, &env)?;
     let secrets = args.signing.secrets()?.context(
         "--listen needs a cursor secret that every instance shares, so any of them verifies any cursor: set MCPGUARD_CURSOR_SECRET (64 hex characters, e.g. from `openssl rand -hex 32`) or --secret-file FILE",
     )?;
@@ -97,7 +97,11 @@ const LOGIN_WAIT: Duration = Duration::from_secs(30);
 
 /// The server to stand in front of: --url and --header, a command (after --, --server), or
 /// either kind from --mcp-config.
-fn upstream(args: &Args, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<Upstream> {
+fn upstream(
+    args: &Args,
+    config: &Option<PathBuf>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Upstream> {
     if args.url.is_none()
         && args.mcp_config.is_none()
         && args.server.is_none()
@@ -134,5 +138,47 @@ fn upstream(args: &Args, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result
             env,
             shown,
         },
+        // The gateway as the command each session starts: its routing alone, the policy is
+        // this process's.
+        (super::Upstream::Gateway, shown) => Upstream::Command {
+            command: route_only_command(args, config)?,
+            env: Default::default(),
+            shown,
+        },
     })
+}
+
+/// `mcpguard proxy --route-only` with this run's server list, config and limits.
+fn route_only_command(args: &Args, config: &Option<PathBuf>) -> anyhow::Result<Vec<String>> {
+    let absolute = |p: &PathBuf| -> anyhow::Result<String> {
+        Ok(std::path::absolute(p)?.to_string_lossy().into_owned())
+    };
+    let exe = std::env::current_exe().context("finding mcpguard's own binary")?;
+    let mut command = vec![
+        exe.to_string_lossy().into_owned(),
+        "proxy".to_owned(),
+        "--route-only".to_owned(),
+        "--mcp-config".to_owned(),
+        absolute(args.mcp_config.as_ref().context("--mcp-config FILE")?)?,
+        "--timeout".to_owned(),
+        args.timeout.to_string(),
+        "--max-message-bytes".to_owned(),
+        args.max_message_bytes.to_string(),
+    ];
+    for name in &args.name {
+        command.extend(["--name".to_owned(), name.clone()]);
+    }
+    if let Some(dir) = super::gateway::cache_dir(args) {
+        command.extend(["--catalog-cache".to_owned(), absolute(&dir)?]);
+    }
+    if let Some(file) = config {
+        command.extend(["--config".to_owned(), absolute(file)?]);
+    }
+    if args.eager {
+        command.push("--eager".to_owned());
+    }
+    if args.quiet {
+        command.push("--quiet".to_owned());
+    }
+    Ok(command)
 }

@@ -4,6 +4,7 @@
 //! [`listen`] does the same for `--listen` (Streamable HTTP, many clients). The decisions are
 //! in `mcpguard::proxy`.
 
+mod gateway;
 mod listen;
 
 use std::io::Write as _;
@@ -100,14 +101,42 @@ pub struct Args {
     #[arg(long, value_name = "CMD ARGS", conflicts_with = "mcp_config")]
     pub server: Option<String>,
 
-    /// A client's server list (mcpServers of Claude Desktop, Claude Code's .mcp.json): run the
-    /// server --name names in it (its command, args and env).
-    #[arg(long, value_name = "FILE", requires = "name")]
+    /// A client's server list (mcpServers of Claude Desktop, Claude Code's .mcp.json). With
+    /// one --name: that server alone. Without (or with several): the gateway, one MCP server
+    /// in front of all of them, tools named SERVER__TOOL.
+    #[arg(long, value_name = "FILE")]
     pub mcp_config: Option<PathBuf>,
 
-    /// The server to run from --mcp-config.
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
+    /// A server of --mcp-config (repeatable: the gateway over those only).
+    #[arg(long, value_name = "NAME", requires = "mcp_config")]
+    pub name: Vec<String>,
+
+    /// Gateway: start every server at once and keep it, rather than on first use.
+    #[arg(long, help_heading = "Gateway (--mcp-config without one --name)")]
+    pub eager: bool,
+
+    /// Gateway: print each server's state (running or not, tools, catalog cached when, last
+    /// error) and exit.
+    #[arg(
+        long,
+        requires = "mcp_config",
+        help_heading = "Gateway (--mcp-config without one --name)"
+    )]
+    pub status: bool,
+
+    /// Gateway: where server catalogs are kept between runs. Default:
+    /// $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs.
+    #[arg(
+        long,
+        value_name = "DIR",
+        help_heading = "Gateway (--mcp-config without one --name)"
+    )]
+    pub catalog_cache: Option<PathBuf>,
+
+    /// The gateway's routing alone on stdin and stdout, without the policy: what --listen
+    /// starts as its command.
+    #[arg(long, hide = true, requires = "mcp_config")]
+    pub route_only: bool,
 
     /// Seconds a request may wait for the server before the client gets an error (the session
     /// lives on).
@@ -271,6 +300,12 @@ pub enum LogFormat {
 }
 
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
+    if args.status {
+        return gateway::print_status(&args);
+    }
+    if args.route_only {
+        return gateway::route_only(&args, config);
+    }
     if args.listen.is_some() {
         return listen::run(args, config);
     }
@@ -393,6 +428,25 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             };
             stdio::serve(policy, &opts, server, (tx, rx), sinks)
         }
+        Upstream::Gateway => {
+            let log = std::sync::Mutex::new(logger(args.log_format, args.quiet));
+            let gateway_opts = gateway::options(
+                &args,
+                policy.config(),
+                Arc::new(move |l: &Log| (log.lock().unwrap_or_else(|e| e.into_inner()))(l)),
+            )?;
+            let server =
+                mcpguard::proxy::gateway::start(gateway_opts).context("starting the gateway")?;
+            let opts = stdio::Options {
+                command: Vec::new(),
+                env: Default::default(),
+                max_message_bytes: args.max_message_bytes,
+                // The gateway answers a server's timeout itself, naming the server: the
+                // policy's own comes later, for the gateway alone.
+                timeout: timeout + GATEWAY_MARGIN,
+            };
+            stdio::serve(policy, &opts, server, (tx, rx), sinks)
+        }
     };
     Ok(match ended {
         Ended::ClientClosed(_) => Code::Ok,
@@ -411,6 +465,9 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     })
 }
 
+/// How much longer the policy waits than the gateway, whose answer names the server.
+const GATEWAY_MARGIN: Duration = Duration::from_secs(2);
+
 /// The server the proxy stands in front of.
 enum Upstream {
     /// A command it starts, with its environment.
@@ -423,6 +480,8 @@ enum Upstream {
         url: String,
         headers: Vec<(String, String)>,
     },
+    /// Every server of --mcp-config, behind the gateway.
+    Gateway,
 }
 
 /// The server, and how to show it (as written: never a secret an environment variable
@@ -431,6 +490,17 @@ fn upstream(
     args: &Args,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> anyhow::Result<(Upstream, String)> {
+    if gateway::wanted(args) {
+        let file = args.mcp_config.as_ref().map(|p| p.display().to_string());
+        // Read now, so a bad file is an error before anything starts.
+        let servers = gateway::servers(args, env)?;
+        let shown = format!(
+            "the gateway over {} ({} servers)",
+            file.unwrap_or_default(),
+            servers.len()
+        );
+        return Ok((Upstream::Gateway, shown));
+    }
     if let Some(path) = &args.mcp_config {
         let file = path.display().to_string();
         let text = mcpguard::util::fsutil::read_text_capped(
@@ -438,7 +508,7 @@ fn upstream(
             mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES,
         )
         .with_context(|| format!("{file}: cannot read the server list"))?;
-        let mut list = servers::parse(&file, &text, args.name.as_deref(), env)?;
+        let mut list = servers::parse(&file, &text, args.name.first().map(String::as_str), env)?;
         let Some(server) = list.pop() else {
             anyhow::bail!("{file}: mcpServers is empty");
         };

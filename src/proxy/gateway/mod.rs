@@ -1,0 +1,943 @@
+//! The gateway (DESIGN.md section 12): one MCP server in front of every server of a client's
+//! config, which the proxy's policy serves as it serves any one server ([`start`] gives the
+//! same [`ServerEnd`] a child process or the stdio bridge gives). It routes, it does not
+//! merge: tools and prompts are listed as `SERVER__NAME` ([`names`]), every request goes to
+//! the server that has the name under the name it knows ([`routes`]), and the shrinking,
+//! `mcpguard_more`, artifacts and records stay the policy's, one for all servers.
+//!
+//! Servers start lazily ([`upstream`]): `tools/list` is answered from each server's cached
+//! catalog ([`cache`]) when there is one, else every server without one is started at once and
+//! listed in parallel. A server starts on the first use of one of its names, is refreshed
+//! then (a catalog that changed sends `list_changed`), and ends after an idle time. A server
+//! that cannot start, ends, hangs or floods answers its own requests with an error naming it,
+//! and nothing else notices.
+//!
+//! Both eras on the client's side: a 2025-11-25 `initialize` or a 2026-07-28 request with its
+//! `_meta` is answered by the gateway itself; requests travel to each server in the era that
+//! server speaks.
+
+pub mod cache;
+pub mod names;
+pub mod routes;
+pub mod status;
+pub mod upstream;
+
+use std::collections::HashMap;
+use std::io::{BufReader, Read, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak, mpsc};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::policy::{Level, Log, id_key, parse};
+use super::stdio::{ServerEnd, lock};
+use crate::net::mcp::{Target, era};
+use crate::net::oauth::session::OAuth;
+use crate::net::version::{HANDSHAKE_VERSIONS, V2025_11_25, V2026_07_28};
+use crate::util::lines::{self, Capped};
+
+use cache::CatalogCache;
+use routes::{Catalog, Entry, Table};
+use upstream::{Conn, Launch, Listener, OWN_ID, Upstream, Waiter};
+
+/// How the gateway runs.
+pub struct Options {
+    /// Every server of the config, by key, in the file's order.
+    pub servers: Vec<(String, Target)>,
+    /// How long a server may take to start, and to answer one request.
+    pub timeout: Duration,
+    pub max_message_bytes: usize,
+    /// The longest exposed name (`maxToolNameLength`).
+    pub max_name: usize,
+    /// How long a started server may sit unused before it is ended (`serverIdleSeconds`).
+    pub idle: Duration,
+    /// Start every server at once and keep them.
+    pub eager: bool,
+    /// Where catalogs are kept between runs; `None`: nowhere.
+    pub cache: Option<CatalogCache>,
+    /// The directory servers are started in (part of what names a cached catalog).
+    pub cwd: PathBuf,
+    /// A stored login for remote servers that ask for one.
+    pub oauth: Option<Arc<dyn Fn() -> Option<OAuth> + Send + Sync>>,
+    pub log: Arc<dyn Fn(&Log) + Send + Sync>,
+    /// Where each server's stderr goes, a line at a time with the server's key.
+    pub stderr: upstream::StderrSink,
+    /// Where the servers' state is written for `--status`.
+    pub status_file: Option<PathBuf>,
+}
+
+/// What a list request asks for: the method, the result's key, the capability it needs.
+const LISTS: [(&str, &str, &str); 4] = [
+    ("tools/list", "tools", "tools"),
+    ("prompts/list", "prompts", "prompts"),
+    ("resources/list", "resources", "resources"),
+    ("resources/templates/list", "resourceTemplates", "resources"),
+];
+
+/// How often overdue requests and idle servers are looked for.
+const TICK: Duration = Duration::from_millis(200);
+
+/// The most pages of one server's list read before the rest is left out.
+const MAX_PAGES: usize = 1000;
+
+/// JSON-RPC's "invalid params": an unknown tool, prompt or resource.
+const INVALID_PARAMS: i64 = -32602;
+
+/// Starts the gateway on a thread of its own: the server end the proxy serves.
+pub fn start(opts: Options) -> std::io::Result<ServerEnd> {
+    let (from_gateway, gateway_out) = std::io::pipe()?;
+    let (gateway_in, to_gateway) = std::io::pipe()?;
+    let (done, finished) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        serve(gateway_in, Box::new(gateway_out), opts);
+        drop(done);
+    });
+    Ok(ServerEnd {
+        input: Box::new(to_gateway),
+        output: Box::new(from_gateway),
+        ended: Box::new(move |grace| match finished.recv_timeout(grace) {
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            _ => Some(Some(0)),
+        }),
+    })
+}
+
+/// Serves the client on `input` and `output` until its input ends; then every server ends.
+pub fn serve(input: impl Read, output: Box<dyn Write + Send>, opts: Options) {
+    let cap = opts.max_message_bytes;
+    let gateway = Gateway::new(opts, output);
+    if gateway.eager {
+        let g = gateway.clone();
+        std::thread::spawn(move || g.ensure_catalogs(true));
+    }
+    let ticker = {
+        let weak = Arc::downgrade(&gateway);
+        std::thread::spawn(move || tick(weak))
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut buf = Vec::new();
+    loop {
+        match lines::read_capped(&mut reader, &mut buf, cap) {
+            Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => {}
+            Ok(Capped::Line) => gateway.from_client(&buf),
+            // The policy caps what the client sends before it gets here.
+            Ok(Capped::TooLong) => {
+                if lines::skip_line(&mut reader).is_err() {
+                    break;
+                }
+            }
+            Ok(Capped::End) | Err(_) => break,
+        }
+    }
+    gateway.closing.store(true, Ordering::SeqCst);
+    for upstream in &gateway.upstreams {
+        upstream.stop();
+    }
+    gateway.write_status();
+    drop(gateway);
+    let _ = ticker.join();
+}
+
+struct Gateway {
+    upstreams: Vec<Arc<Upstream>>,
+    parts: Vec<String>,
+    catalogs: Mutex<Vec<Option<Catalog>>>,
+    /// When each catalog was saved or read (seconds since the epoch).
+    catalog_times: Mutex<Vec<Option<u64>>>,
+    cache_files: Vec<Option<PathBuf>>,
+    cache: Option<CatalogCache>,
+    table: RwLock<Arc<Table>>,
+    out: Mutex<Box<dyn Write + Send>>,
+    launch: Launch,
+    max_name: usize,
+    idle: Duration,
+    eager: bool,
+    log: Arc<dyn Fn(&Log) + Send + Sync>,
+    status_file: Option<PathBuf>,
+    /// Requests a server sent the client: the gateway's id to (server, the server's id).
+    asked: Mutex<HashMap<String, (usize, String)>>,
+    next_id: AtomicU64,
+    listener: Mutex<Option<Arc<dyn Listener>>>,
+    closing: AtomicBool,
+}
+
+impl Gateway {
+    fn new(opts: Options, out: Box<dyn Write + Send>) -> Arc<Gateway> {
+        let parts: Vec<String> = opts
+            .servers
+            .iter()
+            .map(|(key, _)| names::server_part(key))
+            .collect();
+        let cache_files: Vec<Option<PathBuf>> = opts
+            .servers
+            .iter()
+            .map(|(_, target)| opts.cache.as_ref().map(|c| c.file(target, &opts.cwd)))
+            .collect();
+        let saved: Vec<Option<cache::Saved>> = cache_files
+            .iter()
+            .map(|f| f.as_ref().and_then(|f| opts.cache.as_ref()?.load(f)))
+            .collect();
+        let catalog_times = saved
+            .iter()
+            .map(|s| s.as_ref().map(|s| s.saved_at))
+            .collect();
+        let catalogs = saved.into_iter().map(|s| s.map(|s| s.catalog)).collect();
+        let upstreams = opts
+            .servers
+            .into_iter()
+            .enumerate()
+            .map(|(i, (key, target))| Arc::new(Upstream::new(i, key, target)))
+            .collect();
+        let gateway = Arc::new(Gateway {
+            upstreams,
+            parts,
+            catalogs: Mutex::new(catalogs),
+            catalog_times: Mutex::new(catalog_times),
+            cache_files,
+            cache: opts.cache,
+            table: RwLock::default(),
+            out: Mutex::new(out),
+            launch: Launch {
+                timeout: opts.timeout,
+                max_message_bytes: opts.max_message_bytes,
+                oauth: opts.oauth,
+                client: Mutex::new((json!({}), Value::Null)),
+                stderr: opts.stderr,
+            },
+            max_name: opts.max_name,
+            idle: opts.idle,
+            eager: opts.eager,
+            log: opts.log,
+            status_file: opts.status_file,
+            asked: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            listener: Mutex::default(),
+            closing: AtomicBool::new(false),
+        });
+        let hub: Arc<dyn Listener> = Arc::new(Hub(Arc::downgrade(&gateway)));
+        *lock(&gateway.listener) = Some(hub);
+        gateway.rebuild();
+        gateway.write_status();
+        gateway
+    }
+
+    fn log(&self, level: Level, message: String) {
+        (self.log)(&Log::new(level, message));
+    }
+
+    fn listener(&self) -> Arc<dyn Listener> {
+        lock(&self.listener).clone().expect("set at creation")
+    }
+
+    fn table(&self) -> Arc<Table> {
+        self.table
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Builds the routing table from the catalogs known now.
+    fn rebuild(&self) {
+        let catalogs = lock(&self.catalogs);
+        let entries: Vec<Entry<'_>> = self
+            .upstreams
+            .iter()
+            .zip(&self.parts)
+            .zip(catalogs.iter())
+            .map(|((u, part), catalog)| Entry {
+                key: &u.key,
+                part,
+                catalog: catalog.as_ref(),
+            })
+            .collect();
+        let table = Arc::new(Table::build(&entries, self.max_name));
+        drop(entries);
+        *self
+            .table
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = table;
+    }
+
+    fn send(&self, bytes: &[u8]) {
+        let mut out = lock(&self.out);
+        let _ = out.write_all(bytes);
+        if bytes.last() != Some(&b'\n') {
+            let _ = out.write_all(b"\n");
+        }
+        let _ = out.flush();
+    }
+
+    fn answer(&self, raw_id: &str, modern: bool, mut result: Value) {
+        if modern && let Some(r) = result.as_object_mut() {
+            r.entry("resultType").or_insert_with(|| json!("complete"));
+        }
+        let line = json!({"jsonrpc": "2.0", "id": raw_value(raw_id), "result": result});
+        self.send(line.to_string().as_bytes());
+    }
+
+    fn error(&self, raw_id: &str, code: i64, message: &str) {
+        self.send(&super::policy::error_line(raw_id, code, message));
+    }
+
+    /// Answers a request its server could not: a tool's as a result with `isError` (the
+    /// model reads it), any other as a JSON-RPC error.
+    fn failed(&self, index: usize, waiter: &Waiter, why: &str) {
+        let key = &self.upstreams[index].key;
+        let text = format!(
+            "mcpguard gateway: the server `{key}` cannot answer {} {}: {why}",
+            waiter.method, waiter.label
+        );
+        if waiter.method == "tools/call" {
+            self.answer(
+                &waiter.client_id,
+                waiter.modern,
+                json!({"content": [{"type": "text", "text": text}], "isError": true}),
+            );
+        } else {
+            self.error(&waiter.client_id, super::policy::SERVER_ERROR, &text);
+        }
+    }
+
+    fn from_client(self: &Arc<Self>, line: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        match (method, message.get("id")) {
+            (Some(method), Some(id)) => {
+                let raw_id = id.to_string();
+                let method = method.to_owned();
+                self.request(&method, raw_id, message);
+            }
+            (Some(method), None) => self.notification(method, &message),
+            (None, Some(id)) => self.client_answered(&id.to_string(), message),
+            (None, None) => {}
+        }
+    }
+
+    fn request(self: &Arc<Self>, method: &str, raw_id: String, message: Value) {
+        let modern = era::declared_version(&message).is_some_and(era::is_modern);
+        match method {
+            "initialize" => {
+                let params = &message["params"];
+                let asked = params["protocolVersion"].as_str().unwrap_or(V2025_11_25);
+                let version = if HANDSHAKE_VERSIONS.contains(&asked) {
+                    asked
+                } else {
+                    V2025_11_25
+                };
+                *lock(&self.launch.client) = (
+                    params.get("capabilities").cloned().unwrap_or(json!({})),
+                    params.get("clientInfo").cloned().unwrap_or(Value::Null),
+                );
+                self.answer(
+                    &raw_id,
+                    false,
+                    json!({"protocolVersion": version, "capabilities": capabilities(),
+                           "serverInfo": server_info(), "instructions": self.instructions()}),
+                );
+            }
+            "ping" => self.answer(&raw_id, modern, json!({})),
+            "server/discover" => self.answer(
+                &raw_id,
+                true,
+                json!({"supportedVersions": [V2026_07_28, V2025_11_25],
+                       "capabilities": capabilities(), "instructions": self.instructions(),
+                       "ttlMs": 0, "cacheScope": "private",
+                       "_meta": {era::META_SERVER_INFO: server_info()}}),
+            ),
+            "logging/setLevel" => {
+                for upstream in &self.upstreams {
+                    if let Some(conn) = upstream.running() {
+                        conn.send_unanswered("logging/setLevel", message["params"].clone());
+                    }
+                }
+                self.answer(&raw_id, modern, json!({}));
+            }
+            _ if LISTS.iter().any(|(m, ..)| *m == method) => {
+                let g = self.clone();
+                let method = method.to_owned();
+                std::thread::spawn(move || {
+                    g.ensure_catalogs(false);
+                    g.answer_list(&method, &raw_id, modern);
+                });
+            }
+            "tools/call"
+            | "prompts/get"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "completion/complete" => {
+                self.route(method, raw_id, message, modern, true);
+            }
+            _ => self.error(
+                &raw_id,
+                -32601,
+                &format!("Method not found: {method} (mcpguard gateway)"),
+            ),
+        }
+    }
+
+    fn answer_list(&self, method: &str, raw_id: &str, modern: bool) {
+        let table = self.table();
+        let (key, items) = match method {
+            "tools/list" => ("tools", &table.tools),
+            "prompts/list" => ("prompts", &table.prompts),
+            "resources/list" => ("resources", &table.resources),
+            _ => ("resourceTemplates", &table.templates),
+        };
+        self.answer(raw_id, modern, json!({ key: items }));
+    }
+
+    /// Sends a request to the server that has its name, starting the server if need be (on
+    /// a thread of its own then: a start holds back no other request).
+    fn route(
+        self: &Arc<Self>,
+        method: &str,
+        raw_id: String,
+        message: Value,
+        modern: bool,
+        retry: bool,
+    ) {
+        let params = &message["params"];
+        let (label, route) = {
+            let table = self.table();
+            match method {
+                "tools/call" | "prompts/get" => {
+                    let name = params["name"].as_str().unwrap_or("").to_owned();
+                    let route = if method == "tools/call" {
+                        table.tool(&name).cloned()
+                    } else {
+                        table.prompt(&name).cloned()
+                    };
+                    (name, route)
+                }
+                "completion/complete" => {
+                    let r = &params["ref"];
+                    match r["type"].as_str() {
+                        Some("ref/prompt") => {
+                            let name = r["name"].as_str().unwrap_or("").to_owned();
+                            let route = table.prompt(&name).cloned();
+                            (name, route)
+                        }
+                        _ => {
+                            let uri = r["uri"].as_str().unwrap_or("").to_owned();
+                            let route = table.uri(&uri);
+                            (uri, route)
+                        }
+                    }
+                }
+                _ => {
+                    let uri = params["uri"].as_str().unwrap_or("").to_owned();
+                    let route = table.uri(&uri);
+                    (uri, route)
+                }
+            }
+        };
+        let Some(route) = route else {
+            // Not in the catalogs known so far: read the missing ones, then look again.
+            if retry && lock(&self.catalogs).iter().any(Option::is_none) {
+                let g = self.clone();
+                let method = method.to_owned();
+                std::thread::spawn(move || {
+                    g.ensure_catalogs(false);
+                    g.route(&method, raw_id, message, modern, false);
+                });
+                return;
+            }
+            let what = match method {
+                "tools/call" => "tool",
+                "prompts/get" => "prompt",
+                _ => "resource",
+            };
+            return self.error(
+                &raw_id,
+                INVALID_PARAMS,
+                &format!(
+                    "Unknown {what}: {label} (no server behind the mcpguard gateway lists it)"
+                ),
+            );
+        };
+        let waiter = Waiter {
+            client_id: raw_id,
+            method: method.to_owned(),
+            label,
+            modern,
+            since: Instant::now(),
+        };
+        let upstream = self.upstreams[route.server].clone();
+        let message = renamed(method, message, &route.original);
+        if let Some(conn) = upstream.running() {
+            return self.forward(&conn, route.server, message, waiter);
+        }
+        let g = self.clone();
+        std::thread::spawn(move || match g.connect(route.server) {
+            Ok(conn) => g.forward(&conn, route.server, message, waiter),
+            Err(why) => g.failed(route.server, &waiter, &why),
+        });
+    }
+
+    /// The server's connection, started if need be; a start refreshes its catalog.
+    fn connect(self: &Arc<Self>, index: usize) -> Result<Arc<Conn>, String> {
+        let upstream = &self.upstreams[index];
+        if let Some(conn) = upstream.running() {
+            return Ok(conn);
+        }
+        let conn = upstream.connect(&self.launch, &self.listener())?;
+        self.log(
+            Level::Info,
+            format!(
+                "started `{}` ({})",
+                upstream.key,
+                upstream.target.describe()
+            ),
+        );
+        let g = self.clone();
+        let c = conn.clone();
+        std::thread::spawn(move || g.refresh(index, &c));
+        self.write_status();
+        Ok(conn)
+    }
+
+    fn forward(&self, conn: &Conn, index: usize, mut message: Value, waiter: Waiter) {
+        let id = if waiter.client_id.starts_with(&format!("\"{OWN_ID}")) {
+            conn.own_id()
+        } else {
+            waiter.client_id.clone()
+        };
+        message["id"] = raw_value(&id);
+        if let Some(params) = message.get_mut("params") {
+            let taken = std::mem::take(params);
+            *params = match (conn.is_modern(), waiter.modern) {
+                (true, false) => era::with_request_meta(taken),
+                (false, true) => era::without_request_meta(taken),
+                _ => taken,
+            };
+        }
+        let line = message.to_string();
+        if !conn.forward(id, line.as_bytes(), waiter.clone()) {
+            self.failed(index, &waiter, "its input is closed");
+        }
+    }
+
+    fn notification(&self, method: &str, message: &Value) {
+        match method {
+            "notifications/cancelled" => {
+                let Some(id) = message.pointer("/params/requestId") else {
+                    return;
+                };
+                let client_id = id.to_string();
+                for upstream in &self.upstreams {
+                    if let Some(conn) = upstream.running()
+                        && let Some(server_id) = conn.take_client(&client_id)
+                    {
+                        let mut params = message["params"].clone();
+                        params["requestId"] = raw_value(&server_id);
+                        conn.notify(method, params);
+                    }
+                }
+            }
+            "notifications/roots/list_changed" => {
+                for upstream in &self.upstreams {
+                    if let Some(conn) = upstream.running() {
+                        conn.notify(method, message["params"].clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The client's answer to a request a server sent it: back to that server, its id back.
+    fn client_answered(&self, raw_id: &str, mut message: Value) {
+        let Some((index, server_id)) = lock(&self.asked).remove(raw_id) else {
+            return;
+        };
+        if let Some(conn) = self.upstreams[index].running() {
+            message["id"] = raw_value(&server_id);
+            conn.write(message.to_string().as_bytes());
+        }
+    }
+
+    /// Makes sure every server has a catalog: those without one (never cached, or `all`)
+    /// are started and listed, all at once; one that fails is left out and logged.
+    fn ensure_catalogs(self: &Arc<Self>, all: bool) {
+        let missing: Vec<usize> = lock(&self.catalogs)
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| all || c.is_none())
+            .map(|(i, _)| i)
+            // A server in its backoff is left alone: it was tried, and said why.
+            .filter(|&i| !self.upstreams[i].waiting())
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        std::thread::scope(|scope| {
+            for &index in &missing {
+                scope.spawn(move || {
+                    let upstream = &self.upstreams[index];
+                    let listed = upstream
+                        .connect(&self.launch, &self.listener())
+                        .and_then(|conn| self.list_all(&conn));
+                    match listed {
+                        Ok(catalog) => {
+                            self.keep(index, catalog);
+                        }
+                        Err(why) => self.log(
+                            Level::Warn,
+                            format!("`{}` left out of the catalog: {why}", upstream.key),
+                        ),
+                    }
+                });
+            }
+        });
+        self.rebuild();
+        self.write_status();
+    }
+
+    /// Lists a running server again; a catalog that changed is kept and announced.
+    fn refresh(&self, index: usize, conn: &Conn) {
+        let Ok(catalog) = self.list_all(conn) else {
+            return;
+        };
+        let before = lock(&self.catalogs)[index].clone();
+        if before.as_ref() == Some(&catalog) {
+            return;
+        }
+        self.keep(index, catalog.clone());
+        self.rebuild();
+        if let Some(before) = before {
+            for (changed, method) in [
+                (
+                    before.tools != catalog.tools,
+                    "notifications/tools/list_changed",
+                ),
+                (
+                    before.prompts != catalog.prompts,
+                    "notifications/prompts/list_changed",
+                ),
+                (
+                    before.resources != catalog.resources || before.templates != catalog.templates,
+                    "notifications/resources/list_changed",
+                ),
+            ] {
+                if changed {
+                    self.send(
+                        json!({"jsonrpc": "2.0", "method": method})
+                            .to_string()
+                            .as_bytes(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Keeps a server's catalog, in memory and in the cache.
+    fn keep(&self, index: usize, catalog: Catalog) {
+        if let (Some(cache), Some(file)) = (&self.cache, &self.cache_files[index])
+            && let Err(e) = cache.save(file, &self.upstreams[index].key, &catalog)
+        {
+            self.log(
+                Level::Warn,
+                format!(
+                    "cannot keep the catalog of `{}` in {}: {e}",
+                    self.upstreams[index].key,
+                    file.display()
+                ),
+            );
+        }
+        lock(&self.catalog_times)[index] = Some(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        );
+        lock(&self.catalogs)[index] = Some(catalog);
+    }
+
+    /// Every list of a server, each read to its last page.
+    fn list_all(&self, conn: &Conn) -> Result<Catalog, String> {
+        let mut catalog = Catalog::default();
+        for (method, key, capability) in LISTS {
+            if !conn.can(capability) {
+                continue;
+            }
+            let mut items = Vec::new();
+            let mut cursor: Option<Value> = None;
+            for _ in 0..MAX_PAGES {
+                let params = match &cursor {
+                    Some(c) => json!({ "cursor": c }),
+                    None => json!({}),
+                };
+                let page = match conn.request(method, params, self.launch.timeout) {
+                    Ok(page) => page,
+                    // A server that lists no prompts (or resources) though it said it had
+                    // them: none, not a failure; its tools are what it is for.
+                    Err(why) if method == "tools/list" => return Err(format!("{method}: {why}")),
+                    Err(_) => break,
+                };
+                if let Some(list) = page.get(key).and_then(Value::as_array) {
+                    items.extend(list.iter().cloned());
+                }
+                match page.get("nextCursor") {
+                    Some(next) if !next.is_null() && Some(next) != cursor.as_ref() => {
+                        cursor = Some(next.clone());
+                    }
+                    _ => break,
+                }
+            }
+            match key {
+                "tools" => catalog.tools = items,
+                "prompts" => catalog.prompts = items,
+                "resources" => catalog.resources = items,
+                _ => catalog.templates = items,
+            }
+        }
+        Ok(catalog)
+    }
+
+    fn instructions(&self) -> String {
+        let keys: Vec<&str> = self.upstreams.iter().map(|u| u.key.as_str()).collect();
+        format!(
+            "mcpguard gateway in front of {} servers ({}). Each tool and prompt is named SERVER__NAME after the server that has it.",
+            keys.len(),
+            keys.join(", ")
+        )
+    }
+
+    fn write_status(&self) {
+        let Some(file) = &self.status_file else {
+            return;
+        };
+        let catalogs = lock(&self.catalogs);
+        let times = lock(&self.catalog_times);
+        let servers: Vec<Value> = self
+            .upstreams
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let (state, error) = u.state();
+                status::ServerStatus {
+                    name: u.key.clone(),
+                    target: u.target.describe(),
+                    state: if self.closing.load(Ordering::SeqCst) {
+                        "stopped".into()
+                    } else {
+                        state
+                    },
+                    last_error: error,
+                    tools: catalogs[i].as_ref().map(|c| c.tools.len()),
+                    cached_at: times[i],
+                    starts: u.starts.load(Ordering::SeqCst),
+                }
+                .to_value()
+            })
+            .collect();
+        drop((catalogs, times));
+        let running = !self.closing.load(Ordering::SeqCst);
+        if let Err(e) = status::write(file, running, servers) {
+            self.log(Level::Warn, format!("cannot write {}: {e}", file.display()));
+        }
+    }
+}
+
+/// What answers for the servers: their lines to the client, their ends.
+struct Hub(Weak<Gateway>);
+
+impl Listener for Hub {
+    fn line(&self, index: usize, line: &[u8], waiter: Option<Waiter>) {
+        let Some(g) = self.0.upgrade() else { return };
+        if let Some(waiter) = waiter {
+            return g.answered(index, line, &waiter);
+        }
+        let Some(envelope) = parse(line) else {
+            let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+            return g.log(
+                Level::Warn,
+                format!(
+                    "`{}` wrote a line that is not JSON-RPC, skipped: {shown}",
+                    g.upstreams[index].key
+                ),
+            );
+        };
+        match (envelope.method.as_deref(), envelope.id) {
+            (Some("ping"), Some(id)) => {
+                if let Some(conn) = g.upstreams[index].running() {
+                    conn.write(
+                        format!(
+                            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}",
+                            id.get()
+                        )
+                        .as_bytes(),
+                    );
+                }
+            }
+            (Some(_), Some(id)) => {
+                // The server asks the client (sampling, elicitation, roots): under an id of
+                // the gateway's, so two servers' ids never meet.
+                let own = Value::from(format!(
+                    "{OWN_ID}{}",
+                    g.next_id.fetch_add(1, Ordering::SeqCst)
+                ))
+                .to_string();
+                lock(&g.asked).insert(own.clone(), (index, id_key(id)));
+                let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
+                    return;
+                };
+                message["id"] = raw_value(&own);
+                g.send(message.to_string().as_bytes());
+            }
+            (Some(method), None) => g.server_notified(index, method, line),
+            (None, _) => g.log(
+                Level::Info,
+                format!(
+                    "`{}` answered a request nobody waits for (late, or cancelled)",
+                    g.upstreams[index].key
+                ),
+            ),
+        }
+    }
+
+    fn too_long(&self, index: usize, waiter: Option<Waiter>) {
+        let Some(g) = self.0.upgrade() else { return };
+        let why = format!(
+            "its message was over {} bytes (--max-message-bytes)",
+            g.launch.max_message_bytes
+        );
+        g.log(Level::Warn, format!("`{}`: {why}", g.upstreams[index].key));
+        if let Some(waiter) = waiter {
+            g.failed(index, &waiter, &why);
+        }
+    }
+
+    fn ended(&self, index: usize, conn: &Arc<Conn>, why: &str, owed: Vec<Waiter>) {
+        let Some(g) = self.0.upgrade() else { return };
+        let upstream = &g.upstreams[index];
+        let why = upstream.with_stderr(why);
+        if upstream.ended(conn, &why) && !g.closing.load(Ordering::SeqCst) {
+            g.log(Level::Warn, format!("`{}` ended: {why}", upstream.key));
+        }
+        for waiter in &owed {
+            g.failed(index, waiter, &why);
+        }
+        g.write_status();
+    }
+}
+
+impl Gateway {
+    /// A server's answer to a client's request, to the client under the client's id.
+    fn answered(&self, index: usize, line: &[u8], waiter: &Waiter) {
+        let modern_server = self.upstreams[index]
+            .running()
+            .is_some_and(|c| c.is_modern());
+        let same_id = parse(line).and_then(|e| e.id.map(id_key)).as_deref()
+            == Some(waiter.client_id.as_str());
+        if same_id && (!waiter.modern || modern_server) {
+            return self.send(line);
+        }
+        let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        message["id"] = raw_value(&waiter.client_id);
+        if waiter.modern
+            && let Some(result) = message.get_mut("result").and_then(Value::as_object_mut)
+        {
+            result
+                .entry("resultType")
+                .or_insert_with(|| json!("complete"));
+        }
+        self.send(message.to_string().as_bytes());
+    }
+
+    fn server_notified(self: &Arc<Self>, index: usize, method: &str, line: &[u8]) {
+        match method {
+            "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed" => {
+                if let Some(conn) = self.upstreams[index].running() {
+                    let g = self.clone();
+                    std::thread::spawn(move || g.refresh(index, &conn));
+                }
+            }
+            "notifications/resources/updated" => {
+                let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
+                    return;
+                };
+                if let Some(uri) = message.pointer("/params/uri").and_then(Value::as_str) {
+                    let exposed = self.table().exposed_uri(index, uri);
+                    message["params"]["uri"] = Value::from(exposed);
+                }
+                self.send(message.to_string().as_bytes());
+            }
+            _ => self.send(line),
+        }
+    }
+}
+
+/// Looks for overdue requests and idle servers until the gateway is gone.
+fn tick(gateway: Weak<Gateway>) {
+    loop {
+        std::thread::sleep(TICK);
+        let Some(g) = gateway.upgrade() else { return };
+        if g.closing.load(Ordering::SeqCst) {
+            return;
+        }
+        for (index, upstream) in g.upstreams.iter().enumerate() {
+            let Some(conn) = upstream.running() else {
+                continue;
+            };
+            for (server_id, waiter) in conn.overdue(g.launch.timeout) {
+                conn.notify(
+                    "notifications/cancelled",
+                    json!({"requestId": raw_value(&server_id), "reason": "mcpguard gateway: timed out"}),
+                );
+                let why = format!(
+                    "no answer within {} s (--timeout)",
+                    g.launch.timeout.as_secs_f64()
+                );
+                g.failed(index, &waiter, &upstream.with_stderr(&why));
+            }
+            if !g.eager && upstream.stop_if_idle(g.idle) {
+                g.log(
+                    Level::Info,
+                    format!(
+                        "stopped `{}` after {} s unused",
+                        upstream.key,
+                        g.idle.as_secs()
+                    ),
+                );
+                g.write_status();
+            }
+        }
+    }
+}
+
+/// A request with the name its server knows in place of the exposed one.
+fn renamed(method: &str, mut message: Value, original: &str) -> Value {
+    let params = &mut message["params"];
+    match method {
+        "tools/call" | "prompts/get" => params["name"] = Value::from(original),
+        "completion/complete" if params["ref"]["type"] == "ref/prompt" => {
+            params["ref"]["name"] = Value::from(original);
+        }
+        "completion/complete" => params["ref"]["uri"] = Value::from(original),
+        _ => params["uri"] = Value::from(original),
+    }
+    message
+}
+
+/// An id (canonical JSON text) as a value again.
+fn raw_value(raw_id: &str) -> Value {
+    serde_json::from_str(raw_id).unwrap_or(Value::Null)
+}
+
+fn capabilities() -> Value {
+    json!({"tools": {"listChanged": true}, "prompts": {"listChanged": true},
+           "resources": {"listChanged": true, "subscribe": true}, "logging": {}, "completions": {}})
+}
+
+fn server_info() -> Value {
+    json!({"name": "mcpguard-gateway", "version": env!("CARGO_PKG_VERSION")})
+}

@@ -1,0 +1,362 @@
+//! `mcpguard proxy --mcp-config FILE` without one `--name`: the gateway in front of every server
+//! of the file, driven over stdio as Claude Code drives it. The servers are real processes
+//! (the rmcp fixture in each era, a command that does not exist, one killed mid-call, one that
+//! hangs); what is checked is what a client sees: one catalog named SERVER__TOOL, each call
+//! answered by its own server, a broken server's calls answered with its name and nobody
+//! else's disturbed, catalogs cached so nothing starts before it is used.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::live::fixture;
+use common::session::Session;
+use serde_json::{Value, json};
+
+/// A server list in the shape of Claude Code's .mcp.json.
+fn config(dir: &Path, servers: Value) -> std::path::PathBuf {
+    let path = dir.join(".mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+fn fixture_entry(args: &[&str]) -> Value {
+    json!({"command": fixture(), "args": args})
+}
+
+/// The six servers of the isolation test: four that work (each era), one that cannot start,
+/// one to be killed.
+fn six(dir: &Path) -> std::path::PathBuf {
+    config(
+        dir,
+        json!({
+            "alpha": fixture_entry(&[]),
+            "beta": fixture_entry(&["--era", "modern"]),
+            "gamma": fixture_entry(&["--era", "legacy"]),
+            "delta.eu": fixture_entry(&[]),
+            "missing": {"command": dir.join("no-such-server"), "args": []},
+            "victim": fixture_entry(&[]),
+        }),
+    )
+}
+
+fn gateway(dir: &Path, file: &Path, extra: &[&str]) -> Session {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    cmd.arg("proxy")
+        .arg("--mcp-config")
+        .arg(file)
+        .arg("--catalog-cache")
+        .arg(dir.join("catalogs"))
+        .args(extra);
+    Session::spawn(cmd, dir)
+}
+
+fn tool_names(s: &mut Session) -> Vec<String> {
+    let list = s.request("tools/list", json!({}));
+    assert!(list["result"]["nextCursor"].is_null(), "{list}");
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[test]
+fn six_servers_one_catalog_and_the_broken_ones_answer_for_themselves() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = six(dir.path());
+    let mut s = gateway(dir.path(), &file, &["--timeout", "3"]);
+    let init: Value = serde_json::from_str(&s.initialize()).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcpguard-gateway");
+
+    let names = tool_names(&mut s);
+    assert_eq!(names.last().map(String::as_str), Some("mcpguard_more"));
+    for name in &names {
+        assert!(
+            name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "a name a client refuses: {name}"
+        );
+    }
+    let delta = names
+        .iter()
+        .find(|n| n.starts_with("delta-eu-"))
+        .map(|n| n.split("__").next().unwrap().to_owned())
+        .expect("delta.eu is listed under a reduced name");
+    for server in ["alpha", "beta", "gamma", delta.as_str(), "victim"] {
+        for tool in ["list_bookings", "get_report", "hang", "crash"] {
+            let name = format!("{server}__{tool}");
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+    }
+    assert!(!names.iter().any(|n| n.starts_with("missing")), "{names:?}");
+    s.wait_stderr("`missing` left out of the catalog: cannot start");
+
+    // The victim hangs: its call waits, and the others answer meanwhile.
+    s.send_raw(r#"{"jsonrpc":"2.0","id":"hung","method":"tools/call","params":{"name":"victim__hang","arguments":{}}}"#);
+    for server in ["alpha", "beta", "gamma", delta.as_str()] {
+        let started = Instant::now();
+        let report = s.call(&format!("{server}__get_report"), json!({}));
+        assert_eq!(report["isError"], Value::Null, "{server}: {report}");
+        assert_eq!(report["structuredContent"]["week"], "2026-W47", "{server}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{server} waited on the hung call"
+        );
+    }
+    let hung = loop {
+        let line: Value = serde_json::from_str(&s.line()).unwrap();
+        if line["id"] == "hung" {
+            break line;
+        }
+    };
+    assert_eq!(hung["result"]["isError"], true, "{hung}");
+    let said = text(&hung["result"]);
+    assert!(
+        said.contains(
+            "the server `victim` cannot answer tools/call victim__hang: no answer within 3 s"
+        ),
+        "{said}"
+    );
+    // The victim lives on after its hung call, and then dies mid-call.
+    assert_eq!(
+        s.call("victim__get_report", json!({}))["isError"],
+        Value::Null
+    );
+    let crashed = s.call("victim__crash", json!({}));
+    assert_eq!(crashed["isError"], true, "{crashed}");
+    assert!(
+        text(&crashed)
+            .contains("the server `victim` cannot answer tools/call victim__crash: it exited"),
+        "{crashed}"
+    );
+    // Every other server still answers every call; the victim is started again on its next use.
+    for server in ["alpha", "beta", "gamma", delta.as_str(), "victim"] {
+        let report = s.call(&format!("{server}__get_report"), json!({}));
+        assert_eq!(
+            report["structuredContent"]["nights"], 143,
+            "{server}: {report}"
+        );
+    }
+    assert!(!tool_names(&mut s).is_empty());
+    let unknown = s.request(
+        "tools/call",
+        json!({"name": "missing__anything", "arguments": {}}),
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    // A prompt and a resource reach their server under the name the server knows.
+    let prompts = s.request("prompts/list", json!({}));
+    let prompt = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "gamma__summarize_week")
+        .cloned()
+        .unwrap_or_else(|| panic!("{prompts}"));
+    // The fixture has no prompts/get: its own answer (not the gateway's "Unknown prompt")
+    // shows the request reached it.
+    let got = s.request(
+        "prompts/get",
+        json!({"name": prompt["name"], "arguments": {}}),
+    );
+    assert_eq!(
+        got["error"],
+        json!({"code": -32601, "message": "prompts/get"}),
+        "{got}"
+    );
+    let resources = s.request("resources/list", json!({}));
+    let uris: Vec<&str> = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    // Five servers list the same URIs: the first keeps them, the others' say whose they are.
+    assert!(uris.contains(&"bookings://0"), "{uris:?}");
+    assert!(uris.contains(&"mcpguard://victim/bookings://0"), "{uris:?}");
+    let read = s.request(
+        "resources/read",
+        json!({"uri": "mcpguard://victim/bookings://0"}),
+    );
+    assert!(read["result"]["contents"].is_array(), "{read}");
+    s.finish();
+}
+
+#[test]
+fn a_shrunk_result_is_read_to_the_end_through_the_one_mcpguard_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "beta": fixture_entry(&["--era", "modern"])}),
+    );
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.initialize();
+    for server in ["alpha", "beta"] {
+        let mut page = s.call(
+            &format!("{server}__list_bookings"),
+            json!({"status": "confirmed"}),
+        );
+        assert_eq!(
+            page["_meta"]["mcpguard/budget"]["outcome"], "paginated",
+            "{server}: {page}"
+        );
+        let mut seen = 0;
+        loop {
+            let meta = &page["_meta"]["mcpguard/budget"];
+            assert!(
+                meta["estimatedTokens"].as_u64().unwrap() <= 4000,
+                "{server}: {meta}"
+            );
+            let body: Value = serde_json::from_str(&text(&page)).unwrap();
+            seen += body["bookings"].as_array().unwrap().len();
+            let Some(next) = meta["nextCursor"].as_str() else {
+                break;
+            };
+            page = s.more(json!({"cursor": next}));
+        }
+        assert_eq!(seen, 300, "{server}: every booking, once");
+    }
+    s.finish();
+}
+
+#[test]
+fn a_warm_cache_answers_the_catalog_with_no_server_started_and_a_call_starts_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "gamma": fixture_entry(&["--era", "legacy"]),
+               "missing": {"command": dir.path().join("no-such-server")}}),
+    );
+    let mut cold = gateway(dir.path(), &file, &[]);
+    cold.initialize();
+    let cold_names = tool_names(&mut cold);
+    cold.finish();
+    let catalogs: Vec<_> = std::fs::read_dir(dir.path().join("catalogs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().len() == 37)
+        .collect();
+    assert_eq!(
+        catalogs.len(),
+        2,
+        "one catalog per server that started: {catalogs:?}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir.path().join("catalogs")), 0o700);
+        assert!(catalogs.iter().all(|c| mode(c) == 0o600));
+    }
+
+    let mut warm = gateway(dir.path(), &file, &[]);
+    warm.initialize();
+    assert_eq!(tool_names(&mut warm), cold_names);
+    std::thread::sleep(Duration::from_millis(300));
+    // `missing` was tried, and nothing else was started.
+    assert!(
+        !warm.stderr().contains("fixture_server: starting"),
+        "{}",
+        warm.stderr()
+    );
+    let report = warm.call("gamma__get_report", json!({}));
+    assert_eq!(report["structuredContent"]["nights"], 143);
+    warm.wait_stderr("[gamma] fixture_server: starting");
+    assert!(!warm.stderr().contains("[alpha]"), "{}", warm.stderr());
+
+    let status = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .current_dir(dir.path())
+        .args(["proxy", "--status", "--mcp-config"])
+        .arg(&file)
+        .arg("--catalog-cache")
+        .arg(dir.path().join("catalogs"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("running (pid"), "{shown}");
+    let row = |name: &str| {
+        shown
+            .lines()
+            .map(|l| l.replace(['│', '┆'], " "))
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row:\n{shown}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(row("gamma").starts_with("gamma running 10"), "{shown}");
+    assert!(row("alpha").starts_with("alpha stopped 10"), "{shown}");
+    assert!(row("missing").contains("never"), "{shown}");
+    warm.finish();
+}
+
+#[test]
+fn a_2026_07_28_client_gets_modern_answers_from_servers_of_either_era() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({"beta": fixture_entry(&["--era", "modern"]), "gamma": fixture_entry(&["--era", "legacy"])}),
+    );
+    let mut s = gateway(dir.path(), &file, &[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "modern-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let discover = s.request("server/discover", json!({"_meta": meta}));
+    assert!(
+        discover["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28")),
+        "{discover}"
+    );
+    let list = s.request("tools/list", json!({"_meta": meta}));
+    assert_eq!(list["result"]["resultType"], "complete", "{list}");
+    for name in ["beta__get_report", "gamma__get_report"] {
+        let call = s.request(
+            "tools/call",
+            json!({"name": name, "arguments": {}, "_meta": meta}),
+        );
+        assert_eq!(call["result"]["resultType"], "complete", "{name}: {call}");
+        assert_eq!(call["result"]["structuredContent"]["nights"], 143, "{name}");
+    }
+    s.finish();
+}
+
+#[test]
+fn one_name_is_the_single_server_proxy_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "beta": fixture_entry(&[])}),
+    );
+    let mut named = gateway(dir.path(), &file, &["--name", "alpha"]);
+    let mut plain = Session::proxy(dir.path(), &[], &[]);
+    assert_eq!(named.initialize(), plain.initialize());
+    assert_eq!(named.tools_pages(), plain.tools_pages());
+    named.finish();
+    plain.finish();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .args(["proxy", "--name", "nope", "--mcp-config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("no server named `nope`; it has: alpha, beta"),
+        "{said}"
+    );
+}
