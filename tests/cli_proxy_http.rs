@@ -1626,3 +1626,74 @@ fn the_grafana_dashboard_asks_only_for_metrics_and_labels_the_proxy_exports() {
         );
     }
 }
+
+#[test]
+fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = common::live::fixture();
+    let file = dir.path().join(".mcp.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {
+            "alpha": {"command": fixture, "args": []},
+            "beta": {"command": fixture, "args": ["--era", "modern"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let p = Proxy::with(&[
+        "--mcp-config",
+        file.to_str().unwrap(),
+        "--catalog-cache",
+        dir.path().join("catalogs").to_str().unwrap(),
+        "--store",
+        dir.path().join("store").to_str().unwrap(),
+    ]);
+    // A 2025-11-25 session: one catalog of both servers, a call to each, a list read on.
+    let id = session(&p.url);
+    let list = post(
+        &p.url,
+        &in_session(&id),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    );
+    let names: Vec<&str> = list.response()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for name in ["alpha__get_report", "beta__get_report", "mcpguard_more"] {
+        assert!(names.contains(&name), "{name} missing: {names:?}");
+    }
+    for (n, server) in ["alpha", "beta"].into_iter().enumerate() {
+        let report = post(
+            &p.url,
+            &in_session(&id),
+            &call(&format!("{server}__get_report"), json!({}), 10 + n as u64),
+        );
+        assert_eq!(
+            report.response()["result"]["structuredContent"]["nights"], 143,
+            "{server}: {}",
+            report.body
+        );
+    }
+    let first = post(
+        &p.url,
+        &in_session(&id),
+        &call("beta__list_bookings", json!({"status": "confirmed"}), 20),
+    );
+    let (_, next) = page(first.response());
+    let next = next.expect("300 bookings do not fit one page");
+    let more = post(
+        &p.url,
+        &in_session(&id),
+        &call("mcpguard_more", json!({"cursor": next}), 21),
+    );
+    assert!(!page(more.response()).0.is_empty(), "{}", more.body);
+    // A stateless 2026-07-28 request to each server.
+    for server in ["alpha", "beta"] {
+        let answer = post_modern(&p.url, &modern_call(&format!("{server}__get_report"), json!({}), 30));
+        let result = &answer.response()["result"];
+        assert_eq!(result["resultType"], "complete", "{server}: {}", answer.body);
+        assert_eq!(result["structuredContent"]["week"], "2026-W47", "{server}");
+    }
+}
