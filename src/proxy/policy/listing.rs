@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::config;
@@ -38,44 +39,19 @@ impl Policy {
         record: &mut Record,
         fx: &mut Effects,
     ) -> Option<Vec<u8>> {
+        if self.config.catalog == config::Catalog::Full {
+            return self.full_list(result, pending, fx);
+        }
         let mut value: Value = serde_json::from_str(result).ok()?;
         let tools = value.get("tools")?.as_array()?;
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            self.server_tools.insert(name.to_owned());
-            match tool.get("outputSchema") {
-                Some(schema) => self.schemas.insert(name.to_owned(), schema.clone()),
-                None => self.schemas.remove(name),
-            };
-            match tool.get("inputSchema") {
-                Some(schema) if schema.to_string().contains("\"x-mcp-header\"") => {
-                    self.header_schemas.insert(name.to_owned(), schema.clone())
-                }
-                _ => self.header_schemas.remove(name),
-            };
+            let input = tool.get("inputSchema").map(Value::to_string);
+            self.learn_tool(name, tool.get("outputSchema").cloned(), input.as_deref());
         }
-        for slot in [
-            &mut self.more_tool,
-            &mut self.tiers.search_tool,
-            &mut self.tiers.describe_tool,
-        ] {
-            if self.server_tools.contains(slot.as_str()) {
-                let taken = slot.clone();
-                let mut n = 2;
-                while self.server_tools.contains(&format!("{taken}_{n}")) {
-                    n += 1;
-                }
-                *slot = format!("{taken}_{n}");
-                fx.logs.push(Log::new(
-                    Level::Warn,
-                    format!(
-                        "the server has a tool named {taken}; the proxy's tool is {slot} instead"
-                    ),
-                ));
-            }
-        }
+        self.rename_own_tools(fx);
         let mut changed = false;
         if self.config.catalog == config::Catalog::Trim {
             let limit = self.config.limits.max_tool_description_bytes as usize;
@@ -127,6 +103,105 @@ impl Policy {
             value["cacheScope"] = json!("private");
         }
         Some(result_line(&pending.raw_id, &value))
+    }
+
+    /// A tools/list page under `catalog: full`, read without building its tree: each tool's
+    /// name and schemas learned from its fields alone, the injected tool written into the
+    /// last page's text before the list's closing bracket. Everything else is the server's
+    /// bytes (a 10,000-tool list through the gateway is 5 MB).
+    fn full_list(&mut self, result: &str, pending: &Pending, fx: &mut Effects) -> Option<Vec<u8>> {
+        #[derive(serde::Deserialize)]
+        struct Page<'a> {
+            #[serde(borrow)]
+            tools: &'a RawValue,
+            #[serde(borrow, default, rename = "nextCursor")]
+            next_cursor: Option<&'a RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Tool<'a> {
+            #[serde(borrow, default)]
+            name: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow, default, rename = "outputSchema")]
+            output_schema: Option<&'a RawValue>,
+            #[serde(borrow, default, rename = "inputSchema")]
+            input_schema: Option<&'a RawValue>,
+        }
+        let page: Page<'_> = serde_json::from_str(result).ok()?;
+        let tools: Vec<Tool<'_>> = serde_json::from_str(page.tools.get()).ok()?;
+        for tool in &tools {
+            let Some(name) = &tool.name else { continue };
+            let output = tool
+                .output_schema
+                .and_then(|s| serde_json::from_str(s.get()).ok());
+            self.learn_tool(name, output, tool.input_schema.map(RawValue::get));
+        }
+        self.rename_own_tools(fx);
+        let last = page.next_cursor.is_none_or(|c| c.get() == "null");
+        if !last || self.shadow {
+            return None;
+        }
+        // Where the list's `]` is in the result's text.
+        let list = page.tools.get();
+        let end = list.as_ptr() as usize - result.as_ptr() as usize + list.len() - 1;
+        let empty = tools.is_empty();
+        let definition = more::definition(&self.more_tool).to_string();
+        let mut line = Vec::with_capacity(result.len() + definition.len() + 64);
+        line.extend_from_slice(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":",
+                pending.raw_id
+            )
+            .as_bytes(),
+        );
+        line.extend_from_slice(result[..end].as_bytes());
+        if !empty {
+            line.push(b',');
+        }
+        line.extend_from_slice(definition.as_bytes());
+        line.extend_from_slice(result[end..].as_bytes());
+        line.extend_from_slice(b"}\n");
+        Some(line)
+    }
+
+    /// Remembers a tool the server listed: its name, its outputSchema, and its inputSchema
+    /// when that mirrors arguments into `Mcp-Param-*` headers.
+    fn learn_tool(&mut self, name: &str, output_schema: Option<Value>, input_schema: Option<&str>) {
+        self.server_tools.insert(name.to_owned());
+        match output_schema {
+            Some(schema) => self.schemas.insert(name.to_owned(), schema),
+            None => self.schemas.remove(name),
+        };
+        let headers = input_schema
+            .filter(|s| s.contains("\"x-mcp-header\""))
+            .and_then(|s| serde_json::from_str::<Value>(s).ok());
+        match headers {
+            Some(schema) => self.header_schemas.insert(name.to_owned(), schema),
+            None => self.header_schemas.remove(name),
+        };
+    }
+
+    /// The proxy's own tools renamed when the server has a tool of the same name.
+    fn rename_own_tools(&mut self, fx: &mut Effects) {
+        for slot in [
+            &mut self.more_tool,
+            &mut self.tiers.search_tool,
+            &mut self.tiers.describe_tool,
+        ] {
+            if self.server_tools.contains(slot.as_str()) {
+                let taken = slot.clone();
+                let mut n = 2;
+                while self.server_tools.contains(&format!("{taken}_{n}")) {
+                    n += 1;
+                }
+                *slot = format!("{taken}_{n}");
+                fx.logs.push(Log::new(
+                    Level::Warn,
+                    format!(
+                        "the server has a tool named {taken}; the proxy's tool is {slot} instead"
+                    ),
+                ));
+            }
+        }
     }
 
     /// Keeps on a tools/list page only the hot tools and those described; remembers every tool
