@@ -345,6 +345,21 @@ fn a_client_config_with_two_servers_audits_both_and_keeps_secrets_out() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["bookings-stdio", "bookings-http"]);
+    // Both list the same ten tools: a client that merges the lists keeps one of each (MG034).
+    let collisions: Vec<&serde_json::Value> = report["corpusFindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MG034")
+        .collect();
+    assert_eq!(collisions.len(), 10, "{collisions:?}");
+    assert!(
+        collisions.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap()
+            .contains("`get_report` is listed by bookings-stdio and bookings-http")),
+        "{collisions:?}"
+    );
     let mut everything =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     for entry in std::fs::read_dir(d.join("saved")).unwrap() {
@@ -353,6 +368,20 @@ fn a_client_config_with_two_servers_audits_both_and_keeps_secrets_out() {
     assert!(
         !everything.contains("hunter2"),
         "a secret was printed or saved"
+    );
+
+    // The table adds up what a client that starts both loads.
+    let table = mcpguard_in(d)
+        .env("FIXTURE_SECRET", "x")
+        .args(["audit", "--mcp-config", ".mcp.json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains(
+            "all 2 servers: 20 tools, 1,700 catalog tokens, 0.8% of a 200,000-token context window"
+        ),
+        "{text}"
     );
 
     // --name picks one; an unknown name lists the known ones.

@@ -6,6 +6,7 @@
 //! an [`crate::document::input::InputError`] kept in the report in its place; the rest are still audited.
 
 pub mod baseline;
+pub mod catalogs;
 pub mod documents;
 pub mod emit;
 mod findings;

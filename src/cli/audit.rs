@@ -49,6 +49,8 @@ every tool or per tool under `endpoints:`):
   MG027 structuredContent vs outputSchema MG031 a call answered input_required
                                           MG032 an x-mcp-header HTTP clients must refuse
                                           MG033 a capture that could not be read
+                                          MG034 a tool name two servers share
+                                          MG035 a tool name clients refuse
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,
 or a live server could not be started or reached, hung (--timeout), exited, wrote something that
@@ -252,6 +254,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         run::audit_session(session, &ctx, &mut report);
     }
     if !sessions.is_empty() {
+        mcpguard::audit::catalogs::across_servers(&mut report, &ctx);
         report.finish(&ctx);
     }
 

@@ -142,6 +142,8 @@ rules! {
     InputRequired = MG031 "input-required" Info "a call answered input_required; an audit never answers one (live audit)";
     HeaderAnnotationInvalid = MG032 "header-annotation-invalid" Error "a tool's x-mcp-header breaks the spec's constraints: 2026-07-28 HTTP clients drop the tool";
     UnreadableResponse = MG033 "unreadable-response" Error "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked";
+    ToolNameCollision = MG034 "tool-name-collision" Warning "two servers of one client list the same tool name: a client that merges the lists keeps one";
+    ToolNameInvalid = MG035 "tool-name-invalid" Error "a tool name clients refuse: outside [A-Za-z0-9_.-], or over 64 characters";
 }
 
 impl RuleId {

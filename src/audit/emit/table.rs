@@ -132,6 +132,19 @@ impl Emitter for Table {
                 ]);
             }
             writeln!(out, "{t}")?;
+            if report.servers.len() > 1 {
+                // What a client that starts all of them loads: every server's catalog.
+                let tools: usize = report.servers.iter().map(|s| s.tool_count).sum();
+                let tokens: u64 = report.servers.iter().map(|s| s.catalog_tokens).sum();
+                writeln!(
+                    out,
+                    "  all {} servers: {} tools, {} catalog tokens, {:.1}% of a 200,000-token context window at every start",
+                    report.servers.len(),
+                    n(tools as u64),
+                    n(tokens),
+                    tokens as f64 / 2000.0
+                )?;
+            }
             for s in &report.servers {
                 writeln!(out, "  {}: {}", s.name, era_line(s))?;
                 for skipped in &s.skipped {
