@@ -1671,7 +1671,8 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
             &call(&format!("{server}__get_report"), json!({}), 10 + n as u64),
         );
         assert_eq!(
-            report.response()["result"]["structuredContent"]["nights"], 143,
+            report.response()["result"]["structuredContent"]["nights"],
+            143,
             "{server}: {}",
             report.body
         );
@@ -1691,9 +1692,16 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
     assert!(!page(more.response()).0.is_empty(), "{}", more.body);
     // A stateless 2026-07-28 request to each server.
     for server in ["alpha", "beta"] {
-        let answer = post_modern(&p.url, &modern_call(&format!("{server}__get_report"), json!({}), 30));
+        let answer = post_modern(
+            &p.url,
+            &modern_call(&format!("{server}__get_report"), json!({}), 30),
+        );
         let result = &answer.response()["result"];
-        assert_eq!(result["resultType"], "complete", "{server}: {}", answer.body);
+        assert_eq!(
+            result["resultType"], "complete",
+            "{server}: {}",
+            answer.body
+        );
         assert_eq!(result["structuredContent"]["week"], "2026-W47", "{server}");
     }
 }

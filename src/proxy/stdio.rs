@@ -308,16 +308,39 @@ pub(crate) fn server_process(
     Some(process)
 }
 
+/// Whether this process turned transparent huge pages off for itself ([`huge_pages_off`]):
+/// the servers it starts get them back.
+static HUGE_PAGES_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns transparent huge pages off for this process, not for the servers it starts (Linux;
+/// elsewhere nothing). The gateway runs a few threads per server, and the allocator gives
+/// each thread regions it asks to be huge pages, each zeroed whole when first touched: with
+/// 100 servers that was 230-260 MB and 1.2-1.4 s to list them cold, against 81 MB and 0.85 s
+/// without.
+pub fn huge_pages_off() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_THP_DISABLE takes integer arguments and touches no memory of
+    // ours.
+    if unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) } == 0 {
+        HUGE_PAGES_OFF.store(true, Ordering::SeqCst);
+    }
+}
+
 /// On Linux the child is sent SIGTERM when the proxy dies, however it dies (killed, a
 /// signal it does not handle): the kernel keeps the promise the guard below cannot keep then.
 #[cfg(target_os = "linux")]
 fn end_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt as _;
     let parent = std::process::id();
+    let huge_pages_back = HUGE_PAGES_OFF.load(Ordering::SeqCst);
     // SAFETY: runs in the child between fork and exec, and only calls prctl and getppid, which
     // are async-signal-safe; nothing is allocated.
     unsafe {
         command.pre_exec(move || {
+            // The setting is inherited across exec: the server gets the system's default.
+            if huge_pages_back {
+                libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+            }
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
                 return Err(std::io::Error::last_os_error());
             }

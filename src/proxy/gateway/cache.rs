@@ -148,7 +148,7 @@ mod tests {
         }
         assert!(cache.load(&file).is_none());
         let catalog = Catalog {
-            tools: vec![json!({"name": "echo"})],
+            tools: vec![serde_json::value::to_raw_value(&json!({"name": "echo"})).unwrap()],
             ..Catalog::default()
         };
         cache.save(&file, "everything", &catalog).unwrap();

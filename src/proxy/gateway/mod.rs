@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak, mpsc};
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::policy::{Level, Log, id_key, parse};
@@ -260,11 +261,16 @@ impl Gateway {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = table;
     }
 
+    /// Writes a line to the client in one write (a line in two can wake the reader twice).
     fn send(&self, bytes: &[u8]) {
         let mut out = lock(&self.out);
-        let _ = out.write_all(bytes);
-        if bytes.last() != Some(&b'\n') {
-            let _ = out.write_all(b"\n");
+        if bytes.last() == Some(&b'\n') {
+            let _ = out.write_all(bytes);
+        } else {
+            let mut line = Vec::with_capacity(bytes.len() + 1);
+            line.extend_from_slice(bytes);
+            line.push(b'\n');
+            let _ = out.write_all(&line);
         }
         let _ = out.flush();
     }
@@ -388,7 +394,26 @@ impl Gateway {
             "resources/list" => ("resources", &table.resources),
             _ => ("resourceTemplates", &table.templates),
         };
-        self.answer(raw_id, modern, json!({ key: items }));
+        // Written from the entries' text: a 10,000-tool list is never a tree here.
+        let size = items.iter().map(|i| i.len() + 1).sum::<usize>() + 128;
+        let mut line = String::with_capacity(size);
+        line.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{raw_id},\"result\":{{\"{key}\":["
+        ));
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            line.push_str(item);
+        }
+        line.push(']');
+        if modern {
+            // A 2026-07-28 list is cacheable and must say how: the gateway's changes with its
+            // servers (list_changed), so no one keeps it.
+            line.push_str(",\"resultType\":\"complete\",\"ttlMs\":0,\"cacheScope\":\"private\"");
+        }
+        line.push_str("}}\n");
+        self.send(line.as_bytes());
     }
 
     /// Sends a request to the server that has its name, starting the server if need be (on
@@ -516,7 +541,9 @@ impl Gateway {
                 _ => taken,
             };
         }
-        let line = message.to_string();
+        // One write, newline included: a line in two writes can wake the server twice.
+        let mut line = message.to_string();
+        line.push('\n');
         if !conn.forward(id, line.as_bytes(), waiter.clone()) {
             self.failed(index, &waiter, "its input is closed");
         }
@@ -612,15 +639,16 @@ impl Gateway {
         if let Some(before) = before {
             for (changed, method) in [
                 (
-                    before.tools != catalog.tools,
+                    !routes::same(&before.tools, &catalog.tools),
                     "notifications/tools/list_changed",
                 ),
                 (
-                    before.prompts != catalog.prompts,
+                    !routes::same(&before.prompts, &catalog.prompts),
                     "notifications/prompts/list_changed",
                 ),
                 (
-                    before.resources != catalog.resources || before.templates != catalog.templates,
+                    !routes::same(&before.resources, &catalog.resources)
+                        || !routes::same(&before.templates, &catalog.templates),
                     "notifications/resources/list_changed",
                 ),
             ] {
@@ -678,12 +706,20 @@ impl Gateway {
                     Err(why) if method == "tools/list" => return Err(format!("{method}: {why}")),
                     Err(_) => break,
                 };
-                if let Some(list) = page.get(key).and_then(Value::as_array) {
-                    items.extend(list.iter().cloned());
+                // The page's members left as text; its list split into entries, each kept
+                // as the server wrote it: no tree of the catalog is built.
+                let Ok(members) = serde_json::from_str::<HashMap<&str, &RawValue>>(page.get())
+                else {
+                    break;
+                };
+                if let Some(list) = members.get(key)
+                    && let Ok(entries) = serde_json::from_str::<Vec<Box<RawValue>>>(list.get())
+                {
+                    items.extend(entries);
                 }
-                match page.get("nextCursor") {
-                    Some(next) if !next.is_null() && Some(next) != cursor.as_ref() => {
-                        cursor = Some(next.clone());
+                match members.get("nextCursor").map(|c| parsed_value(c)) {
+                    Some(next) if !next.is_null() && Some(&next) != cursor.as_ref() => {
+                        cursor = Some(next);
                     }
                     _ => break,
                 }
@@ -926,6 +962,10 @@ fn renamed(method: &str, mut message: Value, original: &str) -> Value {
         _ => params["uri"] = Value::from(original),
     }
     message
+}
+
+fn parsed_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
 /// An id (canonical JSON text) as a value again.

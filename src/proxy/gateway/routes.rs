@@ -8,23 +8,101 @@
 //! from a template) goes to the server whose template's fixed head it starts with, the longest
 //! head winning.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::names;
 
+/// One entry of a server's list (a tool, a prompt, a resource, a template) as the server wrote
+/// it: kept as text, so a catalog of 10,000 tools costs its size and not a tree's.
+pub type Item = Box<RawValue>;
+
 /// What one server offers, as its own lists gave it (every page read).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Catalog {
     #[serde(default)]
-    pub tools: Vec<Value>,
+    pub tools: Vec<Item>,
     #[serde(default)]
-    pub prompts: Vec<Value>,
+    pub prompts: Vec<Item>,
     #[serde(default)]
-    pub resources: Vec<Value>,
+    pub resources: Vec<Item>,
     #[serde(default, rename = "resourceTemplates")]
-    pub templates: Vec<Value>,
+    pub templates: Vec<Item>,
+}
+
+/// Whether two lists hold the same entries, written the same way, in the same order.
+pub fn same(a: &[Item], b: &[Item]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.get() == y.get())
+}
+
+impl PartialEq for Catalog {
+    fn eq(&self, other: &Catalog) -> bool {
+        same(&self.tools, &other.tools)
+            && same(&self.prompts, &other.prompts)
+            && same(&self.resources, &other.resources)
+            && same(&self.templates, &other.templates)
+    }
+}
+
+/// The members of a JSON object in their order, their values left as text.
+struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Members<'de>, M::Error> {
+                let mut members = Vec::new();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    members.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+/// The string member `key` of an item, and the item's text with that member set to
+/// `with(value)` (in its place; an item without it is `None`).
+fn rewrite(
+    item: &RawValue,
+    key: &str,
+    with: impl FnOnce(&str) -> String,
+) -> Option<(String, String)> {
+    let Members(members) = serde_json::from_str(item.get()).ok()?;
+    let at = members.iter().position(|(k, _)| k == key)?;
+    let original: String = serde_json::from_str(members[at].1.get()).ok()?;
+    let replaced = serde_json::to_string(&with(&original)).ok()?;
+    let mut text = String::with_capacity(item.get().len() + 16);
+    text.push('{');
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&serde_json::to_string(k).ok()?);
+        text.push(':');
+        text.push_str(if i == at { &replaced } else { v.get() });
+    }
+    text.push('}');
+    Some((original, text))
+}
+
+/// A string member of an item.
+fn member(item: &RawValue, key: &str) -> Option<String> {
+    let Members(members) = serde_json::from_str(item.get()).ok()?;
+    let (_, v) = members.into_iter().find(|(k, _)| k == key)?;
+    serde_json::from_str(v.get()).ok()
 }
 
 /// A server as the table sees it: its config key, its part of every exposed name, and its
@@ -43,13 +121,13 @@ pub struct Route {
     pub original: String,
 }
 
-/// The lists a client gets and the way back from each entry.
+/// The lists a client gets (each entry as JSON text) and the way back from each entry.
 #[derive(Default)]
 pub struct Table {
-    pub tools: Vec<Value>,
-    pub prompts: Vec<Value>,
-    pub resources: Vec<Value>,
-    pub templates: Vec<Value>,
+    pub tools: Vec<String>,
+    pub prompts: Vec<String>,
+    pub resources: Vec<String>,
+    pub templates: Vec<String>,
     tool_routes: HashMap<String, Route>,
     prompt_routes: HashMap<String, Route>,
     uri_routes: HashMap<String, Route>,
@@ -82,55 +160,51 @@ impl Table {
                 ),
             ] {
                 for item in source {
-                    let Some(original) = item.get("name").and_then(Value::as_str) else {
+                    let mut name = String::new();
+                    let Some((original, exposed)) = rewrite(item, "name", |original| {
+                        name = names::exposed(entry.part, entry.key, original, max);
+                        // Only a hash collision could get here; the next name is as stable.
+                        while routes.contains_key(&name) {
+                            name = names::exposed(entry.part, entry.key, &format!("{name}'"), max);
+                        }
+                        name.clone()
+                    }) else {
                         continue;
                     };
-                    let mut name = names::exposed(entry.part, entry.key, original, max);
-                    // Only a hash collision could get here; the next name is as stable.
-                    while routes.contains_key(&name) {
-                        name = names::exposed(entry.part, entry.key, &format!("{name}'"), max);
-                    }
-                    let mut exposed = item.clone();
-                    exposed["name"] = Value::from(name.as_str());
                     list.push(exposed);
-                    routes.insert(
-                        name,
-                        Route {
-                            server,
-                            original: original.to_owned(),
-                        },
-                    );
+                    routes.insert(name, Route { server, original });
                 }
             }
             for item in &catalog.resources {
-                let Some(uri) = item.get("uri").and_then(Value::as_str) else {
+                let mut exposed_uri = String::new();
+                let Some((uri, exposed)) = rewrite(item, "uri", |uri| {
+                    exposed_uri = if table.uri_routes.contains_key(uri) {
+                        format!("{GATEWAY_SCHEME}{}/{uri}", entry.part)
+                    } else {
+                        uri.to_owned()
+                    };
+                    exposed_uri.clone()
+                }) else {
                     continue;
                 };
-                let exposed_uri = if table.uri_routes.contains_key(uri) {
-                    format!("{GATEWAY_SCHEME}{}/{uri}", entry.part)
-                } else {
-                    uri.to_owned()
-                };
-                let mut exposed = item.clone();
-                exposed["uri"] = Value::from(exposed_uri.as_str());
                 table.resources.push(exposed);
                 table
                     .uri_exposed
-                    .insert((server, uri.to_owned()), exposed_uri.clone());
+                    .insert((server, uri.clone()), exposed_uri.clone());
                 table.uri_routes.insert(
                     exposed_uri,
                     Route {
                         server,
-                        original: uri.to_owned(),
+                        original: uri,
                     },
                 );
             }
             for item in &catalog.templates {
-                if let Some(template) = item.get("uriTemplate").and_then(Value::as_str) {
+                if let Some(template) = member(item, "uriTemplate") {
                     let head = template.split('{').next().unwrap_or("");
                     table.template_heads.push((head.to_owned(), server));
                 }
-                table.templates.push(item.clone());
+                table.templates.push(item.get().to_owned());
             }
         }
         table
@@ -186,16 +260,29 @@ mod tests {
 
     use super::*;
 
+    fn item(v: serde_json::Value) -> Item {
+        serde_json::value::to_raw_value(&v).unwrap()
+    }
+
     fn catalog(tools: &[&str], uris: &[&str]) -> Catalog {
         Catalog {
             tools: tools
                 .iter()
-                .map(|t| json!({"name": t, "title": format!("The {t}"), "_meta": {"k": 1}}))
+                .map(|t| item(json!({"title": format!("The {t}"), "name": t, "_meta": {"k": 1}})))
                 .collect(),
-            resources: uris.iter().map(|u| json!({"uri": u, "name": u})).collect(),
-            templates: vec![json!({"uriTemplate": "repo://{owner}/{name}", "name": "repo"})],
+            resources: uris
+                .iter()
+                .map(|u| item(json!({"uri": u, "name": u})))
+                .collect(),
+            templates: vec![item(
+                json!({"uriTemplate": "repo://{owner}/{name}", "name": "repo"}),
+            )],
             ..Catalog::default()
         }
+    }
+
+    fn parsed(text: &str) -> serde_json::Value {
+        serde_json::from_str(text).unwrap()
     }
 
     #[test]
@@ -224,14 +311,17 @@ mod tests {
             ],
             64,
         );
-        let names: Vec<&str> = table
+        let names: Vec<String> = table
             .tools
             .iter()
-            .map(|t| t["name"].as_str().unwrap())
+            .map(|t| parsed(t)["name"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(names, ["alpha__search", "alpha__get", "beta__search"]);
-        assert_eq!(table.tools[2]["title"], "The search");
-        assert_eq!(table.tools[2]["_meta"], json!({"k": 1}));
+        // The entry as the server wrote it, members in its order, only the name changed.
+        assert_eq!(
+            table.tools[2],
+            r#"{"title":"The search","name":"beta__search","_meta":{"k":1}}"#
+        );
         assert_eq!(
             table.tool("beta__search"),
             Some(&Route {
@@ -241,7 +331,10 @@ mod tests {
         );
         assert_eq!(table.tool("search"), None);
         assert_eq!(table.uri("file:///x").unwrap().server, 0);
-        assert_eq!(table.resources[1]["uri"], "mcpguard://beta/file:///x");
+        assert_eq!(
+            parsed(&table.resources[1])["uri"],
+            "mcpguard://beta/file:///x"
+        );
         let second = table.uri("mcpguard://beta/file:///x").unwrap();
         assert_eq!((second.server, second.original.as_str()), (1, "file:///x"));
         assert_eq!(

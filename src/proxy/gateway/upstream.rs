@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::super::bridge;
@@ -54,7 +55,8 @@ pub struct Waiter {
 }
 
 enum Pending {
-    Own(mpsc::Sender<Result<Value, String>>),
+    /// The gateway's own request: its result as the server wrote it, or the error's message.
+    Own(mpsc::Sender<Result<Box<RawValue>, String>>),
     Client(Waiter),
 }
 
@@ -344,6 +346,7 @@ impl Upstream {
                 era::with_request_meta(json!({})),
                 launch.timeout,
             );
+            let discovered = discovered.map(|d| parsed(&d));
             return match discovered {
                 Ok(d)
                     if d["supportedVersions"]
@@ -374,7 +377,10 @@ impl Upstream {
         match opened {
             Ok(result) => {
                 conn.notify("notifications/initialized", json!({}));
-                *lock(&conn.capabilities) = result.get("capabilities").cloned().unwrap_or_default();
+                *lock(&conn.capabilities) = parsed(&result)
+                    .get("capabilities")
+                    .cloned()
+                    .unwrap_or_default();
                 Ok(conn)
             }
             Err(why) => {
@@ -421,9 +427,14 @@ impl Conn {
         lock(&self.capabilities).get(capability).is_some()
     }
 
-    /// Sends one of the gateway's own requests and waits for its result (or the error's
-    /// message) up to `timeout`.
-    pub fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
+    /// Sends one of the gateway's own requests and waits for its result as the server wrote
+    /// it (or the error's message) up to `timeout`.
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Box<RawValue>, String> {
         let id = format!("{OWN_ID}{}", self.next_id.fetch_add(1, Ordering::SeqCst));
         let key = Value::from(id.as_str()).to_string();
         let (tx, rx) = mpsc::channel();
@@ -490,9 +501,15 @@ impl Conn {
         let Some(out) = input.as_mut() else {
             return false;
         };
-        let ok = out.write_all(line).is_ok()
-            && (line.last() == Some(&b'\n') || out.write_all(b"\n").is_ok())
-            && out.flush().is_ok();
+        // One write, newline included (a line in two writes can wake the server twice).
+        let ok = if line.last() == Some(&b'\n') {
+            out.write_all(line).is_ok()
+        } else {
+            let mut whole = Vec::with_capacity(line.len() + 1);
+            whole.extend_from_slice(line);
+            whole.push(b'\n');
+            out.write_all(&whole).is_ok()
+        } && out.flush().is_ok();
         if !ok {
             input.take();
         }
@@ -557,28 +574,40 @@ impl Conn {
 type Started = std::io::Result<(ServerEnd, Option<std::process::ChildStderr>)>;
 type SpawnRequest = (std::process::Command, mpsc::Sender<Started>);
 
-/// Starts a server's process from one thread that lives as long as this process: Linux ends a
+/// Starts a server's process from a thread that lives as long as this process: Linux ends a
 /// child whose parent *thread* exits (the parent-death signal the server process is given),
-/// and servers are started from short-lived threads.
+/// and servers are started from short-lived threads. A few such threads, as a start waits for
+/// the child's exec: 100 servers start in parallel, not one after another.
 fn spawn(process: std::process::Command) -> Started {
-    static SPAWNER: std::sync::OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> =
-        std::sync::OnceLock::new();
+    const SPAWNERS: usize = 8;
+    static SPAWNER: std::sync::OnceLock<mpsc::Sender<SpawnRequest>> = std::sync::OnceLock::new();
     let spawner = SPAWNER.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<SpawnRequest>();
-        std::thread::spawn(move || {
-            for (process, reply) in rx {
-                let _ = reply.send(stdio::child_end(process));
-            }
-        });
-        Mutex::new(tx)
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..SPAWNERS {
+            let rx = rx.clone();
+            std::thread::spawn(move || {
+                loop {
+                    let next = lock(&rx).recv();
+                    let Ok((process, reply)) = next else { return };
+                    let _ = reply.send(stdio::child_end(process));
+                }
+            });
+        }
+        tx
     });
     let (reply, started) = mpsc::channel();
-    lock(spawner)
+    spawner
         .send((process, reply))
-        .map_err(|_| std::io::Error::other("the spawning thread is gone"))?;
+        .map_err(|_| std::io::Error::other("the spawning threads are gone"))?;
     started
         .recv()
-        .map_err(|_| std::io::Error::other("the spawning thread is gone"))?
+        .map_err(|_| std::io::Error::other("the spawning threads are gone"))?
+}
+
+/// A small result (initialize's, discover's) as a tree.
+fn parsed(result: &RawValue) -> Value {
+    serde_json::from_str(result.get()).unwrap_or_default()
 }
 
 /// Reads a server's lines: the gateway's own answers are delivered here, the rest goes to the
@@ -646,7 +675,7 @@ fn deliver(index: usize, line: &[u8], conn: &Arc<Conn>, listener: &dyn Listener)
     match conn.take(&key) {
         Some(Pending::Own(tx)) => {
             let answer = match (envelope.result, envelope.error) {
-                (Some(r), _) => serde_json::from_str(r.get()).map_err(|e| e.to_string()),
+                (Some(r), _) => Ok(r.to_owned()),
                 (None, Some(e)) => {
                     let e: Value = serde_json::from_str(e.get()).unwrap_or_default();
                     Err(format!(

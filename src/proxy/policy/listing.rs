@@ -153,12 +153,12 @@ impl Policy {
             )
             .as_bytes(),
         );
-        line.extend_from_slice(result[..end].as_bytes());
+        line.extend_from_slice(&result.as_bytes()[..end]);
         if !empty {
             line.push(b',');
         }
         line.extend_from_slice(definition.as_bytes());
-        line.extend_from_slice(result[end..].as_bytes());
+        line.extend_from_slice(&result.as_bytes()[end..]);
         line.extend_from_slice(b"}\n");
         Some(line)
     }
