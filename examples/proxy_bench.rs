@@ -6,6 +6,10 @@
 //!   `text`: log lines).
 //! - `shrink FILE`: that result through the proxy's decision, timed, with this process's peak
 //!   memory against the result's size (read in a fresh process, so making it is not counted).
+//! - `gateway SERVERS N MCPGUARD CATALOG_SERVER DIR`: the gateway over SERVERS catalog servers
+//!   of 100 tools each: ready with a cold cache, initialize + tools/list with a warm one (the
+//!   server processes running then, the gateway's peak memory), and N calls' round trips
+//!   through it against the single-server proxy.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -28,8 +32,15 @@ fn main() {
         Some("overhead") => overhead(args[2].parse().expect("N"), &args[3], &args[4]),
         Some("make") => make(args[2].parse().expect("MB"), &args[3], &args[4]),
         Some("shrink") => shrink(&args[2]),
+        Some("gateway") => gateway(
+            args[2].parse().expect("SERVERS"),
+            args[3].parse().expect("N"),
+            &args[4],
+            &args[5],
+            std::path::Path::new(&args[6]),
+        ),
         _ => eprintln!(
-            "usage: proxy_bench overhead N MCPGUARD FIXTURE | make MB list|text FILE | shrink FILE"
+            "usage: proxy_bench overhead N MCPGUARD FIXTURE | make MB list|text FILE | shrink FILE | gateway SERVERS N MCPGUARD CATALOG_SERVER DIR"
         ),
     }
 }
@@ -40,6 +51,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 /// Round trips of `n` calls to `command`.
 fn round_trips(command: &[&str], n: usize) -> Vec<Duration> {
+    calls(command, "search", n)
+}
+
+/// Round trips of `n` calls of `tool` to `command` (after one call that starts its server).
+fn calls(command: &[&str], tool: &str, n: usize) -> Vec<Duration> {
     let mut child = Command::new(command[0])
         .args(&command[1..])
         .stdin(Stdio::piped())
@@ -67,16 +83,18 @@ fn round_trips(command: &[&str], n: usize) -> Vec<Duration> {
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
     let mut times = Vec::with_capacity(n);
-    for i in 1..=n {
+    for i in 0..=n {
         let started = Instant::now();
         send(
             &mut stdin,
-            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-            "params": {"name": "search", "arguments": {"query": "late arrival"}}}),
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"query": "late arrival"}}}),
         );
         line.clear();
         stdout.read_line(&mut line).unwrap();
-        times.push(started.elapsed());
+        if i > 0 {
+            times.push(started.elapsed());
+        }
     }
     drop(stdin);
     let _ = child.wait();
@@ -198,4 +216,154 @@ fn shrink(file: &str) {
         peak_rss_mb() - base,
         (peak_rss_mb() - base) / input_mb,
     );
+}
+
+/// The gateway's scale figures (see the module doc).
+fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: &std::path::Path) {
+    let cache = dir.join("catalogs");
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(dir).unwrap();
+    // Start-up times from 0 to 290 ms: the slowest bounds a cold start, their sum does not.
+    let delay = |i: usize| (i * 37) % 300;
+    let entries: serde_json::Map<String, serde_json::Value> = (0..servers)
+        .map(|i| {
+            let name = format!("s{i:03}");
+            let args = json!([
+                "--name",
+                name,
+                "--tools",
+                "100",
+                "--delay-ms",
+                delay(i).to_string()
+            ]);
+            (name, json!({"command": catalog_server, "args": args}))
+        })
+        .collect();
+    let config = dir.join("mcp.json");
+    std::fs::write(&config, json!({ "mcpServers": entries }).to_string()).unwrap();
+    let slowest = (0..servers).map(delay).max().unwrap_or(0);
+    let sum: usize = (0..servers).map(delay).sum();
+    let gateway_cmd = |extra: &[&str]| {
+        let mut c = vec![mcpguard.to_owned(), "proxy".into(), "--quiet".into()];
+        c.extend(["--mcp-config".into(), config.display().to_string()]);
+        c.extend(["--catalog-cache".into(), cache.display().to_string()]);
+        c.extend(extra.iter().map(|s| s.to_string()));
+        c
+    };
+    for round in ["cold", "warm"] {
+        let command = gateway_cmd(&[]);
+        let mut child = Command::new(&command[0])
+            .args(&command[1..])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts");
+        let started = Instant::now();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        for message in [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ] {
+            writeln!(stdin, "{message}").unwrap();
+        }
+        stdin.flush().unwrap();
+        let mut tools = 0;
+        for _ in 0..2 {
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if let Some(list) = v["result"]["tools"].as_array() {
+                tools = list.len();
+            }
+        }
+        let took = started.elapsed();
+        let running = processes_of(catalog_server);
+        let peak = peak_rss_mb_of(child.id());
+        println!(
+            "{round} cache: initialize + tools/list of {tools} tools from {servers} servers in {:.1} ms; \
+             {running} server processes running; the gateway's peak memory {peak:.1} MB{}",
+            took.as_secs_f64() * 1e3,
+            if round == "cold" {
+                format!(" (servers' start-up: slowest {slowest} ms, sum {sum} ms)")
+            } else {
+                String::new()
+            }
+        );
+        drop(stdin);
+        let _ = child.wait();
+    }
+    // The added latency of one call: the single-server proxy and the gateway over all servers.
+    let direct = calls(&[catalog_server, "--name", "s000"], "list_issues_000", n);
+    let single: Vec<String> = [
+        mcpguard,
+        "proxy",
+        "--quiet",
+        "--",
+        catalog_server,
+        "--name",
+        "s000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let single = calls(
+        &single.iter().map(String::as_str).collect::<Vec<_>>(),
+        "list_issues_000",
+        n,
+    );
+    let through = gateway_cmd(&[]);
+    let through = calls(
+        &through.iter().map(String::as_str).collect::<Vec<_>>(),
+        "s000__list_issues_000",
+        n,
+    );
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    for (p, name) in [(0.5, "p50"), (0.99, "p99")] {
+        let (d, s, g) = (
+            percentile(&direct, p),
+            percentile(&single, p),
+            percentile(&through, p),
+        );
+        println!(
+            "{name} of {n} calls: direct {:.1} us, single-server proxy {:.1} us (+{:.1}), gateway {:.1} us (+{:.1}); gateway/single {:.2}",
+            us(d),
+            us(s),
+            us(s) - us(d),
+            us(g),
+            us(g) - us(d),
+            us(g) / us(s)
+        );
+    }
+}
+
+/// How many processes run `program`.
+fn processes_of(program: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| {
+                    std::fs::read(e.path().join("cmdline"))
+                        .is_ok_and(|c| c.split(|b| *b == 0).next() == Some(program.as_bytes()))
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+fn peak_rss_mb_of(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
 }

@@ -1,0 +1,90 @@
+//! A stdio MCP server that serves a catalog and nothing else, for the gateway's scale figures
+//! (scripts/bench-gateway.sh): `--tools N` tools shaped like real ones (a sentence or three of
+//! description, two to five typed parameters), `--delay-ms D` before it answers initialize
+//! (a server's start-up), every call answered at once with one short line.
+//!
+//!     catalog_server --name NAME [--tools 100] [--delay-ms 0]
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const TOPICS: [&str; 10] = [
+    "issues", "files", "pages", "tickets", "rows", "events", "messages", "builds", "users", "notes",
+];
+const VERBS: [&str; 8] = [
+    "list", "get", "search", "create", "update", "delete", "export", "count",
+];
+
+fn tools(server: &str, n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let (verb, topic) = (VERBS[i % VERBS.len()], TOPICS[(i / VERBS.len()) % TOPICS.len()]);
+            let mut properties = serde_json::Map::new();
+            for p in 0..(2 + i % 4) {
+                properties.insert(
+                    format!("{}_{p}", ["id", "query", "limit", "cursor", "owner"][p % 5]),
+                    json!({"type": if p % 3 == 2 { "integer" } else { "string" },
+                           "description": format!("The {topic} {} to use.", ["id", "filter", "page size", "page", "owner"][p % 5])}),
+                );
+            }
+            json!({
+                "name": format!("{verb}_{topic}_{i:03}"),
+                "description": format!(
+                    "{verb} the {topic} of the {server} workspace. Results are sorted by last change, newest first; \
+                     archived {topic} are left out unless asked for. Use it when the user names {topic} by id or by a phrase."
+                ),
+                "inputSchema": {"type": "object", "properties": properties, "required": ["id_0"]},
+                "annotations": {"readOnlyHint": matches!(verb, "list" | "get" | "search" | "count" | "export")}
+            })
+        })
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let server = flag("--name").unwrap_or_else(|| "catalog".to_owned());
+    let count: usize = flag("--tools").and_then(|n| n.parse().ok()).unwrap_or(100);
+    let delay = Duration::from_millis(flag("--delay-ms").and_then(|n| n.parse().ok()).unwrap_or(0));
+    let catalog = tools(&server, count);
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = message.get("id").cloned() else {
+            continue;
+        };
+        let result = match message["method"].as_str() {
+            Some("initialize") => {
+                std::thread::sleep(delay);
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                       "serverInfo": {"name": server, "version": "1"}})
+            }
+            Some("tools/list") => json!({ "tools": catalog }),
+            Some("tools/call") => json!({"content": [{"type": "text",
+                "text": format!("{} done", message["params"]["name"].as_str().unwrap_or(""))}]}),
+            Some("ping") => json!({}),
+            _ => {
+                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not here"}});
+                let _ = writeln!(out, "{error}");
+                let _ = out.flush();
+                continue;
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "result": result})
+        );
+        let _ = out.flush();
+    }
+}
