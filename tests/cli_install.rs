@@ -396,3 +396,79 @@ fn claude_codes_scopes_are_chosen_and_a_missing_config_says_where_it_looked() {
     let out = elsewhere.mcpguard(&["install", "--client", "windsurf", "--scope", "project"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("windsurf has no project scope"));
 }
+
+#[test]
+fn install_gateway_puts_a_lists_servers_behind_one_entry_and_uninstall_brings_them_back() {
+    let m = Machine::new();
+    let fixture = common::live::fixture();
+    let fixture = fixture.to_str().unwrap();
+    let original = format!(
+        "{{\n  \"mcpServers\": {{\n    \"alpha\": {{\"command\": \"{fixture}\", \"args\": []}},\n    \"beta\": {{\n      \"command\": \"{fixture}\",\n      \"args\": [\"--era\", \"legacy\"]\n    }},\n    \"gamma\": {{\"command\": \"{fixture}\"}}\n  }}\n}}\n"
+    );
+    let file = m.project.join(".mcp.json");
+    std::fs::write(&file, &original).unwrap();
+    let out = m.mcpguard(&["install", "--gateway"]);
+    assert!(out.status.success(), "{}", common::transcript(&out));
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let servers = installed["mcpServers"].as_object().unwrap();
+    assert_eq!(servers.keys().collect::<Vec<_>>(), ["mcpguard"]);
+    let args: Vec<&str> = servers["mcpguard"]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(args[..2], ["proxy", "--mcp-config"]);
+    let kept = PathBuf::from(args[2]);
+    assert!(
+        kept.starts_with(m.home.join(".config/mcpguard/gateways")),
+        "{kept:?}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&kept), 0o600);
+        assert_eq!(mode(kept.parent().unwrap()), 0o700);
+    }
+    // The entry runs the gateway over the three servers.
+    let gateway: Value = serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    let names: Vec<&String> = gateway["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["alpha", "beta", "gamma"]);
+    let listed = m.mcpguard(&[
+        "proxy",
+        "--mcp-config",
+        kept.to_str().unwrap(),
+        "--catalog-cache",
+        m.home.join("catalogs").to_str().unwrap(),
+        "--status",
+    ]);
+    let shown = String::from_utf8_lossy(&listed.stdout);
+    for server in ["alpha", "beta", "gamma"] {
+        assert!(shown.contains(server), "{shown}");
+    }
+    // A second install changes nothing; uninstall gives the file back byte for byte.
+    let again = m.mcpguard(&["install", "--gateway"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already behind the gateway"));
+    let out = m.mcpguard(&["uninstall"]);
+    assert!(out.status.success(), "{}", common::transcript(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(!kept.exists());
+
+    // A file its client changed meanwhile: the servers go back where the entry was, in their
+    // order, and the client's change stays.
+    m.mcpguard(&["install", "--gateway", "--name", "alpha", "--name", "beta"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let changed = text.replace(
+        "\"gamma\"",
+        "\"delta\": {\"command\": \"added-later\"},\n    \"gamma\"",
+    );
+    std::fs::write(&file, &changed).unwrap();
+    let out = m.mcpguard(&["uninstall"]);
+    assert!(out.status.success(), "{}", common::transcript(&out));
+    let back: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let keys: Vec<&String> = back["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["alpha", "beta", "delta", "gamma"]);
+    let before: Value = serde_json::from_str(&original).unwrap();
+    assert_eq!(back["mcpServers"]["beta"], before["mcpServers"]["beta"]);
+}

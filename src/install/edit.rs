@@ -371,7 +371,39 @@ fn visit(
     Ok(format!("{bom}{new}"))
 }
 
-fn check_names(known: &[String], names: &[String]) -> Result<(), InstallError> {
+/// A JSON or JSONC document's syntax tree, every byte of it kept.
+pub(super) fn parse_root(text: &str) -> Result<CstRootNode, InstallError> {
+    CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| InstallError::Syntax {
+        line: e.line_display(),
+        column: e.column_display(),
+        why: format!("not JSON: {}", e.kind()),
+    })
+}
+
+/// The object of servers at `path` in a document's tree.
+pub(super) fn servers_object(
+    root: &CstRootNode,
+    path: &[String],
+    layout: &Layout,
+) -> Result<CstObject, InstallError> {
+    let missing = || InstallError::NoServersAt(layout.shown());
+    let mut servers = root.object_value().ok_or_else(missing)?;
+    for key in path {
+        let twice = servers
+            .properties()
+            .iter()
+            .filter(|p| p.decoded_name().as_deref() == Some(key.as_str()))
+            .count()
+            > 1;
+        if twice {
+            return Err(InstallError::Twice(key.clone()));
+        }
+        servers = servers.object_value(key).ok_or_else(missing)?;
+    }
+    Ok(servers)
+}
+
+pub(super) fn check_names(known: &[String], names: &[String]) -> Result<(), InstallError> {
     match names.iter().find(|n| !known.contains(n)) {
         Some(name) => Err(InstallError::UnknownServer {
             name: name.clone(),
@@ -388,26 +420,8 @@ fn visit_json(
     names: &[String],
     mut f: impl FnMut(&str, &mut Map<String, Value>) -> Option<Action>,
 ) -> Result<String, InstallError> {
-    let root =
-        CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| InstallError::Syntax {
-            line: e.line_display(),
-            column: e.column_display(),
-            why: format!("not JSON: {}", e.kind()),
-        })?;
-    let missing = || InstallError::NoServersAt(layout.shown());
-    let mut servers = root.object_value().ok_or_else(missing)?;
-    for key in path {
-        let twice = servers
-            .properties()
-            .iter()
-            .filter(|p| p.decoded_name().as_deref() == Some(key.as_str()))
-            .count()
-            > 1;
-        if twice {
-            return Err(InstallError::Twice(key.clone()));
-        }
-        servers = servers.object_value(key).ok_or_else(missing)?;
-    }
+    let root = parse_root(text)?;
+    let servers = servers_object(&root, path, layout)?;
     let props = servers.properties();
     let known: Vec<String> = props.iter().filter_map(|p| p.decoded_name()).collect();
     check_names(&known, names)?;
@@ -535,7 +549,7 @@ fn write_json(entry: &CstObject, before: &Map<String, Value>, after: &Map<String
     }
 }
 
-fn cst_value(value: &Value) -> CstInputValue {
+pub(super) fn cst_value(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(b) => CstInputValue::Bool(*b),
@@ -624,7 +638,7 @@ fn visit_toml(
 }
 
 /// A server started as `…/mcpguard proxy … -- …`.
-fn is_proxied(entry: &Map<String, Value>) -> bool {
+pub(super) fn is_proxied(entry: &Map<String, Value>) -> bool {
     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
     let program = command.rsplit(['/', '\\']).next().unwrap_or(command);
     let first = entry

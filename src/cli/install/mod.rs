@@ -3,7 +3,7 @@
 //! --list` shows every client config on this machine. The rewrite itself is
 //! `mcpguard::install::edit`, where each client keeps its servers `mcpguard::install::clients`;
 //! this file finds the files, keeps a backup, writes atomically and re-reads a file that its
-//! client changed meanwhile.
+//! client changed meanwhile; [`gateway`] does the same for `install --gateway`.
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -15,6 +15,8 @@ use mcpguard::install::clients::{self, Client, Location, Os, Places, Scope};
 use mcpguard::install::edit::{self, Layout, Op};
 
 use super::exit::Code;
+
+mod gateway;
 
 const INSTALL_HELP: &str = "\
 Each chosen stdio server's command becomes `mcpguard proxy -- COMMAND ARGS`. Only `command` and
@@ -41,11 +43,18 @@ Where the servers are (--client, with --scope):
 Other clients default to every scope whose file exists. Restart the client (or run
 `claude mcp list`) to pick it up; `mcpguard uninstall` undoes it.
 
+With --gateway, a list's chosen servers leave it for a file of mcpguard's
+(~/.config/mcpguard/gateways/, private) and one entry, `mcpguard`, runs the gateway over them
+(`mcpguard proxy --mcp-config FILE`: one process, tools named SERVER__TOOL, servers started on
+first use). `mcpguard uninstall` puts them back where that entry was, in their order: the file
+byte for byte as it was when nothing else wrote it since.
+
 Examples:
   mcpguard install --client claude-code                 # this project's servers (local scope)
   mcpguard install --client claude-code --scope all
   mcpguard install --list                               # every client config on this machine
   mcpguard install --client cursor --name github --dry-run
+  mcpguard install --client claude-code --gateway       # all of them behind one gateway
   mcpguard install                                      # every server in ./.mcp.json
   mcpguard install ~/my-client.json -- --shadow --metrics calls.jsonl   # proxy flags after --";
 
@@ -110,6 +119,12 @@ pub struct InstallArgs {
     #[arg(long, value_name = "COMMAND")]
     pub mcpguard: Option<String>,
 
+    /// Put the chosen servers of each list behind one gateway entry (`mcpguard proxy
+    /// --mcp-config FILE`, the servers moved to FILE in ~/.config/mcpguard/gateways/), rather
+    /// than each behind a proxy of its own. `uninstall` puts them back.
+    #[arg(long, conflicts_with = "list")]
+    pub gateway: bool,
+
     /// Flags for `mcpguard proxy`, after `--`.
     #[arg(last = true, value_name = "PROXY FLAGS")]
     pub proxy_args: Vec<String>,
@@ -133,6 +148,9 @@ pub fn install(args: InstallArgs) -> anyhow::Result<Code> {
             .display()
             .to_string(),
     };
+    if args.gateway {
+        return gateway::install(&args.target, &mcpguard, &args.proxy_args);
+    }
     let op = Op::Install {
         mcpguard: &mcpguard,
         proxy_args: &args.proxy_args,
@@ -141,7 +159,30 @@ pub fn install(args: InstallArgs) -> anyhow::Result<Code> {
 }
 
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<Code> {
+    gateway::uninstall(&args.target)?;
     rewrite(&args.target, &Op::Uninstall)
+}
+
+/// A client's config file's text.
+fn read_config(path: &Path) -> anyhow::Result<String> {
+    mcpguard::util::fsutil::read_text_capped(path, mcpguard::util::fsutil::MAX_CLIENT_CONFIG_BYTES)
+        .with_context(|| format!("{}: cannot read", path.display()))
+}
+
+/// Writes `new` over a client's config file whose text was `old`: `old` kept in
+/// FILE.mcpguard-backup, both as private as the file (it holds tokens), the file replaced
+/// atomically, through a link to the file it points at.
+fn write_config(path: &Path, old: &str, new: &str) -> anyhow::Result<PathBuf> {
+    let name = path.display().to_string();
+    let mut backup = path.to_path_buf().into_os_string();
+    backup.push(".mcpguard-backup");
+    let backup = PathBuf::from(backup);
+    let like = std::fs::metadata(path).with_context(|| format!("{name}: cannot read"))?;
+    mcpguard::util::fsutil::write_like(&backup, old.as_bytes(), &like)
+        .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
+    mcpguard::util::fsutil::rewrite_keeping(path, new.as_bytes())
+        .with_context(|| format!("{name}: cannot write (nothing was changed)"))?;
+    Ok(backup)
 }
 
 /// Where this machine keeps things, from the environment.
