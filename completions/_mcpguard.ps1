@@ -252,6 +252,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--claude-desktop', '--claude-desktop', [CompletionResultType]::ParameterName, 'Claude Desktop''s config (the same as --client claude-desktop)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Say what would change; write nothing')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List every client config found on this machine (for this directory''s project too), its servers, and which are behind the proxy; change nothing')
+            [CompletionResult]::new('--gateway', '--gateway', [CompletionResultType]::ParameterName, 'Put the chosen servers of each list behind one gateway entry (`mcpguard proxy --mcp-config FILE`, the servers moved to FILE in ~/.config/mcpguard/gateways/), rather than each behind a proxy of its own. `uninstall` puts them back')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

@@ -1350,7 +1350,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__install)
-            opts="-h -V --client --scope --claude-desktop --name --dry-run --list --format --mcpguard --config --color --help --version"
+            opts="-h -V --client --scope --claude-desktop --name --dry-run --list --format --mcpguard --gateway --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -240,6 +240,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --claude-desktop 'Claude Desktop''s config (the same as --client claude-desktop)'
             cand --dry-run 'Say what would change; write nothing'
             cand --list 'List every client config found on this machine (for this directory''s project too), its servers, and which are behind the proxy; change nothing'
+            cand --gateway 'Put the chosen servers of each list behind one gateway entry (`mcpguard proxy --mcp-config FILE`, the servers moved to FILE in ~/.config/mcpguard/gateways/), rather than each behind a proxy of its own. `uninstall` puts them back'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'

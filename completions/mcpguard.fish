@@ -296,6 +296,7 @@ never\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l claude-desktop -d 'Claude Desktop\'s config (the same as --client claude-desktop)'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l dry-run -d 'Say what would change; write nothing'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l list -d 'List every client config found on this machine (for this directory\'s project too), its servers, and which are behind the proxy; change nothing'
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l gateway -d 'Put the chosen servers of each list behind one gateway entry (`mcpguard proxy --mcp-config FILE`, the servers moved to FILE in ~/.config/mcpguard/gateways/), rather than each behind a proxy of its own. `uninstall` puts them back'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -s h -l help -d 'Print help'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -s V -l version -d 'Print version'
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand uninstall" -l client -d 'The client whose servers to change, where it keeps them' -r -f -a "claude-code\t''

@@ -120,14 +120,7 @@ fn overhead(n: usize, mcpguard: &str, fixture: &str) {
 }
 
 fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    peak_rss_mb_at("self")
 }
 
 fn make(mb: f64, kind: &str, file: &str) {
@@ -358,7 +351,12 @@ fn processes_of(program: &str) -> usize {
 }
 
 fn peak_rss_mb_of(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+    peak_rss_mb_at(&pid.to_string())
+}
+
+/// The peak resident memory of `/proc/PROCESS` (`self` or a pid), in MB.
+fn peak_rss_mb_at(process: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{process}/status"))
         .ok()
         .and_then(|s| {
             s.lines()

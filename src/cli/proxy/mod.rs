@@ -83,8 +83,16 @@ Exit status: the server's, when it exits; 0 when the client closes the session (
 stops on a signal); 2 when the server cannot be started, the port is taken or the flags are
 wrong.
 
+In front of every server of a client's list at once (the gateway): --mcp-config without --name
+(or with several). One MCP server, tools and prompts named SERVER__NAME; each server started on
+first use, its catalog cached (--catalog-cache) so tools/list starts nothing, ended after
+serverIdleSeconds unused; a server that fails answers its own calls with an error naming it.
+--status shows each server's state; `mcpguard install --gateway` puts a client's servers
+behind it.
+
 Examples:
   mcpguard proxy -- npx -y @modelcontextprotocol/server-everything
+  mcpguard proxy --mcp-config .mcp.json                 # the gateway: every server in it
   mcpguard proxy --server 'uvx mcp-server-git --repository .' --metrics calls.jsonl
   mcpguard proxy --mcp-config .mcp.json --name github
   mcpguard proxy --shadow --log-format json -- python my_server.py

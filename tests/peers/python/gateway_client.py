@@ -12,14 +12,13 @@ scripts/check-gateway-clients.sh, which writes CONFIG (servers named as CALLS be
 """
 
 import asyncio
-import json
 import os
 import sys
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-BUDGET = 4000
+from proxy_client import BUDGET, all_tools, meta, texts
 
 # One call per server: a tool every one of these servers has, with arguments that work.
 CALLS = {
@@ -30,24 +29,6 @@ CALLS = {
     "git": ("git_status", {"repo_path": os.environ.get("GATEWAY_REPO", ".")}),
     "fixture": ("get_report", {}),
 }
-
-
-def texts(result):
-    return [b.text for b in result.content if getattr(b, "type", None) == "text"]
-
-
-def meta(result):
-    return (result.meta or {}).get("mcpguard/budget", {})
-
-
-async def all_tools(client):
-    tools, cursor = [], None
-    while True:
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
 
 
 async def read_whole(c, first, mode):
