@@ -151,9 +151,20 @@ fn six_servers_one_catalog_and_the_broken_ones_answer_for_themselves() {
         );
     }
     assert!(!tool_names(&mut s).is_empty());
+    // The server that never started answers for itself: its tools were never listed, but a
+    // name under it says which server cannot answer and why.
+    let missing = s.call("missing__anything", json!({}));
+    assert_eq!(missing["isError"], true, "{missing}");
+    let said = text(&missing);
+    assert!(
+        said.contains(
+            "the server `missing` cannot answer tools/call missing__anything: cannot start"
+        ),
+        "{said}"
+    );
     let unknown = s.request(
         "tools/call",
-        json!({"name": "missing__anything", "arguments": {}}),
+        json!({"name": "nobody__anything", "arguments": {}}),
     );
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 

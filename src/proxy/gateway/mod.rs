@@ -472,6 +472,20 @@ impl Gateway {
                 });
                 return;
             }
+            // A name under a server whose catalog was never read (it could not start): that
+            // server answers, with why, rather than "unknown".
+            if let Some(index) = self.unlisted_server(&label) {
+                let waiter = Waiter {
+                    client_id: raw_id,
+                    method: method.to_owned(),
+                    label,
+                    modern,
+                    since: Instant::now(),
+                };
+                let (_, error) = self.upstreams[index].state();
+                let why = error.unwrap_or_else(|| "its tools could not be listed".to_owned());
+                return self.failed(index, &waiter, &why);
+            }
             let what = match method {
                 "tools/call" => "tool",
                 "prompts/get" => "prompt",
@@ -502,6 +516,17 @@ impl Gateway {
             Ok(conn) => g.forward(&conn, route.server, message, waiter),
             Err(why) => g.failed(route.server, &waiter, &why),
         });
+    }
+
+    /// The server without a catalog whose part a name starts with (`SERVER__`).
+    fn unlisted_server(&self, name: &str) -> Option<usize> {
+        let catalogs = lock(&self.catalogs);
+        self.parts.iter().enumerate().find_map(|(index, part)| {
+            let under = name
+                .strip_prefix(part.as_str())
+                .is_some_and(|rest| rest.starts_with(names::SEPARATOR));
+            (under && catalogs[index].is_none()).then_some(index)
+        })
     }
 
     /// The server's connection, started if need be; a start refreshes its catalog.
