@@ -10,15 +10,18 @@
 //! listed in parallel. A server starts on the first use of one of its names, is refreshed
 //! then (a catalog that changed sends `list_changed`), and ends after an idle time. A server
 //! that cannot start, ends, hangs or floods answers its own requests with an error naming it,
-//! and nothing else notices.
+//! and nothing else notices. `catalogs.rs` reads and keeps the catalogs; `servers.rs` takes what
+//! the servers send.
 //!
 //! Both eras on the client's side: a 2025-11-25 `initialize` or a 2026-07-28 request with its
 //! `_meta` is answered by the gateway itself; requests travel to each server in the era that
 //! server speaks.
 
 pub mod cache;
+mod catalogs;
 pub mod names;
 pub mod routes;
+mod servers;
 pub mod status;
 pub mod upstream;
 
@@ -26,13 +29,12 @@ use std::collections::HashMap;
 use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, Weak, mpsc};
+use std::sync::{Arc, Mutex, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::policy::{Level, Log, id_key, parse};
+use super::policy::{Level, Log};
 use super::stdio::{ServerEnd, lock};
 use crate::net::mcp::{Target, era};
 use crate::net::oauth::session::OAuth;
@@ -40,7 +42,9 @@ use crate::net::version::{HANDSHAKE_VERSIONS, V2025_11_25, V2026_07_28};
 use crate::util::lines::{self, Capped};
 
 use cache::CatalogCache;
+use catalogs::LISTS;
 use routes::{Catalog, Entry, Table};
+use servers::{Hub, tick};
 use upstream::{Conn, Launch, Listener, OWN_ID, Upstream, Waiter};
 
 /// How the gateway runs.
@@ -69,19 +73,8 @@ pub struct Options {
     pub status_file: Option<PathBuf>,
 }
 
-/// What a list request asks for: the method, the result's key, the capability it needs.
-const LISTS: [(&str, &str, &str); 4] = [
-    ("tools/list", "tools", "tools"),
-    ("prompts/list", "prompts", "prompts"),
-    ("resources/list", "resources", "resources"),
-    ("resources/templates/list", "resourceTemplates", "resources"),
-];
-
 /// How often overdue requests and idle servers are looked for.
 const TICK: Duration = Duration::from_millis(200);
-
-/// The most pages of one server's list read before the rest is left out.
-const MAX_PAGES: usize = 1000;
 
 /// JSON-RPC's "invalid params": an unknown tool, prompt or resource.
 const INVALID_PARAMS: i64 = -32602;
@@ -613,152 +606,6 @@ impl Gateway {
         }
     }
 
-    /// Makes sure every server has a catalog: those without one (never cached, or `all`)
-    /// are started and listed, all at once; one that fails is left out and logged.
-    fn ensure_catalogs(self: &Arc<Self>, all: bool) {
-        let missing: Vec<usize> = lock(&self.catalogs)
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| all || c.is_none())
-            .map(|(i, _)| i)
-            // A server in its backoff is left alone: it was tried, and said why.
-            .filter(|&i| !self.upstreams[i].waiting())
-            .collect();
-        if missing.is_empty() {
-            return;
-        }
-        std::thread::scope(|scope| {
-            for &index in &missing {
-                scope.spawn(move || {
-                    let upstream = &self.upstreams[index];
-                    let listed = upstream
-                        .connect(&self.launch, &self.listener())
-                        .and_then(|conn| self.list_all(&conn));
-                    match listed {
-                        Ok(catalog) => {
-                            self.keep(index, catalog);
-                        }
-                        Err(why) => self.log(
-                            Level::Warn,
-                            format!("`{}` left out of the catalog: {why}", upstream.key),
-                        ),
-                    }
-                });
-            }
-        });
-        self.rebuild();
-        self.write_status();
-    }
-
-    /// Lists a running server again; a catalog that changed is kept and announced.
-    fn refresh(&self, index: usize, conn: &Conn) {
-        let Ok(catalog) = self.list_all(conn) else {
-            return;
-        };
-        let before = lock(&self.catalogs)[index].clone();
-        if before.as_ref() == Some(&catalog) {
-            return;
-        }
-        self.keep(index, catalog.clone());
-        self.rebuild();
-        if let Some(before) = before {
-            for (changed, method) in [
-                (
-                    !routes::same(&before.tools, &catalog.tools),
-                    "notifications/tools/list_changed",
-                ),
-                (
-                    !routes::same(&before.prompts, &catalog.prompts),
-                    "notifications/prompts/list_changed",
-                ),
-                (
-                    !routes::same(&before.resources, &catalog.resources)
-                        || !routes::same(&before.templates, &catalog.templates),
-                    "notifications/resources/list_changed",
-                ),
-            ] {
-                if changed {
-                    self.send(
-                        json!({"jsonrpc": "2.0", "method": method})
-                            .to_string()
-                            .as_bytes(),
-                    );
-                }
-            }
-        }
-    }
-
-    /// Keeps a server's catalog, in memory and in the cache.
-    fn keep(&self, index: usize, catalog: Catalog) {
-        if let (Some(cache), Some(file)) = (&self.cache, &self.cache_files[index])
-            && let Err(e) = cache.save(file, &self.upstreams[index].key, &catalog)
-        {
-            self.log(
-                Level::Warn,
-                format!(
-                    "cannot keep the catalog of `{}` in {}: {e}",
-                    self.upstreams[index].key,
-                    file.display()
-                ),
-            );
-        }
-        lock(&self.catalog_times)[index] = Some(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-        );
-        lock(&self.catalogs)[index] = Some(catalog);
-    }
-
-    /// Every list of a server, each read to its last page.
-    fn list_all(&self, conn: &Conn) -> Result<Catalog, String> {
-        let mut catalog = Catalog::default();
-        for (method, key, capability) in LISTS {
-            if !conn.can(capability) {
-                continue;
-            }
-            let mut items = Vec::new();
-            let mut cursor: Option<Value> = None;
-            for _ in 0..MAX_PAGES {
-                let params = match &cursor {
-                    Some(c) => json!({ "cursor": c }),
-                    None => json!({}),
-                };
-                let page = match conn.request(method, params, self.launch.timeout) {
-                    Ok(page) => page,
-                    // A server that lists no prompts (or resources) though it said it had
-                    // them: none, not a failure; its tools are what it is for.
-                    Err(why) if method == "tools/list" => return Err(format!("{method}: {why}")),
-                    Err(_) => break,
-                };
-                // The page's members left as text; its list split into entries, each kept
-                // as the server wrote it: no tree of the catalog is built.
-                let Ok(members) = serde_json::from_str::<HashMap<&str, &RawValue>>(page.get())
-                else {
-                    break;
-                };
-                if let Some(list) = members.get(key)
-                    && let Ok(entries) = serde_json::from_str::<Vec<Box<RawValue>>>(list.get())
-                {
-                    items.extend(entries);
-                }
-                match members.get("nextCursor").map(|c| parsed_value(c)) {
-                    Some(next) if !next.is_null() && Some(&next) != cursor.as_ref() => {
-                        cursor = Some(next);
-                    }
-                    _ => break,
-                }
-            }
-            match key {
-                "tools" => catalog.tools = items,
-                "prompts" => catalog.prompts = items,
-                "resources" => catalog.resources = items,
-                _ => catalog.templates = items,
-            }
-        }
-        Ok(catalog)
-    }
-
     fn instructions(&self) -> String {
         let keys: Vec<&str> = self.upstreams.iter().map(|u| u.key.as_str()).collect();
         format!(
@@ -766,212 +613,6 @@ impl Gateway {
             keys.len(),
             keys.join(", ")
         )
-    }
-
-    fn write_status(&self) {
-        let Some(file) = &self.status_file else {
-            return;
-        };
-        let catalogs = lock(&self.catalogs);
-        let times = lock(&self.catalog_times);
-        let servers: Vec<Value> = self
-            .upstreams
-            .iter()
-            .enumerate()
-            .map(|(i, u)| {
-                let (state, error) = u.state();
-                status::ServerStatus {
-                    name: u.key.clone(),
-                    target: u.target.describe(),
-                    state: if self.closing.load(Ordering::SeqCst) {
-                        "stopped".into()
-                    } else {
-                        state
-                    },
-                    last_error: error,
-                    tools: catalogs[i].as_ref().map(|c| c.tools.len()),
-                    cached_at: times[i],
-                    starts: u.starts.load(Ordering::SeqCst),
-                }
-                .to_value()
-            })
-            .collect();
-        drop((catalogs, times));
-        let running = !self.closing.load(Ordering::SeqCst);
-        if let Err(e) = status::write(file, running, servers) {
-            self.log(Level::Warn, format!("cannot write {}: {e}", file.display()));
-        }
-    }
-}
-
-/// What answers for the servers: their lines to the client, their ends.
-struct Hub(Weak<Gateway>);
-
-impl Listener for Hub {
-    fn line(&self, index: usize, line: &[u8], waiter: Option<Waiter>) {
-        let Some(g) = self.0.upgrade() else { return };
-        if let Some(waiter) = waiter {
-            return g.answered(index, line, &waiter);
-        }
-        let Some(envelope) = parse(line) else {
-            let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
-            return g.log(
-                Level::Warn,
-                format!(
-                    "`{}` wrote a line that is not JSON-RPC, skipped: {shown}",
-                    g.upstreams[index].key
-                ),
-            );
-        };
-        match (envelope.method.as_deref(), envelope.id) {
-            (Some("ping"), Some(id)) => {
-                if let Some(conn) = g.upstreams[index].running() {
-                    conn.write(
-                        format!(
-                            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}",
-                            id.get()
-                        )
-                        .as_bytes(),
-                    );
-                }
-            }
-            (Some(_), Some(id)) => {
-                // The server asks the client (sampling, elicitation, roots): under an id of
-                // the gateway's, so two servers' ids never meet.
-                let own = Value::from(format!(
-                    "{OWN_ID}{}",
-                    g.next_id.fetch_add(1, Ordering::SeqCst)
-                ))
-                .to_string();
-                lock(&g.asked).insert(own.clone(), (index, id_key(id)));
-                let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
-                    return;
-                };
-                message["id"] = raw_value(&own);
-                g.send(message.to_string().as_bytes());
-            }
-            (Some(method), None) => g.server_notified(index, method, line),
-            (None, _) => g.log(
-                Level::Info,
-                format!(
-                    "`{}` answered a request nobody waits for (late, or cancelled)",
-                    g.upstreams[index].key
-                ),
-            ),
-        }
-    }
-
-    fn too_long(&self, index: usize, waiter: Option<Waiter>) {
-        let Some(g) = self.0.upgrade() else { return };
-        let why = format!(
-            "its message was over {} bytes (--max-message-bytes)",
-            g.launch.max_message_bytes
-        );
-        g.log(Level::Warn, format!("`{}`: {why}", g.upstreams[index].key));
-        if let Some(waiter) = waiter {
-            g.failed(index, &waiter, &why);
-        }
-    }
-
-    fn ended(&self, index: usize, conn: &Arc<Conn>, why: &str, owed: Vec<Waiter>) {
-        let Some(g) = self.0.upgrade() else { return };
-        let upstream = &g.upstreams[index];
-        let why = upstream.with_stderr(why);
-        if upstream.ended(conn, &why) && !g.closing.load(Ordering::SeqCst) {
-            g.log(Level::Warn, format!("`{}` ended: {why}", upstream.key));
-        }
-        for waiter in &owed {
-            g.failed(index, waiter, &why);
-        }
-        g.write_status();
-    }
-}
-
-impl Gateway {
-    /// A server's answer to a client's request, to the client under the client's id.
-    fn answered(&self, index: usize, line: &[u8], waiter: &Waiter) {
-        let modern_server = self.upstreams[index]
-            .running()
-            .is_some_and(|c| c.is_modern());
-        let same_id = parse(line).and_then(|e| e.id.map(id_key)).as_deref()
-            == Some(waiter.client_id.as_str());
-        if same_id && (!waiter.modern || modern_server) {
-            return self.send(line);
-        }
-        let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
-            return;
-        };
-        message["id"] = raw_value(&waiter.client_id);
-        if waiter.modern
-            && let Some(result) = message.get_mut("result").and_then(Value::as_object_mut)
-        {
-            result
-                .entry("resultType")
-                .or_insert_with(|| json!("complete"));
-        }
-        self.send(message.to_string().as_bytes());
-    }
-
-    fn server_notified(self: &Arc<Self>, index: usize, method: &str, line: &[u8]) {
-        match method {
-            "notifications/tools/list_changed"
-            | "notifications/prompts/list_changed"
-            | "notifications/resources/list_changed" => {
-                if let Some(conn) = self.upstreams[index].running() {
-                    let g = self.clone();
-                    std::thread::spawn(move || g.refresh(index, &conn));
-                }
-            }
-            "notifications/resources/updated" => {
-                let Ok(mut message) = serde_json::from_slice::<Value>(line) else {
-                    return;
-                };
-                if let Some(uri) = message.pointer("/params/uri").and_then(Value::as_str) {
-                    let exposed = self.table().exposed_uri(index, uri);
-                    message["params"]["uri"] = Value::from(exposed);
-                }
-                self.send(message.to_string().as_bytes());
-            }
-            _ => self.send(line),
-        }
-    }
-}
-
-/// Looks for overdue requests and idle servers until the gateway is gone.
-fn tick(gateway: Weak<Gateway>) {
-    loop {
-        std::thread::sleep(TICK);
-        let Some(g) = gateway.upgrade() else { return };
-        if g.closing.load(Ordering::SeqCst) {
-            return;
-        }
-        for (index, upstream) in g.upstreams.iter().enumerate() {
-            let Some(conn) = upstream.running() else {
-                continue;
-            };
-            for (server_id, waiter) in conn.overdue(g.launch.timeout) {
-                conn.notify(
-                    "notifications/cancelled",
-                    json!({"requestId": raw_value(&server_id), "reason": "mcpguard gateway: timed out"}),
-                );
-                let why = format!(
-                    "no answer within {} s (--timeout)",
-                    g.launch.timeout.as_secs_f64()
-                );
-                g.failed(index, &waiter, &upstream.with_stderr(&why));
-            }
-            if !g.eager && upstream.stop_if_idle(g.idle) {
-                g.log(
-                    Level::Info,
-                    format!(
-                        "stopped `{}` after {} s unused",
-                        upstream.key,
-                        g.idle.as_secs()
-                    ),
-                );
-                g.write_status();
-            }
-        }
     }
 }
 
@@ -987,10 +628,6 @@ fn renamed(method: &str, mut message: Value, original: &str) -> Value {
         _ => params["uri"] = Value::from(original),
     }
     message
-}
-
-fn parsed_value(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }
 
 /// An id (canonical JSON text) as a value again.

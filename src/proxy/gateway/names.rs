@@ -20,7 +20,7 @@ const SERVER_PART_MAX: usize = 24;
 const HASH_DIGITS: usize = 6;
 
 /// The server part of every exposed name: the config entry's key reduced to `[A-Za-z0-9_-]`
-/// and at most [`SERVER_PART_MAX`] characters; a key that changed carries its hash.
+/// and at most 24 characters; a key that changed carries its hash.
 pub fn server_part(key: &str) -> String {
     let reduced = reduce(key, '-');
     if reduced == key && key.len() <= SERVER_PART_MAX && !key.is_empty() {
