@@ -19,6 +19,10 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
+/// Requests that stay open until the client cancels them (2026-07-28 basic/patterns/
+/// subscriptions): no timeout applies to them, and none keeps a session from ending.
+pub const LONG_LIVED: [&str; 1] = ["subscriptions/listen"];
+
 /// Error codes only a modern server sends: HeaderMismatch, MissingRequiredClientCapability,
 /// UnsupportedProtocolVersion. One of them from a probe means "modern, retry", never "legacy".
 pub const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];

@@ -92,10 +92,6 @@ pub(super) struct SubscriptionMeta<'a> {
     pub(super) id: Option<&'a RawValue>,
 }
 
-/// Requests whose stream lives as long as the client listens: no `--timeout`, no place
-/// among the requests in flight.
-pub(super) const LONG_LIVED: [&str; 1] = ["subscriptions/listen"];
-
 #[derive(Deserialize)]
 pub(super) struct ProgressParams {
     #[serde(rename = "progressToken")]

@@ -13,12 +13,13 @@ use tokio::time::Instant;
 
 use crate::proxy::policy::{self, Policy, SERVER_ERROR};
 
-use super::child::{Child, FromChild, LONG_LIVED};
+use super::child::{Child, FromChild};
 use super::exchange;
 use super::headers::SESSION as SESSION_HEADER;
 use super::intake::Admitted;
 use super::respond::{BAD_GATEWAY, GATEWAY_TIMEOUT};
 use super::{App, ServerEnd, decide, respond};
+use crate::net::mcp::era::LONG_LIVED;
 
 /// The server end of `proxy --listen` in front of a command: children it starts.
 pub(super) struct CommandEnd;

@@ -144,9 +144,10 @@ impl Policy {
         &self.more_tool
     }
 
-    /// Requests waiting for the server.
+    /// Requests waiting for the server, subscriptions aside.
     pub fn in_flight(&self) -> usize {
-        self.pending.len()
+        // A subscription is the client's to end: closing its side ends it.
+        self.pending.values().filter(|p| !p.long_lived()).count()
     }
 
     /// The tools the proxy answers itself: its reader, and the tiered catalog's pair.
@@ -451,6 +452,32 @@ mod tests {
 
     fn server(p: &mut Policy, line: &str) -> Effects {
         p.from_server(line.as_bytes(), Instant::now(), 1_800_000_000.0)
+    }
+
+    #[test]
+    fn a_subscription_is_never_timed_out_and_keeps_no_session_open() {
+        let mut p = policy();
+        let t0 = Instant::now();
+        let listen = r#"{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}"#;
+        p.from_client(listen.as_bytes(), t0, 1_800_000_000.0);
+        let call = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"x"}}"#;
+        p.from_client(call.as_bytes(), t0, 1_800_000_000.0);
+        assert_eq!(p.in_flight(), 1, "the call only");
+        let timeout = Duration::from_secs(30);
+        assert_eq!(p.next_deadline(timeout), Some(t0 + timeout));
+        let fx = p.expire(t0 + Duration::from_secs(3600), timeout);
+        // The call timed out; the subscription is still open, and its answer still passes.
+        assert_eq!(
+            fx.sends
+                .iter()
+                .filter(|s| matches!(s, Route::Client(_)))
+                .count(),
+            1
+        );
+        assert_eq!(p.in_flight(), 0);
+        assert_eq!(p.next_deadline(timeout), None);
+        let end = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"complete\"}}\n";
+        assert_eq!(server(&mut p, end).sends, vec![Route::Client(end.into())]);
     }
 
     #[test]

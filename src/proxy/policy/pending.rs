@@ -25,6 +25,13 @@ pub(super) struct Pending {
     pub(super) since: Instant,
 }
 
+impl Pending {
+    /// A subscription: open until the client cancels it, never timed out.
+    pub(super) fn long_lived(&self) -> bool {
+        crate::net::mcp::era::LONG_LIVED.contains(&self.method.as_str())
+    }
+}
+
 /// Where a request's id is unique: one stream of messages (see the module doc).
 pub(super) fn pending_key(stream: u64, id: &str) -> String {
     if stream == 0 {
@@ -142,7 +149,11 @@ impl Policy {
 
     /// When the oldest waiting request times out.
     pub fn next_deadline(&self, timeout: Duration) -> Option<Instant> {
-        self.pending.values().map(|p| p.since + timeout).min()
+        self.pending
+            .values()
+            .filter(|p| !p.long_lived())
+            .map(|p| p.since + timeout)
+            .min()
     }
 
     /// Requests older than `timeout`: an error to the client, a cancellation to the server.
@@ -151,7 +162,7 @@ impl Policy {
         let late: Vec<String> = self
             .pending
             .iter()
-            .filter(|(_, p)| now.saturating_duration_since(p.since) >= timeout)
+            .filter(|(_, p)| !p.long_lived() && now.saturating_duration_since(p.since) >= timeout)
             .map(|(k, _)| k.clone())
             .collect();
         for key in late {
