@@ -371,3 +371,82 @@ fn one_name_is_the_single_server_proxy_byte_for_byte() {
         "{said}"
     );
 }
+
+#[test]
+fn a_2026_07_28_client_hears_a_changed_catalog_on_its_subscription() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(dir.path(), json!({"alpha": fixture_entry(&[])}));
+    let mut first = gateway(dir.path(), &file, &[]);
+    first.initialize();
+    let before = tool_names(&mut first);
+    first.finish();
+    // The server changed since its catalog was kept: the cache lacks its last tool.
+    let cached = std::fs::read_dir(dir.path().join("catalogs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().len() == 37)
+        .unwrap();
+    let mut saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cached).unwrap()).unwrap();
+    saved["catalog"]["tools"].as_array_mut().unwrap().pop();
+    std::fs::write(&cached, saved.to_string()).unwrap();
+
+    let mut s = gateway(dir.path(), &file, &[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "modern-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    s.send_raw(
+        &json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["bookings://0"]}}})
+        .to_string(),
+    );
+    let ack: Value = serde_json::from_str(&s.line()).unwrap();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+    // Resource subscriptions are not honoured, so the acknowledgment leaves them out.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let stale = s.request("tools/list", json!({"_meta": meta}));
+    assert_eq!(
+        stale["result"]["tools"].as_array().unwrap().len(),
+        before.len() - 1
+    );
+    // The first call starts the server; its catalog is read again and differs.
+    let call = s.request(
+        "tools/call",
+        json!({"name": "alpha__get_report", "arguments": {}, "_meta": meta}),
+    );
+    assert_eq!(call["result"]["resultType"], "complete", "{call}");
+    let until = Instant::now() + Duration::from_secs(10);
+    let heard = loop {
+        if let Some(n) = s
+            .between
+            .iter()
+            .find(|m| m["method"] == "notifications/tools/list_changed")
+        {
+            break n.clone();
+        }
+        assert!(Instant::now() < until, "no list_changed: {:?}", s.between);
+        if let Ok(line) = s.lines.recv_timeout(Duration::from_millis(200)) {
+            s.between.push(serde_json::from_str(&line).unwrap());
+        }
+    };
+    assert_eq!(
+        heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
+    let fresh = s.request("tools/list", json!({"_meta": meta}));
+    assert_eq!(
+        fresh["result"]["tools"].as_array().unwrap().len(),
+        before.len()
+    );
+    s.finish();
+}

@@ -95,11 +95,7 @@ impl Gateway {
                 ),
             ] {
                 if changed {
-                    self.send(
-                        json!({"jsonrpc": "2.0", "method": method})
-                            .to_string()
-                            .as_bytes(),
-                    );
+                    self.list_changed(method);
                 }
             }
         }

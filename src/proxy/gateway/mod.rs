@@ -19,6 +19,7 @@
 
 pub mod cache;
 mod catalogs;
+mod listen;
 pub mod names;
 pub mod routes;
 mod servers;
@@ -155,6 +156,10 @@ struct Gateway {
     next_id: AtomicU64,
     listener: Mutex<Option<Arc<dyn Listener>>>,
     closing: AtomicBool,
+    /// The client's open `subscriptions/listen` requests (2026-07-28).
+    subscriptions: Mutex<listen::Subscriptions>,
+    /// The client opened a 2025-11-25 session: it hears list changes unsolicited.
+    legacy_client: AtomicBool,
 }
 
 impl Gateway {
@@ -206,6 +211,8 @@ impl Gateway {
             log: opts.log,
             status_file: opts.status_file,
             asked: Mutex::default(),
+            subscriptions: Mutex::default(),
+            legacy_client: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             listener: Mutex::default(),
             closing: AtomicBool::new(false),
@@ -320,6 +327,7 @@ impl Gateway {
         let modern = era::declared_version(&message).is_some_and(era::is_modern);
         match method {
             "initialize" => {
+                self.legacy_client.store(true, Ordering::SeqCst);
                 let params = &message["params"];
                 let asked = params["protocolVersion"].as_str().unwrap_or(V2025_11_25);
                 let version = if HANDSHAKE_VERSIONS.contains(&asked) {
@@ -339,6 +347,7 @@ impl Gateway {
                 );
             }
             "ping" => self.answer(&raw_id, modern, json!({})),
+            "subscriptions/listen" => self.listen(&raw_id, &message["params"]),
             "server/discover" => self.answer(
                 &raw_id,
                 true,
@@ -574,6 +583,9 @@ impl Gateway {
                     return;
                 };
                 let client_id = id.to_string();
+                if self.unlisten(&client_id) {
+                    return;
+                }
                 for upstream in &self.upstreams {
                     if let Some(conn) = upstream.running()
                         && let Some(server_id) = conn.take_client(&client_id)
