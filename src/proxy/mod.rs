@@ -4,7 +4,8 @@
 //! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
 //! full results; [`stdio`] is the transport that moves the bytes, to a command it starts or,
 //! through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many clients;
-//! [`throttle`] keeps a flood of one event from flooding the log.
+//! [`throttle`] keeps a flood of one event from flooding the log. [`gateway`] is one server in
+//! front of all of a client's servers, which the same policy serves (DESIGN.md section 12).
 
 pub mod bridge;
 pub mod catalog;
