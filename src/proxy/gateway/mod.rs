@@ -31,7 +31,7 @@ use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, mpsc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -477,13 +477,7 @@ impl Gateway {
             // A name under a server whose catalog was never read (it could not start): that
             // server answers, with why, rather than "unknown".
             if let Some(index) = self.unlisted_server(&label) {
-                let waiter = Waiter {
-                    client_id: raw_id,
-                    method: method.to_owned(),
-                    label,
-                    modern,
-                    since: Instant::now(),
-                };
+                let waiter = Waiter::new(raw_id, method, label, modern);
                 let (_, error) = self.upstreams[index].state();
                 let why = error.unwrap_or_else(|| "its tools could not be listed".to_owned());
                 return self.failed(index, &waiter, &why);
@@ -501,13 +495,7 @@ impl Gateway {
                 ),
             );
         };
-        let waiter = Waiter {
-            client_id: raw_id,
-            method: method.to_owned(),
-            label,
-            modern,
-            since: Instant::now(),
-        };
+        let waiter = Waiter::new(raw_id, method, label, modern);
         let upstream = self.upstreams[route.server].clone();
         let message = renamed(method, message, &route.original);
         if let Some(conn) = upstream.running() {

@@ -54,6 +54,19 @@ pub struct Waiter {
     pub since: Instant,
 }
 
+impl Waiter {
+    /// A client's request waiting from now.
+    pub fn new(client_id: String, method: &str, label: String, modern: bool) -> Waiter {
+        Waiter {
+            client_id,
+            method: method.to_owned(),
+            label,
+            modern,
+            since: Instant::now(),
+        }
+    }
+}
+
 enum Pending {
     /// The gateway's own request: its result as the server wrote it, or the error's message.
     Own(mpsc::Sender<Result<Box<RawValue>, String>>),

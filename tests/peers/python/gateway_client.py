@@ -18,7 +18,7 @@ import sys
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from proxy_client import BUDGET, all_tools, meta, texts
+from proxy_client import BUDGET, all_tools, meta, read_on, texts
 
 # One call per server: a tool every one of these servers has, with arguments that work.
 CALLS = {
@@ -42,14 +42,8 @@ async def read_whole(c, first, mode):
         # Summarized (a tool with an outputSchema keeps structuredContent valid): read the
         # stored text from its ref.
         piece = await c.call_tool("mcpguard_more", {"ref": m["artifactRef"]})
-    pieces, calls = [texts(piece)[0]], 2
-    while meta(piece).get("nextCursor"):
-        piece = await c.call_tool("mcpguard_more", {"cursor": meta(piece)["nextCursor"]})
-        assert not piece.is_error, f"{mode}: {texts(piece)}"
-        assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
-        pieces.append(texts(piece)[0])
-        calls += 1
-    return "".join(pieces), calls
+    text, more = await read_on(c, piece, mode)
+    return text, 2 + more
 
 
 async def session(mode, target, big):

@@ -75,14 +75,21 @@ async def through_proxy(mode, mcpguard, server, store):
         else:
             assert m.get("outcome") == "chunked", f"{mode}: {m}"
         found = await search(c, m["artifactRef"], mode)
-        pieces = [texts(piece)[0]]
-        while meta(piece).get("nextCursor"):
-            piece = await c.call_tool("mcpguard_more", {"cursor": meta(piece)["nextCursor"]})
-            assert not piece.is_error, f"{mode}: {texts(piece)}"
-            assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
-            pieces.append(texts(piece)[0])
-            calls += 1
-        return "".join(pieces), calls, found
+        text, more = await read_on(c, piece, mode)
+        return text, calls + more, found
+
+
+async def read_on(c, piece, mode):
+    """A shrunk text from `piece` on, following nextCursor to its end: the whole text and the
+    calls made after `piece`, each piece checked within budget."""
+    pieces, calls = [texts(piece)[0]], 0
+    while meta(piece).get("nextCursor"):
+        piece = await c.call_tool("mcpguard_more", {"cursor": meta(piece)["nextCursor"]})
+        assert not piece.is_error, f"{mode}: {texts(piece)}"
+        assert meta(piece)["estimatedTokens"] <= BUDGET, f"{mode}: {meta(piece)}"
+        pieces.append(texts(piece)[0])
+        calls += 1
+    return "".join(pieces), calls
 
 
 PATTERN = "Traceback|ERROR"
