@@ -23,6 +23,7 @@ mod bpe;
 pub mod calibrated;
 pub mod claude;
 pub mod fast;
+pub mod media;
 
 use std::fmt;
 use std::str::FromStr;
