@@ -107,7 +107,8 @@ pub fn measure_tokens(data: &[u8]) {
     assert!(text.is_empty() || exact > 0 || text.trim().is_empty() || fast + rough > 0);
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
         let anatomy = crate::document::anatomy(&value, &text);
-        let profile = crate::measure::profile(&anatomy, true, 0);
+        let profile =
+            crate::measure::profile(&anatomy, true, crate::tokens::media::MediaRule::flat(0));
         let _ = profile.top_paths(Tokenizer::Heuristic.counter(), 5);
     }
 }

@@ -28,7 +28,8 @@ fn measure_all() -> Vec<(String, Measured)> {
         .map(|d| {
             let d = d.expect("every example parses");
             let anatomy = document::anatomy(&d.value, &d.text);
-            let profile = measure::profile(&anatomy, false, 0);
+            let profile =
+                measure::profile(&anatomy, false, mcpguard::tokens::media::MediaRule::flat(0));
             let payload = anatomy.parts.iter().find_map(|p| match &p.content {
                 PartContent::Text { json: Some(v), .. } => Some(v.as_ref().clone()),
                 PartContent::Raw(_) => Some(anatomy.payload.clone()),

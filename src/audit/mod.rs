@@ -33,6 +33,7 @@ use crate::json::node::{Node, ReadText};
 use crate::measure::estimate::{self, Options};
 use crate::measure::{self, Extent, PathCost};
 use crate::tokens::Tokenizer;
+use crate::tokens::media::MediaRule;
 
 pub use documents::Documents;
 pub use transcript::Call;
@@ -299,7 +300,11 @@ pub fn audit_document<'a, N: ReadText<'a> + Clone>(
     let limits = ctx.limits(&tool);
     // Where the bytes go is worth the extra bookkeeping only for responses over the limit.
     let large = est.wire_bytes > limits.max_bytes;
-    let profile = measure::profile(&anatomy, large, ctx.config.media_tokens as usize);
+    let profile = measure::profile(
+        &anatomy,
+        large,
+        MediaRule::new(ctx.tokenizer, ctx.config.media_tokens),
+    );
 
     let mut findings = rules::check(
         &findings::Input {

@@ -14,8 +14,12 @@ use super::{ReportFormat, TokenizerArg};
 
 const AFTER_HELP: &str = "\
 Wire bytes are the message as sent. What the model sees is measured apart: the text of content
-blocks, structuredContent, images and audio at a fixed cost (mediaTokens), the result itself for
-other messages, and for plain JSON the text as it stands.
+blocks, structuredContent, the result itself for other messages, for plain JSON the text as it
+stands, and media. An image (PNG, JPEG, GIF, WebP) is counted by its pixels as Claude bills it:
+ceil(w/28) x ceil(h/28) patches after the model family scales it down (Opus 4.7+: 2,576 px and
+4,784 patches at most; claude-v3's family: 1,568 px and 1,568 patches). Audio, PDFs, an image
+whose header does not read, and every image under a non-Claude tokenizer cost mediaTokens
+(1,600) and say why. Each media block is listed with its size and how it was counted.
 
 Tokenizers (all offline): auto, the default, estimates with claude-fast and counts exactly with
 claude a response of up to 2 KB of text and wherever the estimate lands near a limit that
@@ -264,6 +268,62 @@ fn write_table(
             }
         }
     }
+    write_media(out, estimates, false)?;
+    Ok(())
+}
+
+/// Each document's media blocks, one line each: the image's size (and the size the model reads
+/// it at), its tokens and the rule; with `compare`, every rule's figure side by side.
+fn write_media(
+    out: &mut impl Write,
+    estimates: &[DocumentEstimate],
+    compare: bool,
+) -> anyhow::Result<()> {
+    if estimates.iter().all(|e| e.media.is_empty()) {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nmedia (images by their pixels, as Claude bills them):"
+    )?;
+    for e in estimates.iter().filter(|e| !e.media.is_empty()) {
+        writeln!(out, "  {}", e.name)?;
+        for m in &e.media {
+            let c = &m.cost;
+            let size = match (c.width, c.height) {
+                (Some(w), Some(h)) => match c.seen_as {
+                    Some([sw, sh]) => format!(" {w}x{h} (read as {sw}x{sh})"),
+                    None => format!(" {w}x{h}"),
+                },
+                _ => String::new(),
+            };
+            let how = if compare {
+                m.compare
+                    .iter()
+                    .map(|r| format!("{} {}", r.counted_with, thousands(r.tokens)))
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            } else {
+                match c.note {
+                    Some(note) => {
+                        format!("{} tok, {}: {note}", thousands(c.tokens), c.counted_with)
+                    }
+                    None => format!("{} tok, {}", thousands(c.tokens), c.counted_with),
+                }
+            };
+            writeln!(
+                out,
+                "    {}  {}{size}, {} B of base64: {how}",
+                mcpguard::json::pointer::display(&m.pointer),
+                if m.mime.is_empty() {
+                    "no MIME type"
+                } else {
+                    &m.mime
+                },
+                thousands(m.base64_bytes),
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -308,7 +368,9 @@ fn write_compare(out: &mut impl Write, estimates: &[DocumentEstimate]) -> anyhow
         out,
         "claude (Opus 4.7+) and claude-v3 (Claude 3 to Opus 4.6) reproduce ctok 1.3.0's offline\n\
          reconstruction of Claude's tokenizers; errors are against claude. claude-legacy is the\n\
-         pre-Claude 3 BPE of @anthropic-ai/tokenizer; heuristic is the seed's chars/4 + 20%."
+         pre-Claude 3 BPE of @anthropic-ai/tokenizer; heuristic is the seed's chars/4 + 20%.\n\
+         Images: pixels for claude and claude-fast (v4.7) and claude-v3 (v3), mediaTokens for the rest."
     )?;
+    write_media(out, estimates, true)?;
     Ok(())
 }

@@ -66,7 +66,7 @@ pub fn default_yaml() -> String {
     line(
         "mediaTokens",
         c.media_tokens.to_string(),
-        "tokens charged per image or audio block",
+        "tokens for audio, PDFs and images not counted by their pixels",
     );
     line(
         "artifactDir",
@@ -199,6 +199,15 @@ pub fn default_yaml() -> String {
         }
         if p.structured_content_first {
             out.push_str("    structuredContentFirst: true\n");
+        }
+        if let Some(l) = &p.image_limits {
+            out.push_str(&format!(
+                "    imageLimits: {{maxEdge: {}, manyImages: {}, manyImagesMaxEdge: {}, source: \"{}\"}}\n",
+                l.max_edge,
+                l.many_images,
+                l.many_images_max_edge,
+                l.source.replace('"', "'")
+            ));
         }
         if let Some(v) = &p.client_version {
             out.push_str(&format!("    clientVersion: \"{v}\"\n"));

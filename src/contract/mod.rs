@@ -206,6 +206,9 @@ pub struct ClientProfile {
     /// both; embedded binary resources and resource links become one line each.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub structured_content_first: bool,
+    /// What the client refuses of an image by its size in pixels, whatever it costs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_limits: Option<ImageLimits>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_version: Option<String>,
     #[serde(default)]
@@ -223,6 +226,38 @@ pub struct QuickEstimate {
     pub image_tokens: u64,
     pub keep_at_most: f64,
     pub too_large_above: f64,
+}
+
+/// Limits on an image's size in pixels, apart from its tokens. Claude's API refuses a request
+/// holding an image over `maxEdge` pixels on a side, and over `manyImagesMaxEdge` when the
+/// request holds more than `manyImages` images; a client that passes MCP images on as they are
+/// fails the turn. A result within the first limit but over the second is a warning: it is
+/// refused once the conversation holds more than `manyImages` images.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageLimits {
+    pub max_edge: u32,
+    pub many_images: u64,
+    pub many_images_max_edge: u32,
+    #[serde(default)]
+    pub source: String,
+}
+
+impl ImageLimits {
+    /// What the client does with a result holding `size.images` images, the largest
+    /// `size.longest_image_edge` pixels on its long edge.
+    pub fn verdict(&self, size: &ResponseSize) -> ClientVerdict {
+        let edge = size.longest_image_edge;
+        if edge > self.max_edge
+            || (edge > self.many_images_max_edge && size.images > self.many_images)
+        {
+            ClientVerdict::Refuse
+        } else if edge > self.many_images_max_edge {
+            ClientVerdict::Warn
+        } else {
+            ClientVerdict::Ok
+        }
+    }
 }
 
 /// What a client does with a result over its `maxTokens`.
@@ -257,6 +292,12 @@ pub fn default_clients() -> BTreeMap<String, ClientProfile> {
             preview_chars: Some(2_000),
             max_description_bytes: Some(2_048),
             structured_content_first: true,
+            image_limits: Some(ImageLimits {
+                max_edge: 8000,
+                many_images: 20,
+                many_images_max_edge: 2000,
+                source: "Claude's vision guide (platform.claude.com/docs/en/build-with-claude/vision): 8000x8000 px at most, 2000x2000 px in a request of more than 20 images; Claude Code passes MCP images on as they are and fails the turn (anthropics/claude-code issues 20605, 51540)".into(),
+            }),
             client_version: Some("2.1.328".into()),
             source: "measured by driving Claude Code 2.1.328 (npm @anthropic-ai/claude-code) offline against a local stand-in for its API; MAX_MCP_OUTPUT_TOKENS defaults to 25000; ENABLE_MCP_LARGE_OUTPUT_FILES=0 turns file-only into truncate"
                 .into(),
@@ -396,6 +437,9 @@ pub struct ResponseSize {
     pub lines: u64,
     /// Images and audio blocks.
     pub media: u64,
+    /// The images among them whose size their header gives, and the longest edge of any.
+    pub images: u64,
+    pub longest_image_edge: u32,
 }
 
 impl ClientProfile {
@@ -412,6 +456,15 @@ impl ClientProfile {
     /// fall on the right side of `maxTokens`; it is called only where the client itself would
     /// count.
     pub fn verdict(&self, size: ResponseSize, exact: impl FnOnce() -> u64) -> ClientVerdict {
+        let images = self
+            .image_limits
+            .as_ref()
+            .map_or(ClientVerdict::Ok, |l| l.verdict(&size));
+        self.token_verdict(size, exact).max(images)
+    }
+
+    /// The verdict on the response's size in tokens, characters, bytes and lines.
+    fn token_verdict(&self, size: ResponseSize, exact: impl FnOnce() -> u64) -> ClientVerdict {
         let over = |limit: Option<u64>, value: u64| limit.is_some_and(|l| value > l);
         let over_max = match (self.max_tokens, &self.estimate) {
             (Some(max), Some(e)) => {
@@ -479,7 +532,7 @@ mod tests {
             utf16,
             bytes: utf16,
             lines: 1,
-            media: 0,
+            ..ResponseSize::default()
         };
         let never = || -> u64 { panic!("the client does not count here") };
         // Up to half the limit by chars/4: kept without counting.
@@ -502,6 +555,19 @@ mod tests {
             ..text(0)
         };
         assert_eq!(cc.verdict(images, || 14_400), ClientVerdict::Ok);
+        // An image's pixels: over 8,000 on a side refused; over 2,000 a warning, refused in a
+        // result of more than 20 images.
+        let shot = |images: u64, edge: u32| ResponseSize {
+            media: images,
+            images,
+            longest_image_edge: edge,
+            ..text(100)
+        };
+        assert_eq!(cc.verdict(shot(1, 2000), never), ClientVerdict::Ok);
+        assert_eq!(cc.verdict(shot(1, 2001), never), ClientVerdict::Warn);
+        assert_eq!(cc.verdict(shot(20, 2001), || 0), ClientVerdict::Warn);
+        assert_eq!(cc.verdict(shot(21, 2001), || 0), ClientVerdict::Refuse);
+        assert_eq!(cc.verdict(shot(1, 8001), never), ClientVerdict::Refuse);
         // With ENABLE_MCP_LARGE_OUTPUT_FILES=0 the result is cut instead.
         let truncating = ClientProfile {
             over_max_tokens: Some(OverMax::Truncate),
@@ -522,7 +588,7 @@ mod tests {
             utf16: 20_000,
             bytes: 20_000,
             lines: 1,
-            media: 0,
+            ..ResponseSize::default()
         };
         assert_eq!(copilot.verdict(size, || unreachable!()), ClientVerdict::Cut);
     }

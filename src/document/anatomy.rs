@@ -35,9 +35,9 @@ pub enum PartContent<'a, N: Clone = Value> {
         /// structuredContent's own, from the text without writing it (see [`written_compact`]).
         compact: bool,
     },
-    /// An image or audio block: a fixed token cost, whatever its size. `data_bytes` is the
-    /// length of its base64 data on the wire.
-    Media { mime: &'a str, data_bytes: usize },
+    /// An image or audio block, or an embedded binary resource: `data` is its base64 text
+    /// (see [`crate::tokens::media`] for what it costs).
+    Media { mime: &'a str, data: &'a str },
     /// JSON shown to the model as JSON: `structuredContent`, a list result, a resource link,
     /// an error object.
     Json(&'a N),
@@ -282,7 +282,7 @@ pub(super) fn block_part<'a, N: ReadText<'a> + Clone>(
         "image" | "audio" => Part {
             content: PartContent::Media {
                 mime: block.get("mimeType").and_then(Node::as_str).unwrap_or(""),
-                data_bytes: block.get("data").and_then(Node::as_str).map_or(0, str::len),
+                data: block.get("data").and_then(Node::as_str).unwrap_or(""),
             },
             pointer: at,
         },
@@ -310,7 +310,7 @@ pub(super) fn resource_part<'a, N: ReadText<'a> + Clone>(
                     .get("mimeType")
                     .and_then(Node::as_str)
                     .unwrap_or(""),
-                data_bytes: blob.len(),
+                data: blob,
             },
             pointer: pointer::join(&at, "blob"),
         };

@@ -13,6 +13,7 @@ use crate::json::compact;
 use crate::json::node::Node;
 use crate::measure::{self, PathCost};
 use crate::tokens::calibrated::{self, Scaled};
+use crate::tokens::media::{MediaCost, MediaRule};
 use crate::tokens::{Counted, Tokenizer};
 use crate::util::text_memo::TextMemo;
 
@@ -26,6 +27,8 @@ pub struct Options {
     pub top: usize,
     pub threshold: u64,
     pub hard_cap: u64,
+    /// What an image costs where its size cannot be read or no pixel rule applies, and audio
+    /// and other media always (see [`crate::tokens::media`]).
     pub media_tokens: u64,
     /// Clients to judge against, by name.
     pub clients: BTreeMap<String, ClientProfile>,
@@ -105,10 +108,36 @@ pub struct DocumentEstimate {
     pub compare: Vec<Comparison>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub top_paths: Vec<PathCost>,
+    /// Each image, audio or binary block the model is sent, and what it costs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<MediaEstimate>,
     /// What a part's count by the tokenizer's own counter is multiplied by to be in the
     /// measure of `tokens` (see [`Counted::scale`]).
     #[serde(skip)]
     pub part_scale: f64,
+}
+
+/// One media block of a document and what it costs by the run's tokenizer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaEstimate {
+    pub pointer: String,
+    pub mime: String,
+    /// The length of its base64 text.
+    pub base64_bytes: u64,
+    #[serde(flatten)]
+    pub cost: MediaCost,
+    /// With `--compare`: its cost by each rule (the two families' pixels and the flat figure).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<MediaComparison>,
+}
+
+/// A media block's cost by one rule, for `--compare`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaComparison {
+    pub counted_with: &'static str,
+    pub tokens: u64,
 }
 
 /// Sums over several documents.
@@ -137,7 +166,18 @@ impl Totals {
 /// The model-visible text of a document, piece by piece, and the media it carries.
 struct Visible<'a> {
     texts: Vec<Cow<'a, str>>,
-    media: u64,
+    /// Each media block's MIME type and base64 text.
+    media: Vec<(&'a str, &'a str)>,
+}
+
+impl Visible<'_> {
+    /// What the media cost by `rule`.
+    fn media_tokens(&self, rule: MediaRule) -> u64 {
+        self.media
+            .iter()
+            .map(|(mime, data)| rule.cost(mime, data).tokens)
+            .sum()
+    }
 }
 
 /// What each part shows the model as text, resolved once for every view: a text block's text
@@ -160,31 +200,36 @@ fn part_texts<'a, N: Node + Clone>(
         .collect()
 }
 
-fn visible<'a>(texts: &'a [Option<Cow<'_, str>>]) -> Visible<'a> {
+fn visible<'a, N: Node + Clone>(
+    anatomy: &'a document::Anatomy<'_, N>,
+    texts: &'a [Option<Cow<'_, str>>],
+) -> Visible<'a> {
     let mut v = Visible {
         texts: Vec::with_capacity(texts.len()),
-        media: 0,
+        media: Vec::new(),
     };
-    for text in texts {
-        match text {
-            Some(text) => v.texts.push(Cow::Borrowed(text)),
-            None => v.media += 1,
+    for (part, text) in anatomy.parts.iter().zip(texts) {
+        match (text, &part.content) {
+            (Some(text), _) => v.texts.push(Cow::Borrowed(text)),
+            (None, PartContent::Media { mime, data }) => v.media.push((mime, data)),
+            (None, _) => {}
         }
     }
     v
 }
 
-/// The tokens of `v`, `claude-fast`'s class model taking each text's estimate from `model_of`.
+/// The tokens of `v`, `claude-fast`'s class model taking each text's estimate from `model_of`,
+/// its media priced by `media`.
 fn count<'v>(
     v: &'v Visible<'_>,
     tokenizer: Tokenizer,
-    media_tokens: u64,
+    media: MediaRule,
     limits: &[u64],
     model_of: impl FnMut(&'v str) -> f64,
 ) -> Counted {
     tokenizer.count_texts_with(
         v.texts.iter().map(|t| t.as_ref()),
-        v.media * media_tokens,
+        v.media_tokens(media),
         limits,
         model_of,
     )
@@ -198,10 +243,11 @@ pub fn tokens<N: Node + Clone>(
     media_tokens: u64,
     limits: &[u64],
 ) -> u64 {
+    let texts = part_texts(anatomy);
     count(
-        &visible(&part_texts(anatomy)),
+        &visible(anatomy, &texts),
         tokenizer,
-        media_tokens,
+        MediaRule::new(tokenizer, media_tokens),
         limits,
         calibrated::model,
     )
@@ -218,9 +264,16 @@ impl Visible<'_> {
     ) -> ResponseSize {
         let mut size = ResponseSize {
             tokens,
-            media: self.media,
+            media: self.media.len() as u64,
             ..ResponseSize::default()
         };
+        for (_, data) in &self.media {
+            if let Some(image) = crate::tokens::media::image_size::read(data) {
+                size.images += 1;
+                size.longest_image_edge =
+                    size.longest_image_edge.max(image.width.max(image.height));
+            }
+        }
         for text in &self.texts {
             let (chars, utf16, lines) = measures_of(text);
             size.chars += chars;
@@ -260,7 +313,7 @@ fn text_measures(text: &str) -> (u64, u64, u64) {
 /// an embedded binary resource as a one-line notice, a resource link as one line. The notices'
 /// wording is the client's; mcpguard writes lines of the same kind and length.
 fn client_view<'a, N: Node + Clone>(
-    anatomy: &document::Anatomy<'_, N>,
+    anatomy: &'a document::Anatomy<'_, N>,
     texts: &'a [Option<Cow<'_, str>>],
 ) -> Visible<'a> {
     let structured = anatomy
@@ -269,7 +322,7 @@ fn client_view<'a, N: Node + Clone>(
         .find(|p| p.pointer.ends_with("/structuredContent"));
     let mut v = Visible {
         texts: Vec::new(),
-        media: 0,
+        media: Vec::new(),
     };
     for (part, text) in anatomy.parts.iter().zip(texts) {
         // The part's own text, as every view shows it (media have none).
@@ -278,7 +331,7 @@ fn client_view<'a, N: Node + Clone>(
             PartContent::Media { mime, .. } if part.pointer.ends_with("/blob") => v
                 .texts
                 .push(format!("[Binary content ({mime}) saved to a file]").into()),
-            PartContent::Media { .. } => v.media += 1,
+            PartContent::Media { mime, data } => v.media.push((mime, data)),
             PartContent::Json(_) if structured.is_some_and(|s| s.pointer == part.pointer) => {
                 v.texts.push(shown())
             }
@@ -347,14 +400,15 @@ pub fn estimate_anatomy<N: Node + Clone>(
     opts: &Options,
 ) -> DocumentEstimate {
     let texts = part_texts(anatomy);
-    let seen = visible(&texts);
+    let seen = visible(anatomy, &texts);
+    let media_rule = MediaRule::new(opts.tokenizer, opts.media_tokens);
     // A client's own view shows some of the same texts (structuredContent alone): their class
     // model estimates and their measures are read once.
     let mut models = TextMemo::default();
     let counted = count(
         &seen,
         opts.tokenizer,
-        opts.media_tokens,
+        media_rule,
         &opts.verdict_limits(),
         |t| models.keep(t, calibrated::model),
     );
@@ -381,22 +435,21 @@ pub fn estimate_anatomy<N: Node + Clone>(
             } else {
                 view.size(tokens, measures_of)
             };
-            let image_tokens = profile
-                .estimate
-                .as_ref()
-                .map_or(opts.media_tokens, |e| e.image_tokens);
-            // The client counts with Claude's tokenizer, and only its `maxTokens` hangs on
-            // that count: `auto` decides it exactly near the limit and by claude-fast further
-            // away, where both land on the same side (the verdict is the same, the cost is
-            // not: a 200 KB result in the client's counting band is 10 ms exactly).
+            // The client counts with Claude's tokenizer (its quick estimate prices an image
+            // at its own flat figure, in the verdict; the count it falls back on is the API's,
+            // by pixels), and only its `maxTokens` hangs on that count: `auto` decides it
+            // exactly near the limit and by claude-fast further away, where both land on the
+            // same side (the verdict is the same, the cost is not: a 200 KB result in the
+            // client's counting band is 10 ms exactly).
             let limit: Vec<u64> = profile.max_tokens.into_iter().collect();
+            let client_media = MediaRule::new(Tokenizer::Auto, opts.media_tokens);
             // The run's own count serves when the client sees the same thing and it decides
             // the limit: exact, or claude-fast far enough from it.
-            let same_view = image_tokens == opts.media_tokens && same_texts;
+            let same_view = same_texts && (seen.media.is_empty() || client_media == media_rule);
             let known = (same_view && counted.settles(&limit)).then_some(tokens);
             let exact = || {
                 known.unwrap_or_else(|| {
-                    count(view, Tokenizer::Auto, image_tokens, &limit, model_of).tokens
+                    count(view, Tokenizer::Auto, client_media, &limit, model_of).tokens
                 })
             };
             (name.clone(), profile.verdict(size, exact))
@@ -410,7 +463,14 @@ pub fn estimate_anatomy<N: Node + Clone>(
                 let n = if t == counted_with {
                     tokens
                 } else {
-                    count(&seen, t, opts.media_tokens, &[], model_of).tokens
+                    count(
+                        &seen,
+                        t,
+                        MediaRule::new(t, opts.media_tokens),
+                        &[],
+                        model_of,
+                    )
+                    .tokens
                 };
                 (t, n)
             })
@@ -430,7 +490,7 @@ pub fn estimate_anatomy<N: Node + Clone>(
     };
 
     let top_paths = if opts.top > 0 {
-        let profile = measure::profile(anatomy, true, opts.media_tokens as usize);
+        let profile = measure::profile(anatomy, true, media_rule);
         let counter = Scaled {
             counter: opts.tokenizer.counter(),
             scale: counted.scale(),
@@ -454,8 +514,49 @@ pub fn estimate_anatomy<N: Node + Clone>(
         clients,
         compare,
         top_paths,
+        media: media_estimates(anatomy, media_rule, opts),
         part_scale: counted.scale(),
     }
+}
+
+/// Each media part of `anatomy` priced by `rule`, and with `--compare` by every rule.
+fn media_estimates<N: Node + Clone>(
+    anatomy: &document::Anatomy<'_, N>,
+    rule: MediaRule,
+    opts: &Options,
+) -> Vec<MediaEstimate> {
+    let rules = [Tokenizer::Claude, Tokenizer::ClaudeV3, Tokenizer::Heuristic]
+        .map(|t| MediaRule::new(t, opts.media_tokens));
+    anatomy
+        .parts
+        .iter()
+        .filter_map(|part| {
+            let PartContent::Media { mime, data } = part.content else {
+                return None;
+            };
+            let compare = if opts.compare {
+                rules
+                    .iter()
+                    .map(|r| {
+                        let cost = r.cost(mime, data);
+                        MediaComparison {
+                            counted_with: cost.counted_with,
+                            tokens: cost.tokens,
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Some(MediaEstimate {
+                pointer: part.pointer.clone(),
+                mime: mime.to_owned(),
+                base64_bytes: data.len() as u64,
+                cost: rule.cost(mime, data),
+                compare,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

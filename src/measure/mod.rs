@@ -25,6 +25,7 @@ use crate::document::{self, Anatomy, PartContent, Twin};
 use crate::json::compact;
 use crate::json::pointer::{PathStack, Seg};
 use crate::tokens::TokenCounter;
+use crate::tokens::media::MediaRule;
 
 /// Where something is and how big it is.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -208,13 +209,13 @@ pub fn shape(value: &impl Node) -> Shape {
 }
 
 /// Measures every visible part of a document. `with_paths` also collects per-path costs
-/// (the costlier half of the work); `media_tokens` is what an image or audio block costs.
+/// (the costlier half of the work); `media` prices image and audio blocks.
 pub fn profile<N: Node + Clone>(
     anatomy: &Anatomy<'_, N>,
     with_paths: bool,
-    media_tokens: usize,
+    media: MediaRule,
 ) -> Profile {
-    profile_with(anatomy, with_paths, media_tokens, Twins::Replay)
+    profile_with(anatomy, with_paths, media, Twins::Replay)
 }
 
 /// Whether structuredContent that is a JSON text block's very tree is measured from the text's
@@ -240,7 +241,7 @@ struct Walked<'v, N> {
 fn profile_with<N: Node + Clone>(
     anatomy: &Anatomy<'_, N>,
     with_paths: bool,
-    media_tokens: usize,
+    media: MediaRule,
     twins: Twins,
 ) -> Profile {
     let mut shape = Shape::default();
@@ -277,12 +278,12 @@ fn profile_with<N: Node + Clone>(
                 }
                 None
             }
-            PartContent::Media { data_bytes, .. } => {
+            PartContent::Media { mime, data } => {
                 if let Some(t) = texts.as_mut() {
                     let e = t.entry(pattern_id(0, &part.pointer), || part.pointer.clone());
                     e.count += 1;
-                    e.fixed_tokens += media_tokens;
-                    e.media_bytes += data_bytes;
+                    e.fixed_tokens += media.cost(mime, data).tokens as usize;
+                    e.media_bytes += data.len();
                 }
                 None
             }
@@ -616,7 +617,7 @@ mod tests {
     fn replayed_and_walked(doc: &Value, text: &str) -> [(Shape, Vec<PathCost>); 2] {
         let a = anatomy(doc, text);
         [Twins::Replay, Twins::Walk].map(|twins| {
-            let p = profile_with(&a, true, 0, twins);
+            let p = profile_with(&a, true, MediaRule::flat(0), twins);
             let paths = p.top_paths(&Heuristic, usize::MAX);
             (p.shape, paths)
         })
@@ -639,8 +640,8 @@ mod tests {
             let (a, b) = (anatomy(&value, &text), anatomy_in(&json, &text, &arena));
             for twins in [Twins::Replay, Twins::Walk] {
                 let (p, q) = (
-                    profile_with(&a, true, 85, twins),
-                    profile_with(&b, true, 85, twins),
+                    profile_with(&a, true, MediaRule::flat(85), twins),
+                    profile_with(&b, true, MediaRule::flat(85), twins),
                 );
                 assert_eq!(p.shape, q.shape);
                 assert_eq!(
@@ -697,7 +698,7 @@ mod tests {
         ]});
         let text = v.to_string();
         let a = anatomy(&v, &text);
-        let p = profile(&a, true, 0);
+        let p = profile(&a, true, MediaRule::flat(0));
         let top = p.top_paths(&Heuristic, 2);
         assert_eq!(top[0].path, "/bookings/*/notes");
         assert_eq!(top[0].count, 2);
@@ -716,7 +717,7 @@ mod tests {
             .collect();
         let v = json!({"users": users, "total": 12});
         let text = v.to_string();
-        let p = profile(&anatomy(&v, &text), true, 0);
+        let p = profile(&anatomy(&v, &text), true, MediaRule::flat(0));
         let top = p.top_paths(&Heuristic, 3);
         let paths: Vec<(&str, usize)> = top.iter().map(|t| (t.path.as_str(), t.count)).collect();
         // The ids themselves are charged to the entry, as a list item's brackets would be.
@@ -746,7 +747,7 @@ mod tests {
         let inner = json!({"rows": [1, 2, 3]}).to_string();
         let v = json!({"content": [{"type": "text", "text": inner}]});
         let text = v.to_string();
-        let p = profile(&anatomy(&v, &text), true, 0);
+        let p = profile(&anatomy(&v, &text), true, MediaRule::flat(0));
         assert_eq!(
             p.shape.longest_array.unwrap().pointer,
             "/content/0/text#/rows"

@@ -136,8 +136,8 @@ pub(super) fn unwrap(
                     PartContent::Json(v) if part.pointer.ends_with("/structuredContent") => {
                         structured = Some((v, part.pointer));
                     }
-                    PartContent::Media { mime, data_bytes } => {
-                        media_bytes += data_bytes;
+                    PartContent::Media { mime, data } => {
+                        media_bytes += data.len();
                         media.push(mime);
                     }
                     PartContent::Json(v) => {

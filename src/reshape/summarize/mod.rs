@@ -42,6 +42,7 @@ use crate::measure;
 use crate::measure::estimate;
 use crate::reshape::artifact::Ref;
 use crate::tokens::Tokenizer;
+use crate::tokens::media::MediaRule;
 use envelope::{Payload, unwrap};
 use plan::{Plan, Step};
 
@@ -313,7 +314,11 @@ fn measure_input(
                     let full = sample::full_len(v, lengths) as u64;
                     counter.count(&sample) as u64 * full / sample.len().max(1) as u64
                 }
-                PartContent::Media { .. } => opts.media_tokens,
+                PartContent::Media { mime, data } => {
+                    MediaRule::new(opts.tokenizer, opts.media_tokens)
+                        .cost(mime, data)
+                        .tokens
+                }
             })
             .sum()
     } else {
