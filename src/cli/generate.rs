@@ -31,7 +31,8 @@ pub enum What {
 pub fn run(args: Args) -> anyhow::Result<Code> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut cmd = super::Cli::command();
+    // The files are committed: the plain version, not the commit and target --version adds.
+    let mut cmd = super::Cli::command().version(env!("CARGO_PKG_VERSION"));
     match args.what {
         What::Completions => {
             for shell in [

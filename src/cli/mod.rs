@@ -51,8 +51,18 @@ Examples:
   some-mcp-tool | mcpguard summarize                  # a preview that fits, full result kept
   mcpguard validate-config mcpguard.yaml";
 
+/// `mcpguard --version`: the version, then the commit and the target it was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("BUILT_COMMIT"),
+    ", ",
+    env!("BUILT_TARGET"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "mcpguard", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+#[command(name = "mcpguard", version = VERSION, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
 #[command(propagate_version = true, max_term_width = 100)]
 pub struct Cli {
     /// Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json
