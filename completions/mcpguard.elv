@@ -234,7 +234,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --scope 'Which of the client''s server lists. Default: local for claude-code (as `claude mcp add`), every one whose file exists for the others'
             cand --name 'Only this server (repeatable). Default: every server in the list'
             cand --format 'With --list: table or json'
-            cand --mcpguard 'The command that starts mcpguard in the config. Default: this mcpguard''s full path (clients such as Claude Desktop start servers without your shell''s PATH)'
+            cand --mcpguard 'The command that starts mcpguard in the config (`"npx -y mcpguard"` splits as a shell would). Default: this mcpguard''s full path (clients such as Claude Desktop start servers without your shell''s PATH), or `npx -y mcpguard` / `uvx mcpguard` when this mcpguard runs from npx''s or uvx''s cache, which may be emptied'
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --claude-desktop 'Claude Desktop''s config (the same as --client claude-desktop)'

@@ -288,7 +288,7 @@ all\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l name -d 'Only this server (repeatable). Default: every server in the list' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l format -d 'With --list: table or json' -r -f -a "table\t''
 json\t''"
-complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l mcpguard -d 'The command that starts mcpguard in the config. Default: this mcpguard\'s full path (clients such as Claude Desktop start servers without your shell\'s PATH)' -r
+complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l mcpguard -d 'The command that starts mcpguard in the config (`"npx -y mcpguard"` splits as a shell would). Default: this mcpguard\'s full path (clients such as Claude Desktop start servers without your shell\'s PATH), or `npx -y mcpguard` / `uvx mcpguard` when this mcpguard runs from npx\'s or uvx\'s cache, which may be emptied' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l config -d 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults' -r -F
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand install" -l color -d 'When to use colour on stderr. NO_COLOR in the environment means never' -r -f -a "auto\t''
 always\t''

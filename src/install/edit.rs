@@ -15,6 +15,8 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::{Map, Value};
 
+use super::launcher::Launcher;
+
 /// What became of one server.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -86,7 +88,7 @@ pub enum InstallError {
 #[derive(Clone, Copy, Debug)]
 pub enum Op<'a> {
     Install {
-        mcpguard: &'a str,
+        mcpguard: &'a Launcher,
         proxy_args: &'a [String],
     },
     Uninstall,
@@ -118,7 +120,11 @@ fn remote_url(entry: &Map<String, Value>) -> Option<(&'static str, String)> {
         .find_map(|k| Some((*k, entry.get(*k)?.as_str()?.to_owned())))
 }
 
-fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[String]) -> Action {
+fn install_entry(
+    entry: &mut Map<String, Value>,
+    mcpguard: &Launcher,
+    proxy_args: &[String],
+) -> Action {
     if let Some((key, url)) = remote_url(entry) {
         return install_remote(entry, mcpguard, proxy_args, key, url);
     }
@@ -134,12 +140,11 @@ fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[S
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut new_args = vec![Value::from("proxy")];
-    new_args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
+    let mut new_args = proxy_start(mcpguard, proxy_args);
     new_args.push(Value::from("--"));
     new_args.push(command);
     new_args.extend(args);
-    entry.insert("command".into(), Value::from(mcpguard));
+    entry.insert("command".into(), Value::from(mcpguard.command.as_str()));
     entry.insert("args".into(), Value::Array(new_args));
     Action::Proxied
 }
@@ -148,7 +153,7 @@ fn install_entry(entry: &mut Map<String, Value>, mcpguard: &str, proxy_args: &[S
 /// `stdio`, the URL and headers moved into the bridge's flags.
 fn install_remote(
     entry: &mut Map<String, Value>,
-    mcpguard: &str,
+    mcpguard: &Launcher,
     proxy_args: &[String],
     key: &str,
     url: String,
@@ -174,8 +179,7 @@ fn install_remote(
         Some(kind) => format!("{key}:{kind}"),
         None => key.to_owned(),
     };
-    let mut args = vec![Value::from("proxy")];
-    args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
+    let mut args = proxy_start(mcpguard, proxy_args);
     args.extend([REMOTE_ENTRY_FLAG, &was, "--url", &url].map(Value::from));
     for header in headers {
         args.push(Value::from("--header"));
@@ -186,9 +190,21 @@ fn install_remote(
     if kind.is_some() {
         entry.insert("type".into(), Value::from("stdio"));
     }
-    entry.insert("command".into(), Value::from(mcpguard));
+    entry.insert("command".into(), Value::from(mcpguard.command.as_str()));
     entry.insert("args".into(), Value::Array(args));
     Action::Bridged
+}
+
+/// A proxied entry's arguments up to its own: the launcher's, `proxy`, the proxy's flags.
+pub fn proxy_start(mcpguard: &Launcher, proxy_args: &[String]) -> Vec<Value> {
+    mcpguard
+        .args
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once("proxy"))
+        .chain(proxy_args.iter().map(String::as_str))
+        .map(Value::from)
+        .collect()
 }
 
 /// The remote entry a bridge's `args` came from, put back: its URL member, `type`, headers.
@@ -637,26 +653,31 @@ fn visit_toml(
     Ok(doc.to_string())
 }
 
-/// A server started as `…/mcpguard proxy … -- …`.
+/// A server started as `…/mcpguard proxy … -- …`, or through a runner (`npx -y mcpguard proxy`).
 pub(super) fn is_proxied(entry: &Map<String, Value>) -> bool {
     let command = entry.get("command").and_then(Value::as_str).unwrap_or("");
-    let program = command.rsplit(['/', '\\']).next().unwrap_or(command);
-    let first = entry
+    let args: Vec<&str> = entry
         .get("args")
         .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .and_then(Value::as_str);
-    (program == "mcpguard" || program == "mcpguard.exe") && first == Some("proxy")
+        .map(|a| a.iter().map(|v| v.as_str().unwrap_or("")).collect())
+        .unwrap_or_default();
+    super::launcher::proxy_index(command, &args).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const GUARD: Op<'static> = Op::Install {
-        mcpguard: "/usr/bin/mcpguard",
-        proxy_args: &[],
-    };
+    fn guard_with(mcpguard: &Launcher) -> Op<'_> {
+        Op::Install {
+            mcpguard,
+            proxy_args: &[],
+        }
+    }
+
+    fn usr_bin() -> Launcher {
+        Launcher::parse("/usr/bin/mcpguard").unwrap()
+    }
 
     fn servers(path: &[&str]) -> Layout {
         Layout::Json(path.iter().map(|s| s.to_string()).collect())
@@ -665,12 +686,12 @@ mod tests {
     /// install, install again, uninstall, uninstall again: the second of each changes nothing
     /// and the end is the start, byte for byte. The installed text, for a closer look.
     fn round_trip(text: &str, layout: &Layout) -> String {
-        let (installed, changes) = edit(text, layout, &[], &GUARD).unwrap();
+        let (installed, changes) = edit(text, layout, &[], &guard_with(&usr_bin())).unwrap();
         assert!(
             changes.iter().any(|c| c.action == Action::Proxied),
             "{changes:?}"
         );
-        let (again, changes) = edit(&installed, layout, &[], &GUARD).unwrap();
+        let (again, changes) = edit(&installed, layout, &[], &guard_with(&usr_bin())).unwrap();
         assert_eq!(again, installed);
         assert!(changes.iter().all(|c| !c.action.changed()), "{changes:?}");
         let (restored, _) = edit(&installed, layout, &[], &Op::Uninstall).unwrap();
@@ -707,7 +728,13 @@ mod tests {
         );
         // Untouched lines stay as they were.
         assert!(installed.starts_with("{\n  \"globalShortcut\": \"\",\n"));
-        let (_, changes) = edit(text, &servers(&["mcpServers"]), &[], &GUARD).unwrap();
+        let (_, changes) = edit(
+            text,
+            &servers(&["mcpServers"]),
+            &[],
+            &guard_with(&usr_bin()),
+        )
+        .unwrap();
         let actions: Vec<Action> = changes.iter().map(|c| c.action).collect();
         assert_eq!(actions, [Action::Proxied, Action::Proxied, Action::Bridged]);
     }
@@ -720,7 +747,7 @@ mod tests {
   "old-sse": {"type": "sse", "url": "https://s.example.com/sse"}
 }}"#;
         let layout = servers(&["mcpServers"]);
-        let (installed, changes) = edit(text, &layout, &[], &GUARD).unwrap();
+        let (installed, changes) = edit(text, &layout, &[], &guard_with(&usr_bin())).unwrap();
         let actions: Vec<Action> = changes.iter().map(|c| c.action).collect();
         assert_eq!(
             actions,
@@ -765,7 +792,7 @@ mod tests {
             "{\"mcpServers\": {\"ctx\": { \"type\": \"http\", \"url\": \"https://c.example.com/mcp\" }}}",
         ] {
             let layout = servers(&["mcpServers"]);
-            let (installed, changes) = edit(text, &layout, &[], &GUARD).unwrap();
+            let (installed, changes) = edit(text, &layout, &[], &guard_with(&usr_bin())).unwrap();
             assert!(
                 changes.iter().any(|c| c.action == Action::Bridged),
                 "{changes:?}"
@@ -796,7 +823,9 @@ mod tests {
             "the user scope is not touched"
         );
         let other = servers(&["projects", "/elsewhere", "mcpServers"]);
-        let err = edit(text, &other, &[], &GUARD).unwrap_err().to_string();
+        let err = edit(text, &other, &[], &guard_with(&usr_bin()))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "no projects[\"/elsewhere\"].mcpServers in it: no servers there"
@@ -885,25 +914,31 @@ model = "o4-mini"
     fn chosen_names_only_and_unknown_names_and_broken_files_are_errors() {
         let text = r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#;
         let layout = servers(&["mcpServers"]);
-        let (new, changes) = edit(text, &layout, &["b".into()], &GUARD).unwrap();
+        let (new, changes) = edit(text, &layout, &["b".into()], &guard_with(&usr_bin())).unwrap();
         assert_eq!(changes.len(), 1);
         let doc: Value = serde_json::from_str(&new).unwrap();
         assert_eq!(doc["mcpServers"]["a"]["command"], "x");
         assert!(matches!(
-            edit(text, &layout, &["nope".into()], &GUARD),
+            edit(text, &layout, &["nope".into()], &guard_with(&usr_bin())),
             Err(InstallError::UnknownServer { .. })
         ));
         assert!(matches!(
-            edit(r#"{"servers": {}}"#, &layout, &[], &GUARD),
+            edit(r#"{"servers": {}}"#, &layout, &[], &guard_with(&usr_bin())),
             Err(InstallError::NoServersAt(_))
         ));
-        let json = edit("{\"mcpServers\": {\n  \"a\": ,\n}", &layout, &[], &GUARD).unwrap_err();
+        let json = edit(
+            "{\"mcpServers\": {\n  \"a\": ,\n}",
+            &layout,
+            &[],
+            &guard_with(&usr_bin()),
+        )
+        .unwrap_err();
         assert!(json.to_string().starts_with("2:8: not JSON"), "{json}");
         let toml = edit(
             "x = 1\na = [",
             &Layout::Toml("mcp_servers".into()),
             &[],
-            &GUARD,
+            &guard_with(&usr_bin()),
         )
         .unwrap_err();
         assert!(toml.to_string().starts_with("2:"), "{toml}");

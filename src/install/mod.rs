@@ -5,3 +5,4 @@
 pub mod clients;
 pub mod edit;
 pub mod gateway;
+pub mod launcher;

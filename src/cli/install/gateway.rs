@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use mcpguard::install::edit::Layout;
 use mcpguard::install::gateway::{self, GatherError};
+use mcpguard::install::launcher::Launcher;
 use mcpguard::util::fsutil::{self, Durability};
 
 use super::super::exit::Code;
@@ -75,7 +76,11 @@ fn record_path(path: &Path, layout: &Layout) -> anyhow::Result<PathBuf> {
 }
 
 /// `install --gateway`: each list's chosen servers behind one gateway entry.
-pub fn install(target: &Target, mcpguard: &str, proxy_args: &[String]) -> anyhow::Result<Code> {
+pub fn install(
+    target: &Target,
+    mcpguard: &Launcher,
+    proxy_args: &[String],
+) -> anyhow::Result<Code> {
     let lists = locations(target)?;
     let mut out = std::io::stdout().lock();
     for (label, path, layout) in &lists {
@@ -89,14 +94,12 @@ pub fn install(target: &Target, mcpguard: &str, proxy_args: &[String]) -> anyhow
             )?;
             continue;
         }
-        let mut args = vec![
-            Value::from("proxy"),
-            Value::from("--mcp-config"),
-            Value::from(record_file.display().to_string()),
-        ];
+        let mut args = mcpguard::install::edit::proxy_start(mcpguard, &[]);
+        args.push(Value::from("--mcp-config"));
+        args.push(Value::from(record_file.display().to_string()));
         args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
         let mut entry = Map::new();
-        entry.insert("command".into(), Value::from(mcpguard));
+        entry.insert("command".into(), Value::from(mcpguard.command.as_str()));
         entry.insert("args".into(), Value::Array(args));
         let gather = |text: &str| match gateway::gather(text, layout, &target.names, &entry) {
             Ok(g) => Ok(Some(g)),
@@ -111,9 +114,10 @@ pub fn install(target: &Target, mcpguard: &str, proxy_args: &[String]) -> anyhow
         };
         let names: Vec<&str> = gathered.servers.iter().map(|(n, _)| n.as_str()).collect();
         let said = format!(
-            "{} servers ({}) now start behind one gateway: {mcpguard} proxy --mcp-config {}",
+            "{} servers ({}) now start behind one gateway: {} proxy --mcp-config {}",
             names.len(),
             names.join(", "),
+            mcpguard.display(),
             record_file.display()
         );
         if target.dry_run {

@@ -13,6 +13,7 @@ use anyhow::Context as _;
 
 use mcpguard::install::clients::{self, Client, Location, Os, Places, Scope};
 use mcpguard::install::edit::{self, Layout, Op};
+use mcpguard::install::launcher::Launcher;
 
 use super::exit::Code;
 
@@ -114,8 +115,10 @@ pub struct InstallArgs {
           value_parser = ["table", "json"])]
     pub format: String,
 
-    /// The command that starts mcpguard in the config. Default: this mcpguard's full path
-    /// (clients such as Claude Desktop start servers without your shell's PATH).
+    /// The command that starts mcpguard in the config (`"npx -y mcpguard"` splits as a shell
+    /// would). Default: this mcpguard's full path (clients such as Claude Desktop start servers
+    /// without your shell's PATH), or `npx -y mcpguard` / `uvx mcpguard` when this mcpguard
+    /// runs from npx's or uvx's cache, which may be emptied.
     #[arg(long, value_name = "COMMAND")]
     pub mcpguard: Option<String>,
 
@@ -141,12 +144,14 @@ pub fn install(args: InstallArgs) -> anyhow::Result<Code> {
     if args.list {
         return list(&args.format);
     }
-    let mcpguard = match args.mcpguard {
-        Some(c) => c,
-        None => std::env::current_exe()
-            .context("cannot tell where this mcpguard is; pass --mcpguard COMMAND")?
-            .display()
-            .to_string(),
+    let mcpguard = match &args.mcpguard {
+        Some(line) => Launcher::parse(line).with_context(|| {
+            format!("--mcpguard {line:?}: not a command (empty, or a quote left open)")
+        })?,
+        None => Launcher::for_binary(
+            &std::env::current_exe()
+                .context("cannot tell where this mcpguard is; pass --mcpguard COMMAND")?,
+        ),
     };
     if args.gateway {
         return gateway::install(&args.target, &mcpguard, &args.proxy_args);
