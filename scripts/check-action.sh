@@ -7,7 +7,9 @@
 # - the action's own steps run as a runner would run them, on the wheel built in this run
 #   (target/dist, offline): the install step (uv tool install), then the audit step on the
 #   bundled examples with SARIF asked for: exit 1, annotations printed, SARIF written, the
-#   exit code in the step's outputs.
+#   exit code in the step's outputs;
+# - the README's pre-commit hook (pre-commit pinned, mcpguard from the same wheel) in a new git
+#   repository: a good capture passes, a 60 KB one fails with MG001.
 #
 #   bash scripts/check-action.sh   # after: bash scripts/package.sh; npm ci --prefix tests/peers
 set -euo pipefail
@@ -57,3 +59,34 @@ assert sarif["version"] == "2.1.0" and results, sarif.keys()
 print(f"SARIF: {len(results)} results for code scanning")
 PY
 echo "the action: exit 1, $errors error annotations, SARIF written"
+
+echo "-- the README's pre-commit hook (repo: local, mcpguard from the wheel), in a new git repository"
+repo=$out/hooked
+mkdir -p "$repo/captures"
+cp contracts/examples/pass-everything-tiny-image.json "$repo/captures/"
+wheel=$(ls "$root"/target/dist/mcpguard-*.whl)
+cat > "$repo/.pre-commit-config.yaml" <<YAML
+repos:
+  - repo: local
+    hooks:
+      - id: mcpguard-audit
+        name: mcpguard audit
+        entry: mcpguard audit --fail-on error
+        language: python
+        additional_dependencies: ["$wheel"]
+        types: [json]
+        files: ^captures/
+YAML
+hook() {
+  (cd "$repo" && PRE_COMMIT_HOME=$out/pre-commit-home \
+    "$root/target/package-venv/bin/pre-commit" run --all-files) > "$out/hook.txt" 2>&1
+}
+(cd "$repo" && git init -q && git add . && git -c user.name=ci -c user.email=ci@localhost commit -qm captures)
+hook || { echo "the hook failed on a passing capture:" >&2; cat "$out/hook.txt" >&2; exit 1; }
+cp contracts/examples/fail-inv001-bookings-60kb.json "$repo/captures/"
+(cd "$repo" && git add captures)
+if hook; then
+  echo "the hook passed a 60 KB response" >&2; cat "$out/hook.txt" >&2; exit 1
+fi
+grep -q "MG001" "$out/hook.txt" || { echo "the hook's failure does not name MG001" >&2; cat "$out/hook.txt" >&2; exit 1; }
+echo "pre-commit: the hook passes a good capture and fails a 60 KB one (MG001)"
