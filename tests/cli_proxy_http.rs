@@ -1704,4 +1704,30 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
         );
         assert_eq!(result["structuredContent"]["week"], "2026-W47", "{server}");
     }
+    // /health says per server: started, its tools, when its catalog was cached.
+    let health_url = p.url.replace("/mcp", "/health");
+    let (status, health) = get(&health_url);
+    let health: Value = serde_json::from_str(&health).unwrap();
+    assert_eq!(
+        (status, health["status"].as_str()),
+        (200, Some("ready")),
+        "{health}"
+    );
+    let servers = health["servers"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{health}"));
+    let names: Vec<&str> = servers
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "beta"], "{health}");
+    for server in servers {
+        assert_eq!(server["state"], "running", "{server}");
+        assert!(server["tools"].as_u64().unwrap() > 3, "{server}");
+        assert!(
+            server["cachedAt"].as_u64().unwrap() > 1_700_000_000,
+            "{server}"
+        );
+        assert!(server.get("lastError").is_none(), "{server}");
+    }
 }

@@ -20,7 +20,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let listen = args.listen.context("--listen is required here")?;
     let effective = super::super::load_config(config)?;
     let env = |var: &str| std::env::var(var).ok();
-    let upstream = upstream(&args, config, &env)?;
+    let (upstream, gateway_status) = upstream(&args, config, &env)?;
     let secrets = args.signing.secrets()?.context(
         "--listen needs a cursor secret that every instance shares, so any of them verifies any cursor: set MCPGUARD_CURSOR_SECRET (64 hex characters, e.g. from `openssl rand -hex 32`) or --secret-file FILE",
     )?;
@@ -85,6 +85,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         max_concurrent: args.max_concurrent,
         queue: args.queue,
         shutdown_grace: args.shutdown_grace,
+        gateway_status,
     };
     http::run(setup, opts, sinks, rx)?;
     drop(tx);
@@ -96,12 +97,13 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
 const LOGIN_WAIT: Duration = Duration::from_secs(30);
 
 /// The server to stand in front of: --url and --header, a command (after --, --server), or
-/// either kind from --mcp-config.
+/// either kind from --mcp-config; in front of a gateway, also the status file its sessions
+/// write, which /health lists per server.
 fn upstream(
     args: &Args,
     config: &Option<PathBuf>,
     env: &dyn Fn(&str) -> Option<String>,
-) -> anyhow::Result<Upstream> {
+) -> anyhow::Result<(Upstream, Option<PathBuf>)> {
     if args.url.is_none()
         && args.mcp_config.is_none()
         && args.server.is_none()
@@ -111,6 +113,11 @@ fn upstream(
             "--listen needs the server to stand in front of: --url http://HOST:PORT/mcp (with --header 'Name: value' as needed), its command after -- (e.g. `mcpguard proxy --listen 127.0.0.1:8080 -- npx -y some-mcp-server`), or --mcp-config FILE --name NAME"
         );
     }
+    let status_file = || {
+        let dir = super::gateway::cache_dir(args)?;
+        let file = args.mcp_config.as_ref()?;
+        Some(mcpguard::proxy::gateway::status::file_for(&dir, file))
+    };
     Ok(match super::upstream(args, env)? {
         (super::Upstream::Remote { url, headers }, _) => {
             // --oauth: the proxy holds the login (stored by `mcpguard auth login`); it never
@@ -127,24 +134,31 @@ fn upstream(
             } else {
                 None
             };
-            Upstream::Http {
+            let upstream = Upstream::Http {
                 url,
                 headers,
                 login,
-            }
+            };
+            (upstream, None)
         }
-        (super::Upstream::Command { command, env }, shown) => Upstream::Command {
-            command,
-            env,
-            shown,
-        },
+        (super::Upstream::Command { command, env }, shown) => {
+            let upstream = Upstream::Command {
+                command,
+                env,
+                shown,
+            };
+            (upstream, None)
+        }
         // The gateway as the command each session starts: its routing alone, the policy is
         // this process's.
-        (super::Upstream::Gateway, shown) => Upstream::Command {
-            command: route_only_command(args, config)?,
-            env: Default::default(),
-            shown,
-        },
+        (super::Upstream::Gateway, shown) => {
+            let upstream = Upstream::Command {
+                command: route_only_command(args, config)?,
+                env: Default::default(),
+                shown,
+            };
+            (upstream, status_file())
+        }
     })
 }
 

@@ -71,6 +71,9 @@ pub struct Options {
     pub queue: usize,
     /// How long a stop waits for the requests in flight.
     pub shutdown_grace: Duration,
+    /// In front of a gateway: the status file its sessions write, which `/health` lists per
+    /// server (state, tools, catalog cached when, last error).
+    pub gateway_status: Option<std::path::PathBuf>,
 }
 
 /// The server the proxy stands in front of.
@@ -609,7 +612,7 @@ async fn stop_signal() -> &'static str {
 }
 
 /// `/health`: ready (200) or not (503: stopping, or the store cannot be reached), with the
-/// figures `/metrics` has.
+/// figures `/metrics` has, and in front of a gateway each of its servers.
 async fn health(State(app): State<Arc<App>>) -> Response {
     let checked = app.clone();
     let (store, shown) = tokio::task::spawn_blocking(move || checked.setup.store.check())
@@ -628,6 +631,12 @@ async fn health(State(app): State<Arc<App>>) -> Response {
     });
     if let Some(why) = &why {
         body["why"] = json!(why);
+    }
+    if let Some(file) = &app.opts.gateway_status {
+        // As the last session wrote it; before any session, the servers have not started.
+        let servers =
+            crate::proxy::gateway::status::read(file).map_or_else(Vec::new, |s| s.servers);
+        body["servers"] = json!(servers);
     }
     if let (Some(b), serde_json::Value::Object(figures)) =
         (body.as_object_mut(), app.metrics.summary())
