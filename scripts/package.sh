@@ -3,7 +3,7 @@
 # build (maturin and the archive reuse target/release; nothing is compiled twice):
 #
 # - the PyPI wheel (maturin, `bindings = "bin"`: pyproject.toml), carrying the shell completions
-#   and the man page under share/ (packaging/wheel-data: links to completions/), its manylinux
+#   and the man page under share/ (packaging/wheel-data: copies of completions/), its manylinux
 #   tag checked by auditwheel;
 # - the npm packages, packed: `mcpguard` (packaging/npm/mcpguard: a launcher that runs the binary
 #   of the user's platform) and `@mcpguard/cli-PLATFORM-ARCH` with this target's binary;

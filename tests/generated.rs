@@ -39,6 +39,32 @@ fn completions_are_up_to_date() {
 }
 
 #[test]
+fn the_wheels_share_files_are_the_committed_completions() {
+    // maturin takes the wheel's data from packaging/wheel-data (it does not follow links there).
+    let share = common::repo("packaging/wheel-data/data/share");
+    let mut stale = Vec::new();
+    for (copy, original) in [
+        ("man/man1/mcpguard.1", "mcpguard.1"),
+        ("bash-completion/completions/mcpguard", "mcpguard.bash"),
+        ("zsh/site-functions/_mcpguard", "_mcpguard"),
+        ("fish/vendor_completions.d/mcpguard.fish", "mcpguard.fish"),
+    ] {
+        let copy_text = fs::read_to_string(share.join(copy)).unwrap_or_default();
+        let original_text = fs::read_to_string(common::repo("completions").join(original)).unwrap();
+        if copy_text != original_text {
+            stale.push(format!(
+                "cp completions/{original} packaging/wheel-data/data/share/{copy}"
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the wheel's copies are stale; refresh them:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
 fn man_page_is_up_to_date() {
     let dir = tempfile::tempdir().unwrap();
     let out = mcpguard()
