@@ -13,7 +13,7 @@ use crate::json::compact;
 use crate::json::node::Node;
 use crate::measure::{self, PathCost};
 use crate::tokens::calibrated::{self, Scaled};
-use crate::tokens::media::{MediaCost, MediaRule};
+use crate::tokens::media::{Block, MediaCost, MediaRule};
 use crate::tokens::{Counted, Tokenizer};
 use crate::util::text_memo::TextMemo;
 
@@ -166,8 +166,8 @@ impl Totals {
 /// The model-visible text of a document, piece by piece, and the media it carries.
 struct Visible<'a> {
     texts: Vec<Cow<'a, str>>,
-    /// Each media block's MIME type and base64 text.
-    media: Vec<(&'a str, &'a str)>,
+    /// Each media block, its header read once for every count and verdict.
+    media: Vec<Block>,
 }
 
 impl Visible<'_> {
@@ -175,7 +175,7 @@ impl Visible<'_> {
     fn media_tokens(&self, rule: MediaRule) -> u64 {
         self.media
             .iter()
-            .map(|(mime, data)| rule.cost(mime, data).tokens)
+            .map(|block| rule.price(block).tokens)
             .sum()
     }
 }
@@ -211,7 +211,7 @@ fn visible<'a, N: Node + Clone>(
     for (part, text) in anatomy.parts.iter().zip(texts) {
         match (text, &part.content) {
             (Some(text), _) => v.texts.push(Cow::Borrowed(text)),
-            (None, PartContent::Media { mime, data }) => v.media.push((mime, data)),
+            (None, PartContent::Media { mime, data }) => v.media.push(Block::read(mime, data)),
             (None, _) => {}
         }
     }
@@ -267,8 +267,8 @@ impl Visible<'_> {
             media: self.media.len() as u64,
             ..ResponseSize::default()
         };
-        for (_, data) in &self.media {
-            if let Some(image) = crate::tokens::media::image_size::read(data) {
+        for block in &self.media {
+            if let Some(image) = block.image() {
                 size.images += 1;
                 size.longest_image_edge =
                     size.longest_image_edge.max(image.width.max(image.height));
@@ -331,7 +331,7 @@ fn client_view<'a, N: Node + Clone>(
             PartContent::Media { mime, .. } if part.pointer.ends_with("/blob") => v
                 .texts
                 .push(format!("[Binary content ({mime}) saved to a file]").into()),
-            PartContent::Media { mime, data } => v.media.push((mime, data)),
+            PartContent::Media { mime, data } => v.media.push(Block::read(mime, data)),
             PartContent::Json(_) if structured.is_some_and(|s| s.pointer == part.pointer) => {
                 v.texts.push(shown())
             }
@@ -534,11 +534,12 @@ fn media_estimates<N: Node + Clone>(
             let PartContent::Media { mime, data } = part.content else {
                 return None;
             };
+            let block = Block::read(mime, data);
             let compare = if opts.compare {
                 rules
                     .iter()
                     .map(|r| {
-                        let cost = r.cost(mime, data);
+                        let cost = r.price(&block);
                         MediaComparison {
                             counted_with: cost.counted_with,
                             tokens: cost.tokens,
@@ -552,7 +553,7 @@ fn media_estimates<N: Node + Clone>(
                 pointer: part.pointer.clone(),
                 mime: mime.to_owned(),
                 base64_bytes: data.len() as u64,
-                cost: rule.cost(mime, data),
+                cost: rule.price(&block),
                 compare,
             })
         })

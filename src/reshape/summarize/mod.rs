@@ -302,6 +302,7 @@ fn measure_input(
     // count is scaled to the part's full size.
     let tokens = if cut {
         let counter = opts.tokenizer.counter();
+        let media = MediaRule::new(opts.tokenizer, opts.media_tokens);
         anatomy
             .parts
             .iter()
@@ -314,11 +315,7 @@ fn measure_input(
                     let full = sample::full_len(v, lengths) as u64;
                     counter.count(&sample) as u64 * full / sample.len().max(1) as u64
                 }
-                PartContent::Media { mime, data } => {
-                    MediaRule::new(opts.tokenizer, opts.media_tokens)
-                        .cost(mime, data)
-                        .tokens
-                }
+                PartContent::Media { mime, data } => media.cost(mime, data).tokens,
             })
             .sum()
     } else {

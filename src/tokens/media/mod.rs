@@ -65,6 +65,12 @@ impl MediaRule {
 
     /// What a block of `mime` whose base64 data is `data` costs.
     pub fn cost(&self, mime: &str, data: &str) -> MediaCost {
+        self.price(&Block::read(mime, data))
+    }
+
+    /// What a block already read costs: a count that prices one block by several rules, or
+    /// measures it for a verdict too, reads its header once.
+    pub fn price(&self, block: &Block) -> MediaCost {
         let flat = |note| MediaCost {
             tokens: self.flat,
             width: None,
@@ -73,21 +79,20 @@ impl MediaRule {
             counted_with: FLAT,
             note: Some(note),
         };
-        let mime = mime.trim().to_ascii_lowercase();
-        if mime.starts_with("audio/") {
-            return flat("Claude publishes no token rule for audio");
-        }
-        if mime == "application/pdf" {
-            return flat(
-                "Claude publishes no per-page rule for PDFs (their text plus an image a page)",
-            );
-        }
-        let Some(size) = image_size::read(data) else {
-            return flat(if mime.starts_with("image/") {
-                "the image's header is not a PNG, JPEG, GIF or WebP one"
-            } else {
-                "not an image"
-            });
+        let size = match block.kind {
+            Kind::Audio => return flat("Claude publishes no token rule for audio"),
+            Kind::Pdf => {
+                return flat(
+                    "Claude publishes no per-page rule for PDFs (their text plus an image a page)",
+                );
+            }
+            Kind::Unreadable { claims_image: true } => {
+                return flat("the image's header is not a PNG, JPEG, GIF or WebP one");
+            }
+            Kind::Unreadable {
+                claims_image: false,
+            } => return flat("not an image"),
+            Kind::Image(size) => size,
         };
         let Some(vision) = self.vision else {
             return MediaCost {
@@ -97,6 +102,54 @@ impl MediaRule {
             };
         };
         price(vision, size)
+    }
+}
+
+/// A media block as its cost depends on it: what it is, and an image's size from its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub kind: Kind,
+}
+
+/// What a media block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Audio,
+    Pdf,
+    /// An image (whatever MIME type it claims), by its header.
+    Image(ImageSize),
+    /// No header read: `claims_image` when its MIME type says it is one.
+    Unreadable {
+        claims_image: bool,
+    },
+}
+
+impl Block {
+    /// Reads a block of `mime` whose base64 data is `data` (the header only, and only when
+    /// the MIME type leaves it a possible image).
+    pub fn read(mime: &str, data: &str) -> Block {
+        let mime = mime.trim().to_ascii_lowercase();
+        let kind = if mime.starts_with("audio/") {
+            Kind::Audio
+        } else if mime == "application/pdf" {
+            Kind::Pdf
+        } else {
+            image_size::read(data).map_or(
+                Kind::Unreadable {
+                    claims_image: mime.starts_with("image/"),
+                },
+                Kind::Image,
+            )
+        };
+        Block { kind }
+    }
+
+    /// The image's size, when it is one.
+    pub fn image(&self) -> Option<ImageSize> {
+        match self.kind {
+            Kind::Image(size) => Some(size),
+            _ => None,
+        }
     }
 }
 
