@@ -15,6 +15,7 @@ pub mod http;
 pub mod metrics;
 pub mod more;
 pub mod policy;
+pub mod ranker;
 pub mod result;
 pub mod shrink;
 pub mod stdio;
