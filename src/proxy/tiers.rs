@@ -19,6 +19,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use super::ranker::{Ranker, Tool};
+
 /// What the proxy knows of one tool's calls.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
@@ -117,9 +119,10 @@ pub fn search_definition(name: &str) -> Value {
     json!({
         "name": name,
         "title": "Find a tool",
-        "description": "Finds tools of this server that are not listed (only the most used are). Give words of what you need; returns matching tool names with a one-line description. Then call the describe tool for one of them.",
+        "description": "Finds tools of this server that are not listed (only the most used are). Say in a few words what you need; returns the best matching tools, best first, each with a one-line description. Then call the describe tool for one of them.",
         "inputSchema": {"type": "object", "required": ["query"], "properties": {
-            "query": {"type": "string", "description": "words to look for in tool names and descriptions"}}},
+            "query": {"type": "string", "description": "what the tool should do, in a few words"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many tools to return (default 10)"}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
 }
@@ -136,36 +139,36 @@ pub fn describe_definition(name: &str) -> Value {
     })
 }
 
-/// The tools of `catalog` whose name or description has every word of `query`, best first
-/// (a name match before a description match), at most `limit`, as `name: first sentence`.
-pub fn search(catalog: &[Value], query: &str, limit: usize) -> Vec<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let mut hits: Vec<(usize, usize, String)> = Vec::new();
-    for (i, tool) in catalog.iter().enumerate() {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        let description = tool
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let (lname, ldesc) = (name.to_lowercase(), description.to_lowercase());
-        if words.is_empty() || !words.iter().all(|w| lname.contains(w) || ldesc.contains(w)) {
-            continue;
-        }
-        let in_name = words.iter().filter(|w| lname.contains(w.as_str())).count();
-        let first = description
-            .split_inclusive(". ")
-            .next()
-            .unwrap_or("")
-            .trim();
-        let first: String = first.chars().take(160).collect();
-        hits.push((usize::MAX - in_name, i, format!("{name}: {first}")));
-    }
-    hits.sort();
-    hits.into_iter().take(limit).map(|h| h.2).collect()
+/// The ranker over a catalog of tool definitions, as `search` reads it.
+pub fn ranker(catalog: &[Value]) -> Ranker {
+    Ranker::new(catalog.iter().map(|t| Tool::from_definition("", "", t)))
+}
+
+/// The tools of `catalog` that best match `query` (built into `ranker`), at most `limit`, as
+/// `name: first sentence of its description`.
+pub fn search(ranker: &Ranker, catalog: &[Value], query: &str, limit: usize) -> Vec<String> {
+    ranker
+        .rank(query, limit)
+        .into_iter()
+        .filter_map(|hit| catalog.get(hit.tool))
+        .map(summary_line)
+        .collect()
+}
+
+/// `name: first sentence`, the sentence cut at 160 characters.
+fn summary_line(tool: &Value) -> String {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let first = description
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or("")
+        .trim();
+    let first: String = first.chars().take(160).collect();
+    format!("{name}: {first}")
 }
 
 #[cfg(test)]
@@ -198,23 +201,23 @@ mod tests {
     }
 
     #[test]
-    fn search_finds_by_every_word_names_first() {
+    fn search_ranks_names_first_and_finds_nothing_for_nothing() {
         let catalog = vec![
             json!({"name": "git_log", "description": "Shows the commit logs. Paged."}),
             json!({"name": "read_file", "description": "Reads a file; also a log file."}),
             json!({"name": "git_diff", "description": "Shows changes."}),
         ];
+        let ranker = ranker(&catalog);
+        let search = |query: &str, limit: usize| search(&ranker, &catalog, query, limit);
         assert_eq!(
-            search(&catalog, "log", 10),
+            search("log", 10),
             [
                 "git_log: Shows the commit logs.",
                 "read_file: Reads a file; also a log file."
             ]
         );
-        assert_eq!(
-            search(&catalog, "git changes", 10),
-            ["git_diff: Shows changes."]
-        );
-        assert!(search(&catalog, "", 10).is_empty());
+        assert_eq!(search("git changes", 1), ["git_diff: Shows changes."]);
+        assert!(search("", 10).is_empty());
+        assert!(search("zebra", 10).is_empty());
     }
 }

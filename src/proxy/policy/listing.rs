@@ -15,6 +15,9 @@ use super::pending::Pending;
 use super::record::Record;
 use super::wire::result_line;
 
+/// How many tools a search returns unless it asks for another number.
+const SEARCH_LIMIT: usize = 10;
+
 /// What `catalog: tiered` needs across messages.
 #[derive(Default)]
 pub(super) struct Tiers {
@@ -23,6 +26,8 @@ pub(super) struct Tiers {
     /// name is in it.
     pub(super) seen: Vec<Value>,
     pub(super) seen_at: HashMap<String, usize>,
+    /// The search index over `seen`, built at the first search after `seen` changed.
+    pub(super) ranker: Option<crate::proxy::ranker::Ranker>,
     /// Tools `describe` put on the list.
     pub(super) promoted: std::collections::HashSet<String>,
     pub(super) search_tool: String,
@@ -214,6 +219,7 @@ impl Policy {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
+            self.tiers.ranker = None;
             match self.tiers.seen_at.get(name) {
                 Some(&i) => self.tiers.seen[i] = tool.clone(),
                 None => {
@@ -280,7 +286,15 @@ impl Policy {
         };
         if name == self.tiers.search_tool {
             let query = arg("query");
-            let hits = crate::proxy::tiers::search(&self.tiers.seen, &query, 20);
+            let limit = arguments
+                .and_then(|a| a.get("limit"))
+                .and_then(Value::as_u64)
+                .map_or(SEARCH_LIMIT, |n| n.clamp(1, 50) as usize);
+            let tiers = &mut self.tiers;
+            let ranker = tiers
+                .ranker
+                .get_or_insert_with(|| crate::proxy::tiers::ranker(&tiers.seen));
+            let hits = crate::proxy::tiers::search(ranker, &tiers.seen, &query, limit);
             if hits.is_empty() {
                 return crate::proxy::result::text(format!(
                     "No tool matches {query:?} among the {} this server has listed.",
