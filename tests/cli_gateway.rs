@@ -450,3 +450,57 @@ fn a_2026_07_28_client_hears_a_changed_catalog_on_its_subscription() {
     );
     s.finish();
 }
+
+#[test]
+fn a_tiered_gateway_finds_describes_and_calls_a_tool_of_any_server() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpguard.yaml"),
+        "catalog: tiered\ncatalogHotTools: 2\n",
+    )
+    .unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "beta": fixture_entry(&["--era", "modern"])}),
+    );
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.initialize();
+    let listed = tool_names(&mut s);
+    assert_eq!(
+        listed.len(),
+        2 + 4,
+        "two hot tools and the four of mcpguard: {listed:?}"
+    );
+    assert!(!listed.contains(&"beta__search".to_owned()));
+    // T1: the servers and their tools, nothing started twice for it.
+    let overview = text(&s.call("mcpguard_find_tools", json!({})));
+    assert!(
+        overview.starts_with("20 tools of 2 servers:\nalpha: 10 tools ("),
+        "{overview}"
+    );
+    assert!(overview.contains("\nbeta: 10 tools ("), "{overview}");
+    // T2 within one server, in a person's words.
+    let found = text(&s.call(
+        "mcpguard_find_tools",
+        json!({"query": "look for a booking by words in it", "server": "beta", "limit": 2}),
+    ));
+    assert!(found.starts_with("beta__search: "), "{found}");
+    assert!(!found.contains("alpha__"), "{found}");
+    // T3: described, then listed.
+    let described = s.call(
+        "mcpguard_describe_tools",
+        json!({"names": ["beta__search"]}),
+    );
+    let definitions: Value = serde_json::from_str(&text(&described)).unwrap();
+    assert_eq!(definitions[0]["name"], "beta__search");
+    assert!(tool_names(&mut s).contains(&"beta__search".to_owned()));
+    // A tool never listed, called through mcpguard_call_tool: its own server answers.
+    let direct = s.call("alpha__search", json!({"query": "late"}));
+    let through = s.call(
+        "mcpguard_call_tool",
+        json!({"name": "alpha__search", "arguments": {"query": "late"}}),
+    );
+    assert_eq!(through, direct);
+    assert_eq!(text(&direct), "no results for Some(String(\"late\"))");
+    s.finish();
+}

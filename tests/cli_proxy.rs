@@ -888,28 +888,64 @@ fn a_tiered_catalog_lists_the_most_used_tools_and_finds_the_rest() {
             "crash",
             "read_log",
             "mcpguard_more",
-            "mcpguard_search_tools",
-            "mcpguard_describe_tool"
+            "mcpguard_find_tools",
+            "mcpguard_describe_tools",
+            "mcpguard_call_tool"
         ],
         "scored by seed 004: read_log and get_report 0.59, crash 0.29 (fast, recent, never worked), the rest never called"
     );
-    // A tool that is not listed still goes through.
+    // A tool that is not listed still goes through, directly and through mcpguard_call_tool
+    // (the same answer, shrunk or not as any call).
     let searched = s.call("search", json!({"query": "late"}));
     assert_eq!(
         text_of(&searched),
         ["no results for Some(String(\"late\"))"]
     );
-    let found = s.call(
-        "mcpguard_search_tools",
-        json!({"query": "bookings full-text"}),
+    let through = s.call(
+        "mcpguard_call_tool",
+        json!({"name": "search", "arguments": {"query": "late"}}),
     );
+    assert_eq!(through, searched);
+    let refused = s.call("mcpguard_call_tool", json!({"arguments": {}}));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    // Without a query: how many tools there are (T1).
+    let overview = s.call("mcpguard_find_tools", json!({}));
     assert!(
-        text_of(&found)[0].starts_with("search: Full-text search over bookings."),
+        text_of(&overview)[0].starts_with("10 tools of 1 server:\nthis server: 10 tools ("),
+        "{overview}"
+    );
+    // A request in the words of a person, not of the tool's description.
+    let found = s.call(
+        "mcpguard_find_tools",
+        json!({"query": "look for a booking by words in it", "limit": 3}),
+    );
+    let found = &text_of(&found)[0];
+    assert!(
+        found.starts_with("search: Full-text search over bookings."),
         "{found}"
     );
-    let described = s.call("mcpguard_describe_tool", json!({"name": "search"}));
-    let definition: Value = serde_json::from_str(&text_of(&described)[0]).unwrap();
-    assert_eq!(definition["inputSchema"]["required"], json!(["query"]));
+    assert_eq!(
+        found.lines().take_while(|l| !l.is_empty()).count(),
+        3,
+        "{found}"
+    );
+    let nothing = s.call("mcpguard_find_tools", json!({"query": "zebra"}));
+    assert!(
+        text_of(&nothing)[0].starts_with("No tool matches \"zebra\""),
+        "{nothing}"
+    );
+    let described = s.call(
+        "mcpguard_describe_tools",
+        json!({"names": ["search", "nope"]}),
+    );
+    let texts = text_of(&described);
+    let definitions: Value = serde_json::from_str(&texts[0]).unwrap();
+    assert_eq!(definitions[0]["inputSchema"]["required"], json!(["query"]));
+    assert_eq!(definitions.as_array().unwrap().len(), 1);
+    assert!(
+        texts[1].starts_with("No tool named [\"nope\"]"),
+        "{texts:?}"
+    );
     assert!(
         s.between
             .iter()
@@ -921,7 +957,7 @@ fn a_tiered_catalog_lists_the_most_used_tools_and_finds_the_rest() {
         listed(&mut s).contains(&"search".to_owned()),
         "described, so listed"
     );
-    let unknown = s.call("mcpguard_describe_tool", json!({"name": "nope"}));
+    let unknown = s.call("mcpguard_describe_tools", json!({"names": ["nope"]}));
     assert_eq!(unknown["isError"], json!(true));
 }
 

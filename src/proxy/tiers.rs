@@ -114,29 +114,93 @@ impl Usage {
     }
 }
 
-/// The search tool's definition.
-pub fn search_definition(name: &str) -> Value {
+/// `mcpguard_find_tools`' definition (seed 004's T1 without a query, T2 with one).
+pub fn find_definition(name: &str, describe: &str) -> Value {
     json!({
         "name": name,
-        "title": "Find a tool",
-        "description": "Finds tools of this server that are not listed (only the most used are). Say in a few words what you need; returns the best matching tools, best first, each with a one-line description. Then call the describe tool for one of them.",
-        "inputSchema": {"type": "object", "required": ["query"], "properties": {
+        "title": "Find tools",
+        "description": format!("Finds tools that are not listed (only the most used are). Give `query`, what you need in a few words: returns the best matching tools, best first, one line each. Without `query`: the servers and how many tools each has. Then call `{describe}` for the ones to use."),
+        "inputSchema": {"type": "object", "properties": {
             "query": {"type": "string", "description": "what the tool should do, in a few words"},
+            "server": {"type": "string", "description": "only this server's tools"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many tools to return (default 10)"}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
 }
 
-/// The describe tool's definition.
+/// `mcpguard_describe_tools`' definition (seed 004's T3).
 pub fn describe_definition(name: &str) -> Value {
     json!({
         "name": name,
-        "title": "Describe a tool",
-        "description": "Returns a tool's full definition (description and input schema) by name, and lists it from now on so it can be called.",
-        "inputSchema": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string", "description": "the tool's name, as the search tool returned it"}}},
+        "title": "Describe tools",
+        "description": "Returns tools' full definitions (description and input schema) by name, at most 10, and lists them from now on so they can be called.",
+        "inputSchema": {"type": "object", "required": ["names"], "properties": {
+            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBED,
+                "description": "the tools' names, as the find tool returned them"}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
+}
+
+/// `mcpguard_call_tool`'s definition: any tool, listed or not, for clients that do not list
+/// again when told the list changed.
+pub fn call_definition(name: &str) -> Value {
+    json!({
+        "name": name,
+        "title": "Call a tool",
+        "description": "Calls any tool by name with its arguments, listed or not: use it when a tool you found and described is not among your tools.",
+        "inputSchema": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string", "description": "the tool's name"},
+            "arguments": {"type": "object", "description": "the tool's arguments, as its input schema says"}}},
+        "annotations": {"openWorldHint": true}
+    })
+}
+
+/// The most tools one describe call returns.
+pub const MAX_DESCRIBED: usize = 10;
+
+/// The server part of a gateway's tool name (`SERVER__TOOL`), or `None` for a name without.
+pub fn server_of(name: &str) -> Option<&str> {
+    name.split_once("__").map(|(server, _)| server)
+}
+
+/// Seed 004's T1: each server of `catalog` (by its names' `SERVER__` part) with how many tools
+/// it has, in the catalog's order, and a few of its tool names; a catalog of one server says
+/// how many tools it has.
+pub fn overview(catalog: &[Value]) -> String {
+    let mut servers: Vec<(&str, Vec<&str>)> = Vec::new();
+    for tool in catalog {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        let server = server_of(name).unwrap_or("");
+        match servers.iter_mut().find(|(s, _)| *s == server) {
+            Some((_, names)) => names.push(name),
+            None => servers.push((server, vec![name])),
+        }
+    }
+    let mut lines: Vec<String> = servers
+        .iter()
+        .map(|(server, names)| {
+            let some: Vec<&str> = names.iter().take(3).copied().collect();
+            let more = if names.len() > 3 { ", ..." } else { "" };
+            let who = if server.is_empty() {
+                "this server"
+            } else {
+                server
+            };
+            let n = names.len();
+            let plural = if n == 1 { "" } else { "s" };
+            format!("{who}: {n} tool{plural} ({}{more})", some.join(", "))
+        })
+        .collect();
+    let plural = if servers.len() == 1 { "" } else { "s" };
+    lines.insert(
+        0,
+        format!(
+            "{} tools of {} server{plural}:",
+            catalog.len(),
+            servers.len()
+        ),
+    );
+    lines.join("\n")
 }
 
 /// The ranker over a catalog of tool definitions, as `search` reads it.
@@ -145,12 +209,31 @@ pub fn ranker(catalog: &[Value]) -> Ranker {
 }
 
 /// The tools of `catalog` that best match `query` (built into `ranker`), at most `limit`, as
-/// `name: first sentence of its description`.
-pub fn search(ranker: &Ranker, catalog: &[Value], query: &str, limit: usize) -> Vec<String> {
+/// `name: first sentence of its description`; with `server`, that server's tools only.
+pub fn search(
+    ranker: &Ranker,
+    catalog: &[Value],
+    query: &str,
+    server: Option<&str>,
+    limit: usize,
+) -> Vec<String> {
+    let of_server = |tool: &&Value| {
+        server.is_none_or(|s| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            server_of(name) == Some(s)
+        })
+    };
+    let depth = if server.is_some() {
+        catalog.len()
+    } else {
+        limit
+    };
     ranker
-        .rank(query, limit)
+        .rank(query, depth)
         .into_iter()
         .filter_map(|hit| catalog.get(hit.tool))
+        .filter(of_server)
+        .take(limit)
         .map(summary_line)
         .collect()
 }
@@ -208,7 +291,7 @@ mod tests {
             json!({"name": "git_diff", "description": "Shows changes."}),
         ];
         let ranker = ranker(&catalog);
-        let search = |query: &str, limit: usize| search(&ranker, &catalog, query, limit);
+        let search = |query: &str, limit: usize| search(&ranker, &catalog, query, None, limit);
         assert_eq!(
             search("log", 10),
             [
@@ -219,5 +302,24 @@ mod tests {
         assert_eq!(search("git changes", 1), ["git_diff: Shows changes."]);
         assert!(search("", 10).is_empty());
         assert!(search("zebra", 10).is_empty());
+    }
+
+    #[test]
+    fn the_overview_counts_each_servers_tools_and_a_server_narrows_a_search() {
+        let catalog = vec![
+            json!({"name": "git__git_log", "description": "Shows the commit logs."}),
+            json!({"name": "fs__read_file", "description": "Reads a file."}),
+            json!({"name": "git__git_diff", "description": "Shows changes between commits."}),
+        ];
+        assert_eq!(
+            overview(&catalog),
+            "3 tools of 2 servers:\ngit: 2 tools (git__git_log, git__git_diff)\nfs: 1 tool (fs__read_file)"
+        );
+        let ranker = ranker(&catalog);
+        assert_eq!(
+            search(&ranker, &catalog, "shows", Some("git"), 1),
+            ["git__git_log: Shows the commit logs."]
+        );
+        assert!(search(&ranker, &catalog, "file", Some("git"), 5).is_empty());
     }
 }

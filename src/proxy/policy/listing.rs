@@ -30,8 +30,9 @@ pub(super) struct Tiers {
     pub(super) ranker: Option<crate::proxy::ranker::Ranker>,
     /// Tools `describe` put on the list.
     pub(super) promoted: std::collections::HashSet<String>,
-    pub(super) search_tool: String,
+    pub(super) find_tool: String,
     pub(super) describe_tool: String,
+    pub(super) call_tool: String,
 }
 
 impl Policy {
@@ -90,12 +91,15 @@ impl Policy {
             let tools = value.get_mut("tools")?.as_array_mut()?;
             tools.push(more::definition(&self.more_tool));
             if self.config.catalog == config::Catalog::Tiered {
-                tools.push(crate::proxy::tiers::search_definition(
-                    &self.tiers.search_tool,
+                let tiers = &self.tiers;
+                tools.push(crate::proxy::tiers::find_definition(
+                    &tiers.find_tool,
+                    &tiers.describe_tool,
                 ));
                 tools.push(crate::proxy::tiers::describe_definition(
-                    &self.tiers.describe_tool,
+                    &tiers.describe_tool,
                 ));
+                tools.push(crate::proxy::tiers::call_definition(&tiers.call_tool));
             }
             changed = true;
         }
@@ -189,8 +193,9 @@ impl Policy {
     fn rename_own_tools(&mut self, fx: &mut Effects) {
         for slot in [
             &mut self.more_tool,
-            &mut self.tiers.search_tool,
+            &mut self.tiers.find_tool,
             &mut self.tiers.describe_tool,
+            &mut self.tiers.call_tool,
         ] {
             if self.server_tools.contains(slot.as_str()) {
                 let taken = slot.clone();
@@ -263,68 +268,161 @@ impl Policy {
                 Level::Info,
                 format!(
                     "tools/list (tiered): {kept} of {before} tools on this page listed; the rest through {} and {}",
-                    self.tiers.search_tool, self.tiers.describe_tool
+                    self.tiers.find_tool, self.tiers.describe_tool
                 ),
             ));
         }
         kept < before
     }
 
-    /// A call of the tiered catalog's search or describe tool, answered here.
+    /// A call of the tiered catalog's find or describe tool, answered here.
     pub(super) fn tier_tool(
         &mut self,
         name: &str,
         arguments: Option<&Value>,
         fx: &mut Effects,
     ) -> Value {
-        let arg = |key: &str| {
-            arguments
-                .and_then(|a| a.get(key))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned()
-        };
-        if name == self.tiers.search_tool {
-            let query = arg("query");
-            let limit = arguments
-                .and_then(|a| a.get("limit"))
+        let arg = |key: &str| arguments.and_then(|a| a.get(key));
+        if name == self.tiers.find_tool {
+            let query = arg("query").and_then(Value::as_str).unwrap_or("").trim();
+            let server = arg("server").and_then(Value::as_str);
+            let limit = arg("limit")
                 .and_then(Value::as_u64)
                 .map_or(SEARCH_LIMIT, |n| n.clamp(1, 50) as usize);
-            let tiers = &mut self.tiers;
-            let ranker = tiers
-                .ranker
-                .get_or_insert_with(|| crate::proxy::tiers::ranker(&tiers.seen));
-            let hits = crate::proxy::tiers::search(ranker, &tiers.seen, &query, limit);
-            if hits.is_empty() {
-                return crate::proxy::result::text(format!(
-                    "No tool matches {query:?} among the {} this server has listed.",
-                    self.tiers.seen.len()
-                ));
-            }
+            return self.find(query, server, limit);
+        }
+        let names: Vec<String> = match arg("names") {
+            Some(Value::Array(names)) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => arg("name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
+        };
+        self.describe(&names, fx)
+    }
+
+    /// Seed 004's T2 (a query, perhaps within one server) or T1 (no query: the servers).
+    fn find(&mut self, query: &str, server: Option<&str>, limit: usize) -> Value {
+        let tiers = &mut self.tiers;
+        if query.is_empty() {
+            let catalog: Vec<Value> = tiers
+                .seen
+                .iter()
+                .filter(|t| {
+                    let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                    server.is_none_or(|s| crate::proxy::tiers::server_of(name) == Some(s))
+                })
+                .cloned()
+                .collect();
             return crate::proxy::result::text(format!(
-                "{}\n\nCall `{}` with {{\"name\": ...}} for one of them.",
-                hits.join("\n"),
-                self.tiers.describe_tool
+                "{}\n\nGive `query` (what the tool should do) to find tools; `server` to look in one server only.",
+                crate::proxy::tiers::overview(&catalog)
             ));
         }
-        let wanted = arg("name");
-        let Some(tool) = self
-            .tiers
-            .seen_at
-            .get(&wanted)
-            .map(|&i| self.tiers.seen[i].clone())
-        else {
-            return crate::proxy::result::error(format!(
-                "{}: no tool named {wanted:?}; call `{}` to find one",
-                self.tiers.describe_tool, self.tiers.search_tool
+        let ranker = tiers
+            .ranker
+            .get_or_insert_with(|| crate::proxy::tiers::ranker(&tiers.seen));
+        let hits = crate::proxy::tiers::search(ranker, &tiers.seen, query, server, limit);
+        if hits.is_empty() {
+            let within = server.map_or(String::new(), |s| format!(" of server {s:?}"));
+            return crate::proxy::result::text(format!(
+                "No tool{within} matches {query:?} among the {} listed. Try other words (what the tool acts on, what it does), or call `{}` without `query` to see the servers.",
+                tiers.seen.len(),
+                tiers.find_tool
             ));
-        };
-        if self.tiers.promoted.insert(wanted.clone()) {
-            // It is listed from now on: the client is told to list again.
+        }
+        crate::proxy::result::text(format!(
+            "{}\n\nCall `{}` with {{\"names\": [...]}} for the ones to use.",
+            hits.join("\n"),
+            tiers.describe_tool
+        ))
+    }
+
+    /// Seed 004's T3: the definitions of `names`, listed from now on (the client is told the
+    /// list changed).
+    fn describe(&mut self, names: &[String], fx: &mut Effects) -> Value {
+        let tiers = &mut self.tiers;
+        if names.is_empty() || names.len() > crate::proxy::tiers::MAX_DESCRIBED {
+            return crate::proxy::result::error(format!(
+                "{}: give `names`, 1 to {} tool names",
+                tiers.describe_tool,
+                crate::proxy::tiers::MAX_DESCRIBED
+            ));
+        }
+        let (known, unknown): (Vec<&String>, Vec<&String>) =
+            names.iter().partition(|n| tiers.seen_at.contains_key(*n));
+        if known.is_empty() {
+            return crate::proxy::result::error(format!(
+                "{}: no tool named {unknown:?}; call `{}` to find one",
+                tiers.describe_tool, tiers.find_tool
+            ));
+        }
+        let mut promoted = false;
+        let definitions: Vec<Value> = known
+            .iter()
+            .map(|name| {
+                promoted |= tiers.promoted.insert((*name).clone());
+                tiers.seen[tiers.seen_at[*name]].clone()
+            })
+            .collect();
+        if promoted {
             fx.sends.push(Route::Client(
                 b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n".to_vec(),
             ));
         }
-        crate::proxy::result::text(serde_json::to_string_pretty(&tool).unwrap_or_default())
+        let mut note = String::new();
+        if !unknown.is_empty() {
+            note.push_str(&format!(
+                "No tool named {unknown:?}; call `{}` to find one. ",
+                tiers.find_tool
+            ));
+        }
+        note.push_str(&format!(
+            "Listed from now on; a client that does not list again can call them through `{}`.",
+            tiers.call_tool
+        ));
+        let definitions = serde_json::to_string_pretty(&definitions).unwrap_or_default();
+        let mut result = crate::proxy::result::text(definitions);
+        crate::proxy::result::push_text(&mut result, note);
+        result
+    }
+
+    /// `mcpguard_call_tool {name, arguments}` as the request it stands for: the same id, the
+    /// named tool and its arguments (and the call's `_meta`), which then goes on as any call
+    /// does. `Err`: the result refusing it.
+    pub(super) fn unwrap_call(
+        &self,
+        raw_id: &str,
+        call: &super::wire::CallParams<'_>,
+    ) -> Result<Vec<u8>, Value> {
+        let arguments: Value = call
+            .arguments
+            .and_then(|a| serde_json::from_str(a.get()).ok())
+            .unwrap_or(Value::Null);
+        let name = arguments.get("name").and_then(Value::as_str).unwrap_or("");
+        if name.is_empty() || name == self.tiers.call_tool {
+            return Err(crate::proxy::result::error(format!(
+                "{}: give `name`, the tool to call, and its `arguments`",
+                self.tiers.call_tool
+            )));
+        }
+        let mut params = json!({"name": name});
+        if let Some(inner) = arguments.get("arguments") {
+            params["arguments"] = inner.clone();
+        }
+        if let Some(meta) = &call.meta {
+            params["_meta"] = meta.clone();
+        }
+        let request = json!({"jsonrpc": "2.0", "method": "tools/call", "params": params});
+        let mut line = request.to_string();
+        // The id as the client wrote it, byte for byte.
+        line.insert_str(1, &format!("\"id\":{raw_id},"));
+        line.push('\n');
+        Ok(line.into_bytes())
     }
 }

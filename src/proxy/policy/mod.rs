@@ -93,8 +93,9 @@ impl Policy {
             server_tools: Default::default(),
             readings: Readings::default(),
             tiers: Tiers {
-                search_tool: "mcpguard_search_tools".to_owned(),
-                describe_tool: "mcpguard_describe_tool".to_owned(),
+                find_tool: "mcpguard_find_tools".to_owned(),
+                describe_tool: "mcpguard_describe_tools".to_owned(),
+                call_tool: "mcpguard_call_tool".to_owned(),
                 ..Tiers::default()
             },
             watch: Watch {
@@ -150,11 +151,12 @@ impl Policy {
         self.pending.values().filter(|p| !p.long_lived()).count()
     }
 
-    /// The tools the proxy answers itself: its reader, and the tiered catalog's pair.
+    /// The tools the proxy answers itself: its reader, and the tiered catalog's find and
+    /// describe tools (its call tool becomes the call it names: [`Policy::unwrap_call`]).
     fn answers_itself(&self, name: &str) -> bool {
         name == self.more_tool
             || (self.config.catalog == config::Catalog::Tiered
-                && (name == self.tiers.search_tool || name == self.tiers.describe_tool))
+                && (name == self.tiers.find_tool || name == self.tiers.describe_tool))
     }
 
     /// Puts a new config in force for the next request; returns what changed.
@@ -201,6 +203,19 @@ impl Policy {
                             .and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok())
                     })
                     .flatten();
+                if let Some(call) = &call
+                    && self.config.catalog == config::Catalog::Tiered
+                    && call.name.as_deref() == Some(self.tiers.call_tool.as_str())
+                {
+                    return match self.unwrap_call(id.get(), call) {
+                        Ok(inner) => self.from_client_on(stream, &inner, now, wall),
+                        Err(refusal) => {
+                            fx.sends
+                                .push(Route::Client(result_line(id.get(), &refusal)));
+                            fx
+                        }
+                    };
+                }
                 if let Some(call) = &call
                     && call.name.as_deref().is_some_and(|n| self.answers_itself(n))
                 {
