@@ -6,7 +6,11 @@
 # - The TypeScript SDK client (2025-11-25) and the Python SDK client in both eras list every
 #   tool, call one tool of each server, and read a 300 KB file that server-filesystem returns
 #   whole back through mcpguard_more, byte for byte (tests/peers/gateway_client.mjs,
-#   tests/peers/python/gateway_client.py); over stdio, then the same over `--listen`.
+#   tests/peers/python/gateway_client.py); over stdio, then the same over `--listen`
+#   (catalog: full).
+# - The TypeScript and Python SDK clients under the gateway's default catalog (auto, tiered
+#   here): find, describe and call a tool they were never listed (tests/peers/tiered_client.mjs,
+#   tests/peers/python/tiered_client.py).
 # - Claude Code: `claude mcp add` of the gateway, `claude mcp list` shows it connected.
 #
 #   bash scripts/check-gateway-clients.sh   # after: npm ci --prefix tests/peers;
@@ -44,6 +48,9 @@ cat > "$config" <<JSON
 }}
 JSON
 
+# The SDK clients list every tool: catalog full (the gateway's default, auto, tiers a catalog
+# this size for clients other than Claude Code).
+export MCPGUARD_CATALOG=full
 echo "-- the TypeScript SDK client through the gateway (stdio)"
 node tests/peers/gateway_client.mjs "$bin" "$config" "$out/cache" "$out/files/big.log" "$root" 2>"$out/ts.log" \
   || { cat "$out/ts.log" >&2; exit 1; }
@@ -65,6 +72,14 @@ node tests/peers/gateway_client.mjs --url "$url" "$out/files/big.log" "$root" 2>
 GATEWAY_REPO=$root "$servers/python" tests/peers/python/gateway_client.py --url "$url" \
   "$out/files/big.log" 2>>"$out/python.log" || { cat "$out/python.log" "$out/listen.log" >&2; exit 1; }
 kill $listener; wait $listener 2>/dev/null || true
+
+unset MCPGUARD_CATALOG
+echo "-- the TypeScript SDK client through the gateway's default catalog (auto: tiered)"
+node tests/peers/tiered_client.mjs "$bin" "$config" "$out/cache" 2>>"$out/ts.log" \
+  || { cat "$out/ts.log" >&2; exit 1; }
+echo "-- the Python SDK client through the gateway's default catalog (auto: tiered, both eras)"
+"$servers/python" tests/peers/python/tiered_client.py "$bin" "$config" "$out/cache" 2>>"$out/python.log" \
+  || { cat "$out/python.log" >&2; exit 1; }
 
 echo "-- Claude Code: claude mcp add the gateway, claude mcp list"
 claude() { (cd "$out/project" && HOME="$out/home" "$peers/claude" "$@"); }

@@ -75,6 +75,8 @@ fn text(result: &Value) -> String {
 fn six_servers_one_catalog_and_the_broken_ones_answer_for_themselves() {
     let dir = tempfile::tempdir().unwrap();
     let file = six(dir.path());
+    // Every tool listed (catalog: full), so every server's names are seen.
+    std::fs::write(dir.path().join("mcpguard.yaml"), "catalog: full\n").unwrap();
     let mut s = gateway(dir.path(), &file, &["--timeout", "3"]);
     let init: Value = serde_json::from_str(&s.initialize()).unwrap();
     assert_eq!(init["result"]["serverInfo"]["name"], "mcpguard-gateway");
@@ -502,5 +504,63 @@ fn a_tiered_gateway_finds_describes_and_calls_a_tool_of_any_server() {
     );
     assert_eq!(through, direct);
     assert_eq!(text(&direct), "no results for Some(String(\"late\"))");
+    s.finish();
+}
+
+/// The gateway's own tools in a listing.
+fn own(names: &[String]) -> Vec<&str> {
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| n.starts_with("mcpguard_"))
+        .collect()
+}
+
+#[test]
+fn auto_lists_everything_to_claude_code_and_within_budget_and_tiers_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "beta": fixture_entry(&["--era", "modern"])}),
+    );
+    let tiered = [
+        "mcpguard_more",
+        "mcpguard_find_tools",
+        "mcpguard_describe_tools",
+        "mcpguard_call_tool",
+    ];
+    // No catalog in the config: the gateway's default is auto. The 20 tools cost 1,764 tokens:
+    // over a budget of 1,000 they are tiered.
+    std::fs::write(dir.path().join("mcpguard.yaml"), "catalogBudget: 1000\n").unwrap();
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.initialize();
+    let names = tool_names(&mut s);
+    assert_eq!(own(&names), tiered, "{names:?}");
+    assert_eq!(names.len(), 15 + 4, "the 15 hot tools of 20: {names:?}");
+    s.wait_stderr("catalog auto: tiered, as the catalog's");
+    s.finish();
+    // Claude Code defers definitions itself (its ToolSearch): it gets every tool.
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "claude-code", "version": "2.1.330"}}),
+    );
+    let names = tool_names(&mut s);
+    assert_eq!(own(&names), ["mcpguard_more"]);
+    assert_eq!(names.len(), 20 + 1);
+    s.finish();
+    // Within the default catalogBudget (2,000) the catalog is listed whole.
+    std::fs::remove_file(dir.path().join("mcpguard.yaml")).unwrap();
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.initialize();
+    assert_eq!(tool_names(&mut s).len(), 20 + 1);
+    s.wait_stderr("are within catalogBudget 2000");
+    s.finish();
+    // A catalog the config names is kept.
+    std::fs::write(dir.path().join("mcpguard.yaml"), "catalog: tiered\n").unwrap();
+    let mut s = gateway(dir.path(), &file, &[]);
+    s.initialize();
+    assert_eq!(own(&tool_names(&mut s)), tiered);
     s.finish();
 }

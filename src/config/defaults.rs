@@ -76,7 +76,12 @@ pub fn default_yaml() -> String {
     line(
         "catalog",
         "full".to_owned(),
-        "mcpguard proxy's tools/list: full | trim (cut long descriptions, schema boilerplate) | tiered (hot tools + search/describe)",
+        "mcpguard proxy's tools/list: full | trim (cut long descriptions, schema boilerplate) | tiered (hot tools + find/describe/call) | auto (full for Claude Code or within catalogBudget, else tiered; the gateway's default)",
+    );
+    line(
+        "catalogBudget",
+        c.catalog_budget.to_string(),
+        "catalog: auto lists a catalog whole up to this many tokens",
     );
     line(
         "catalogHotTools",

@@ -22,6 +22,7 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ("MCPGUARD_ARTIFACT_DIR", "/artifactDir"),
     ("MCPGUARD_CATALOG", "/catalog"),
     ("MCPGUARD_CATALOG_HOT_TOOLS", "/catalogHotTools"),
+    ("MCPGUARD_CATALOG_BUDGET", "/catalogBudget"),
     ("MCPGUARD_MAX_TOOL_NAME_LENGTH", "/maxToolNameLength"),
     ("MCPGUARD_SERVER_IDLE_SECONDS", "/serverIdleSeconds"),
     ("MCPGUARD_MAX_BYTES", "/limits/maxBytes"),
@@ -51,7 +52,7 @@ pub(super) fn variable_for(pointer: &str) -> Option<&'static str> {
 }
 
 /// The keys whose values are text; every other one is a whole number.
-const TEXT_KEYS: [&str; 2] = ["/tokenizer", "/artifactDir"];
+const TEXT_KEYS: [&str; 3] = ["/tokenizer", "/artifactDir", "/catalog"];
 
 /// `MCPGUARD_` variables that are not config keys but are known (not typos).
 pub(super) const OTHER_ENV: &[&str] = &[

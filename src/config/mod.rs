@@ -57,6 +57,8 @@ pub struct Config {
     pub catalog: Catalog,
     /// How many tools a tiered catalog lists in full (seed 004's hot list).
     pub catalog_hot_tools: u64,
+    /// Under `catalog: auto`, the most tokens a catalog may cost and still be listed whole.
+    pub catalog_budget: u64,
     /// The longest tool or prompt name the gateway exposes (`SERVER__NAME`).
     pub max_tool_name_length: u64,
     /// How long the gateway keeps a server it started without a use.
@@ -87,6 +89,7 @@ impl Default for Config {
             artifact_dir: ".mcpguard/artifacts".to_owned(),
             catalog: Catalog::Full,
             catalog_hot_tools: 15,
+            catalog_budget: 2_000,
             max_tool_name_length: 64,
             server_idle_seconds: 600,
             limits: Limits::default(),
@@ -168,8 +171,11 @@ pub enum Catalog {
     /// (`$schema`, titles that repeat the property's name, empty descriptions) is dropped.
     Trim,
     /// The `catalogHotTools` most used tools in full (scored from the proxy's call records),
-    /// plus a search/describe pair for the others (seed 004).
+    /// plus tools to find, describe and call the others (seed 004).
     Tiered,
+    /// `full` for a client that defers tool definitions itself (Claude Code) and for a catalog
+    /// within `catalogBudget` tokens, else `tiered`. The gateway's default.
+    Auto,
 }
 
 /// Per-tool overrides and feature flags (FR-035).
@@ -713,6 +719,15 @@ mod tests {
             err.contains("env MCPGUARD_MAX_BYTES: /limits/maxBytes: `lots` is not a whole number"),
             "{err}"
         );
+        // Every text setting with a variable is read as text.
+        let env = BTreeMap::from([
+            ("MCPGUARD_CATALOG".to_owned(), "auto".to_owned()),
+            ("MCPGUARD_TOKENIZER".to_owned(), "claude".to_owned()),
+            ("MCPGUARD_ARTIFACT_DIR".to_owned(), "/tmp/a".to_owned()),
+        ]);
+        let eff = resolve(None, &env).unwrap();
+        assert_eq!(eff.config.catalog, Catalog::Auto);
+        assert_eq!(eff.config.artifact_dir, "/tmp/a");
     }
 
     #[test]

@@ -32,6 +32,8 @@ await client.connect(
     : new StdioClientTransport({
         command: args[0],
         args: ["proxy", "--mcp-config", args[1], "--catalog-cache", args[2]],
+        // The check's environment (MCPGUARD_CATALOG=full): the SDK passes only a few by default.
+        env: process.env,
         stderr: "ignore",
       }),
 );

@@ -18,7 +18,7 @@ use super::{Args, Metrics, logger, watch_config};
 
 pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let listen = args.listen.context("--listen is required here")?;
-    let effective = super::super::load_config(config)?;
+    let effective = super::proxy_config(config, &args)?;
     let env = |var: &str| std::env::var(var).ok();
     let (upstream, gateway_status) = upstream(&args, config, &env)?;
     let secrets = args.signing.secrets()?.context(
@@ -52,7 +52,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     };
     let (tx, rx) = mpsc::channel();
     let _watcher = match &effective.file {
-        Some(path) => Some(watch_config(path.clone(), config.clone(), tx.clone())?),
+        Some(path) => Some(watch_config(
+            path.clone(),
+            config.clone(),
+            super::gateway::wanted(&args),
+            tx.clone(),
+        )?),
         None => None,
     };
     let mut metrics = args

@@ -317,7 +317,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     if args.listen.is_some() {
         return listen::run(args, config);
     }
-    let effective = super::load_config(config)?;
+    let effective = proxy_config(config, &args)?;
     let (upstream, shown) = upstream(&args, &|var| std::env::var(var).ok())?;
     let secrets = match args.signing.secrets()? {
         Some(s) => s,
@@ -371,7 +371,12 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let (tx, rx) = mpsc::channel();
     // Live reload: the watcher validates every save and hands the loop a good config only.
     let _watcher = match &config_file {
-        Some(path) => Some(watch_config(path.clone(), config.clone(), tx.clone())?),
+        Some(path) => Some(watch_config(
+            path.clone(),
+            config.clone(),
+            gateway::wanted(&args),
+            tx.clone(),
+        )?),
         None => None,
     };
 
@@ -573,11 +578,30 @@ fn process_secret() -> anyhow::Result<Secrets> {
     Ok(Secrets::parse(&hex, "a random per-process secret")?)
 }
 
+/// The config as the proxy runs it (read once at start, again at each reload).
+pub(super) fn proxy_config(
+    config: &Option<PathBuf>,
+    args: &Args,
+) -> anyhow::Result<mcpguard::config::Effective> {
+    let mut effective = super::load_config(config)?;
+    gateway_catalog(&mut effective, gateway::wanted(args));
+    Ok(effective)
+}
+
+/// The gateway's catalog is `auto` unless the file or the environment names one (DESIGN.md
+/// section 12): the single-server proxy keeps `full`.
+fn gateway_catalog(effective: &mut mcpguard::config::Effective, gateway: bool) {
+    if gateway && effective.origin("/catalog") == mcpguard::config::Origin::Default {
+        effective.config.catalog = mcpguard::config::Catalog::Auto;
+    }
+}
+
 /// Watches the config file; every save that validates is sent to the loop, every one that
 /// does not is logged and the last good config stays.
 fn watch_config(
     path: PathBuf,
     explicit: Option<PathBuf>,
+    gateway: bool,
     tx: mpsc::Sender<Event>,
 ) -> anyhow::Result<notify::RecommendedWatcher> {
     let (watcher, changes) = super::watch::file(&path)?;
@@ -588,7 +612,10 @@ fn watch_config(
             let dir = std::env::current_dir().unwrap_or_default();
             let explicit = explicit.clone().or_else(|| Some(path.clone()));
             let event = match mcpguard::config::load(explicit.as_deref(), &env, &dir) {
-                Ok(effective) => Event::Reload(Arc::new(effective.config)),
+                Ok(mut effective) => {
+                    gateway_catalog(&mut effective, gateway);
+                    Event::Reload(Arc::new(effective.config))
+                }
                 Err(e) => Event::Note(Log {
                     level: Level::Error,
                     message: format!(

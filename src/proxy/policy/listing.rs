@@ -33,7 +33,21 @@ pub(super) struct Tiers {
     pub(super) find_tool: String,
     pub(super) describe_tool: String,
     pub(super) call_tool: String,
+    /// The client defers tool definitions itself (Claude Code's ToolSearch): `auto` lists all.
+    pub(super) client_defers: bool,
+    /// What `auto` decided at the last tools/list page.
+    pub(super) auto_tiered: bool,
+    /// The last page read had a next page: the listing in progress is paged.
+    pub(super) listing_paged: bool,
+    /// `auto` has decided once (its first decision is logged).
+    pub(super) auto_decided: bool,
 }
+
+/// Clients that load a tool's definition only when the model asks for it, by `clientInfo.name`.
+const DEFERRING_CLIENTS: [&str; 1] = ["claude-code"];
+
+/// A catalog page over this many bytes is over any `catalogBudget` worth having, uncounted.
+const AUTO_COUNT_BYTES: usize = 256 * 1024;
 
 impl Policy {
     /// The last page of a tools/list gets the injected tool; every page teaches the policy
@@ -45,7 +59,14 @@ impl Policy {
         record: &mut Record,
         fx: &mut Effects,
     ) -> Option<Vec<u8>> {
-        if self.config.catalog == config::Catalog::Full {
+        if self.config.catalog == config::Catalog::Auto {
+            self.decide_auto(result, fx);
+        }
+        if matches!(
+            self.config.catalog,
+            config::Catalog::Full | config::Catalog::Auto
+        ) && !self.tiered()
+        {
             return self.full_list(result, pending, fx);
         }
         let mut value: Value = serde_json::from_str(result).ok()?;
@@ -84,13 +105,13 @@ impl Policy {
                 );
             }
         }
-        if self.config.catalog == config::Catalog::Tiered {
+        if self.tiered() {
             changed |= self.tier_page(&mut value, fx);
         }
         if value.get("nextCursor").is_none_or(Value::is_null) {
             let tools = value.get_mut("tools")?.as_array_mut()?;
             tools.push(more::definition(&self.more_tool));
-            if self.config.catalog == config::Catalog::Tiered {
+            if self.tiered() {
                 let tiers = &self.tiers;
                 tools.push(crate::proxy::tiers::find_definition(
                     &tiers.find_tool,
@@ -106,12 +127,74 @@ impl Policy {
         if !changed || self.shadow {
             return None;
         }
-        if pending.modern && self.config.catalog == config::Catalog::Tiered {
+        if pending.modern && self.tiered() {
             // The tiers follow this client's own calls: no cache may share the list. The
             // server's ttlMs stays (the proxy's changes do not make the list change sooner).
             value["cacheScope"] = json!("private");
         }
         Some(result_line(&pending.raw_id, &value))
+    }
+
+    /// Whether the tiered catalog is in force: `catalog: tiered`, or `auto` decided so.
+    pub(super) fn tiered(&self) -> bool {
+        match self.config.catalog {
+            config::Catalog::Tiered => true,
+            config::Catalog::Auto => self.tiers.auto_tiered,
+            config::Catalog::Full | config::Catalog::Trim => false,
+        }
+    }
+
+    /// Remembers the client's name, from `initialize` or a 2026-07-28 request's `_meta`.
+    pub(super) fn learn_client(&mut self, client_info: Option<&Value>) {
+        if let Some(name) = client_info
+            .and_then(|c| c.get("name"))
+            .and_then(Value::as_str)
+        {
+            self.tiers.client_defers = DEFERRING_CLIENTS.contains(&name);
+        }
+    }
+
+    /// `catalog: auto` on a tools/list page: full for a client that defers definitions
+    /// itself, full for a catalog of one page within `catalogBudget` tokens, else tiered (a
+    /// paged catalog is a large one). A change is logged.
+    fn decide_auto(&mut self, result: &str, fx: &mut Effects) {
+        #[derive(serde::Deserialize)]
+        struct Next<'a> {
+            #[serde(borrow, default, rename = "nextCursor")]
+            next_cursor: Option<&'a RawValue>,
+        }
+        let paged = serde_json::from_str::<Next<'_>>(result)
+            .ok()
+            .and_then(|n| n.next_cursor)
+            .is_some_and(|c| c.get() != "null");
+        let budget = self.config.catalog_budget;
+        let (tiered, why) = if self.tiers.client_defers {
+            (
+                false,
+                "the client defers tool definitions itself".to_owned(),
+            )
+        } else if paged || self.tiers.listing_paged {
+            (true, "the catalog comes in pages".to_owned())
+        } else if result.len() > AUTO_COUNT_BYTES {
+            (true, format!("the catalog is {} bytes", result.len()))
+        } else {
+            let tokens = self.config.tokenizer.counter().count(result) as u64;
+            let verdict = if tokens > budget { "over" } else { "within" };
+            (
+                tokens > budget,
+                format!("the catalog's {tokens} tokens are {verdict} catalogBudget {budget}"),
+            )
+        };
+        self.tiers.listing_paged = paged;
+        if tiered != self.tiers.auto_tiered || !self.tiers.auto_decided {
+            let mode = if tiered { "tiered" } else { "full" };
+            fx.logs.push(Log::new(
+                Level::Info,
+                format!("catalog auto: {mode}, as {why}"),
+            ));
+        }
+        self.tiers.auto_tiered = tiered;
+        self.tiers.auto_decided = true;
     }
 
     /// A tools/list page under `catalog: full`, read without building its tree: each tool's

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use crate::config::{self, Config};
 use crate::contract::telemetry::MORE_TOOL;
+use crate::net::mcp::era;
 use crate::reshape::cursor::Secrets;
 
 use super::more;
@@ -155,8 +156,7 @@ impl Policy {
     /// describe tools (its call tool becomes the call it names: [`Policy::unwrap_call`]).
     fn answers_itself(&self, name: &str) -> bool {
         name == self.more_tool
-            || (self.config.catalog == config::Catalog::Tiered
-                && (name == self.tiers.find_tool || name == self.tiers.describe_tool))
+            || (self.tiered() && (name == self.tiers.find_tool || name == self.tiers.describe_tool))
     }
 
     /// Puts a new config in force for the next request; returns what changed.
@@ -204,7 +204,7 @@ impl Policy {
                     })
                     .flatten();
                 if let Some(call) = &call
-                    && self.config.catalog == config::Catalog::Tiered
+                    && self.tiered()
                     && call.name.as_deref() == Some(self.tiers.call_tool.as_str())
                 {
                     return match self.unwrap_call(id.get(), call) {
@@ -278,14 +278,25 @@ impl Policy {
                     fx.sends.push(Route::Client(result_line(id.get(), &result)));
                     return fx;
                 }
-                // Only a tools/list answer depends on the era (its cache scope): no other
-                // request's params are read twice for it.
+                // Only a tools/list answer depends on the era (its cache scope) and the client
+                // (`catalog: auto`): no other request's params are read twice for them.
                 let modern = match &call {
                     Some(c) => modern(c.meta.as_ref()),
-                    None if method == "tools/list" => env
-                        .params
-                        .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
-                        .is_some_and(|p| modern(p.meta.as_ref())),
+                    None if method == "tools/list" => {
+                        let meta = env
+                            .params
+                            .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
+                            .and_then(|p| p.meta);
+                        self.learn_client(meta.as_ref().and_then(|m| m.get(era::META_CLIENT_INFO)));
+                        modern(meta.as_ref())
+                    }
+                    None if method == "initialize" => {
+                        let params = env
+                            .params
+                            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok());
+                        self.learn_client(params.as_ref().and_then(|p| p.get("clientInfo")));
+                        false
+                    }
                     None => false,
                 };
                 let tool = call.and_then(|c| c.name);

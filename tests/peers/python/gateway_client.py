@@ -75,6 +75,8 @@ async def main():
         target = StdioServerParameters(
             command=mcpguard,
             args=["proxy", "--mcp-config", config, "--catalog-cache", cache],
+            # The check's environment (MCPGUARD_CATALOG=full): the SDK passes only a few by default.
+            env=dict(os.environ),
         )
         how = "stdio"
     for mode in ["auto", "legacy"]:
