@@ -102,15 +102,38 @@ impl Usage {
     /// The `hot` tools of `names` (in the server's order): the best scores, ties and the
     /// never-called in the server's order.
     pub fn hot<'n>(&self, names: &[&'n str], hot: usize) -> Vec<&'n str> {
+        self.hot_within(names, hot, u64::MAX, |_| 0)
+    }
+
+    /// As [`Usage::hot`], taking tools best first only while their `cost` (tokens) together
+    /// stays within `budget`: one that does not fit is passed over for the next that does.
+    pub fn hot_within<'n>(
+        &self,
+        names: &[&'n str],
+        hot: usize,
+        budget: u64,
+        mut cost: impl FnMut(&str) -> u64,
+    ) -> Vec<&'n str> {
         let mut ranked: Vec<(usize, &str)> = names.iter().copied().enumerate().collect();
         ranked.sort_by(|a, b| {
             self.score(b.1)
                 .total_cmp(&self.score(a.1))
                 .then(a.0.cmp(&b.0))
         });
-        ranked.truncate(hot);
-        ranked.sort_by_key(|r| r.0);
-        ranked.into_iter().map(|r| r.1).collect()
+        let mut spent = 0u64;
+        let mut taken = Vec::new();
+        for r in ranked {
+            if taken.len() == hot {
+                break;
+            }
+            let c = cost(r.1);
+            if spent.saturating_add(c) <= budget {
+                spent += c;
+                taken.push(r);
+            }
+        }
+        taken.sort_by_key(|r| r.0);
+        taken.into_iter().map(|r| r.1).collect()
     }
 }
 
@@ -119,11 +142,11 @@ pub fn find_definition(name: &str, describe: &str) -> Value {
     json!({
         "name": name,
         "title": "Find tools",
-        "description": format!("Finds tools that are not listed (only the most used are). Give `query`, what you need in a few words: returns the best matching tools, best first, one line each. Without `query`: the servers and how many tools each has. Then call `{describe}` for the ones to use."),
+        "description": format!("Finds tools not listed here (only the most used are). With `query`, what you need in a few words: the best matches, one line each. Without: each server and its tool count. Then call `{describe}` for the ones to use."),
         "inputSchema": {"type": "object", "properties": {
-            "query": {"type": "string", "description": "what the tool should do, in a few words"},
-            "server": {"type": "string", "description": "only this server's tools"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many tools to return (default 10)"}}},
+            "query": {"type": "string", "description": "what the tool should do"},
+            "server": {"type": "string", "description": "one server only"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "default 10"}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
 }
@@ -133,10 +156,9 @@ pub fn describe_definition(name: &str) -> Value {
     json!({
         "name": name,
         "title": "Describe tools",
-        "description": "Returns tools' full definitions (description and input schema) by name, at most 10, and lists them from now on so they can be called.",
+        "description": "Full definitions of tools by name (at most 10), listed from then on so they can be called.",
         "inputSchema": {"type": "object", "required": ["names"], "properties": {
-            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBED,
-                "description": "the tools' names, as the find tool returned them"}}},
+            "names": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_DESCRIBED}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
 }
@@ -147,10 +169,10 @@ pub fn call_definition(name: &str) -> Value {
     json!({
         "name": name,
         "title": "Call a tool",
-        "description": "Calls any tool by name with its arguments, listed or not: use it when a tool you found and described is not among your tools.",
+        "description": "Calls any tool by name, listed or not: for a tool you described that is not among your tools.",
         "inputSchema": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string", "description": "the tool's name"},
-            "arguments": {"type": "object", "description": "the tool's arguments, as its input schema says"}}},
+            "name": {"type": "string"},
+            "arguments": {"type": "object", "description": "as the tool's input schema says"}}},
         "annotations": {"openWorldHint": true}
     })
 }
@@ -281,6 +303,18 @@ mod tests {
         let names = ["git_status", "git_diff", "git_log", "git_show"];
         assert_eq!(usage.hot(&names, 2), ["git_status", "git_log"]);
         assert_eq!(usage.hot(&names, 10), names);
+        // Within 100 tokens: git_log (60) first, git_status (50) does not fit, git_diff (30)
+        // does; the list keeps the server's order.
+        let cost = |n: &str| match n {
+            "git_log" => 60,
+            "git_status" => 50,
+            _ => 30,
+        };
+        assert_eq!(
+            usage.hot_within(&names, 10, 100, cost),
+            ["git_diff", "git_log"]
+        );
+        assert_eq!(usage.hot_within(&names, 1, 100, cost), ["git_log"]);
     }
 
     #[test]

@@ -178,7 +178,10 @@ impl Policy {
         } else if result.len() > AUTO_COUNT_BYTES {
             (true, format!("the catalog is {} bytes", result.len()))
         } else {
-            let tokens = self.config.tokenizer.counter().count(result) as u64;
+            let (tokens, _) =
+                self.config
+                    .tokenizer
+                    .count_for_verdict(std::iter::once(result), 0, &[budget]);
             let verdict = if tokens > budget { "over" } else { "within" };
             (
                 tokens > budget,
@@ -332,10 +335,27 @@ impl Policy {
                 names.push(used);
             }
         }
+        // Seed 004's T0: the hot tools within maxCatalogTokens (2,000), by the exact count.
+        let exact = match self.config.tokenizer {
+            crate::tokens::Tokenizer::Auto => crate::tokens::Tokenizer::Claude,
+            t => t,
+        }
+        .counter();
+        let seen = (&self.tiers.seen, &self.tiers.seen_at);
+        let cost = |name: &str| {
+            seen.1
+                .get(name)
+                .map_or(0, |&i| exact.count(&seen.0[i].to_string()) as u64)
+        };
         let hot: std::collections::HashSet<String> = self
             .tiers
             .usage
-            .hot(&names, self.config.catalog_hot_tools as usize)
+            .hot_within(
+                &names,
+                self.config.catalog_hot_tools as usize,
+                self.config.limits.max_catalog_tokens,
+                cost,
+            )
             .into_iter()
             .map(str::to_owned)
             .collect();

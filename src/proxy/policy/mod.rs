@@ -108,10 +108,20 @@ impl Policy {
         }
     }
 
-    /// Call records from earlier sessions (the `--metrics` file) for the tiered catalog.
+    /// Call records from earlier sessions (the `--metrics` file) for the tiered catalog; the
+    /// proxy's own tools are not the server's, and take no place in its hot list.
     pub fn seed_usage<'c>(&mut self, calls: impl IntoIterator<Item = super::tiers::Call<'c>>) {
         for call in calls {
-            self.tiers.usage.add(&call);
+            let t = &self.tiers;
+            let own = [
+                &self.more_tool,
+                &t.find_tool,
+                &t.describe_tool,
+                &t.call_tool,
+            ];
+            if !own.iter().any(|o| o.as_str() == call.tool) {
+                self.tiers.usage.add(&call);
+            }
         }
     }
 
@@ -253,8 +263,12 @@ impl Policy {
                                 Level::Info
                             },
                             format!(
-                                "{} answered from the store{}",
-                                self.more_tool,
+                                "{tool} answered from the {}{}",
+                                if tool == self.more_tool {
+                                    "store"
+                                } else {
+                                    "catalog"
+                                },
                                 if answer.is_error {
                                     " with an error"
                                 } else {
@@ -265,8 +279,7 @@ impl Policy {
                         .with("id", canonical.clone())
                         .with("tokens", answer.sizes.tokens_after),
                     );
-                    let mut record =
-                        Record::new(canonical, method, Some(self.more_tool.as_str()), wall);
+                    let mut record = Record::new(canonical, method, Some(tool.as_str()), wall);
                     record.outcome = if answer.is_error { "error" } else { "answered" };
                     record.sizes = answer.sizes;
                     if let Some(reading) = answer.reading {
