@@ -3,7 +3,11 @@
 //! description, two to five typed parameters), `--delay-ms D` before it answers initialize
 //! (a server's start-up), every call answered at once with one short line.
 //!
-//!     catalog_server --name NAME [--tools 100] [--delay-ms 0]
+//! `--recorded FILE` serves instead the tools a recorded catalog holds for server NAME (rows of
+//! `{"server", "tool", "description", "inputSchema"}`, as tests/fixtures/retrieval's
+//! LiveMCPBench catalog), for the tiers' figures (scripts/bench-tiers.sh).
+//!
+//!     catalog_server --name NAME [--tools 100] [--delay-ms 0] [--recorded FILE]
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -42,6 +46,26 @@ fn tools(server: &str, n: usize) -> Vec<Value> {
         .collect()
 }
 
+/// The tools `path` records for `server`, as tools/list gives them.
+fn recorded(path: &str, server: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let file: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    file["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|row| row["server"] == server)
+        .map(|row| {
+            let mut tool = json!({"name": row["tool"], "description": row["description"]});
+            tool["inputSchema"] = row
+                .get("inputSchema")
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "object"}));
+            tool
+        })
+        .collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let flag = |name: &str| {
@@ -52,7 +76,10 @@ fn main() {
     let server = flag("--name").unwrap_or_else(|| "catalog".to_owned());
     let count: usize = flag("--tools").and_then(|n| n.parse().ok()).unwrap_or(100);
     let delay = Duration::from_millis(flag("--delay-ms").and_then(|n| n.parse().ok()).unwrap_or(0));
-    let catalog = tools(&server, count);
+    let catalog = match flag("--recorded") {
+        Some(path) => recorded(&path, &server),
+        None => tools(&server, count),
+    };
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
