@@ -185,13 +185,12 @@ pub fn server_of(name: &str) -> Option<&str> {
     name.split_once("__").map(|(server, _)| server)
 }
 
-/// Seed 004's T1: each server of `catalog` (by its names' `SERVER__` part) with how many tools
-/// it has, in the catalog's order, and a few of its tool names; a catalog of one server says
-/// how many tools it has.
-pub fn overview(catalog: &[Value]) -> String {
+/// Seed 004's T1: each server of a catalog of tool `names` (by their `SERVER__` part) with how
+/// many tools it has, in the catalog's order, and a few of its tool names; a catalog of one
+/// server says how many tools it has.
+pub fn overview(names: &[&str]) -> String {
     let mut servers: Vec<(&str, Vec<&str>)> = Vec::new();
-    for tool in catalog {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    for &name in names {
         let server = server_of(name).unwrap_or("");
         match servers.iter_mut().find(|(s, _)| *s == server) {
             Some((_, names)) => names.push(name),
@@ -216,11 +215,7 @@ pub fn overview(catalog: &[Value]) -> String {
     let plural = if servers.len() == 1 { "" } else { "s" };
     lines.insert(
         0,
-        format!(
-            "{} tools of {} server{plural}:",
-            catalog.len(),
-            servers.len()
-        ),
+        format!("{} tools of {} server{plural}:", names.len(), servers.len()),
     );
     lines.join("\n")
 }
@@ -346,7 +341,7 @@ mod tests {
             json!({"name": "git__git_diff", "description": "Shows changes between commits."}),
         ];
         assert_eq!(
-            overview(&catalog),
+            overview(&["git__git_log", "fs__read_file", "git__git_diff"]),
             "3 tools of 2 servers:\ngit: 2 tools (git__git_log, git__git_diff)\nfs: 1 tool (fs__read_file)"
         );
         let ranker = ranker(&catalog);

@@ -306,11 +306,14 @@ impl Policy {
         let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
             return false;
         };
+        if !tools.is_empty() {
+            // The search index is built again from `seen` at the next search.
+            self.tiers.ranker = None;
+        }
         for tool in tools.iter() {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            self.tiers.ranker = None;
             match self.tiers.seen_at.get(name) {
                 Some(&i) => self.tiers.seen[i] = tool.clone(),
                 None => {
@@ -413,18 +416,17 @@ impl Policy {
     fn find(&mut self, query: &str, server: Option<&str>, limit: usize) -> Value {
         let tiers = &mut self.tiers;
         if query.is_empty() {
-            let catalog: Vec<Value> = tiers
+            let names: Vec<&str> = tiers
                 .seen
                 .iter()
-                .filter(|t| {
-                    let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .filter(|name| {
                     server.is_none_or(|s| crate::proxy::tiers::server_of(name) == Some(s))
                 })
-                .cloned()
                 .collect();
             return crate::proxy::result::text(format!(
                 "{}\n\nGive `query` (what the tool should do) to find tools; `server` to look in one server only.",
-                crate::proxy::tiers::overview(&catalog)
+                crate::proxy::tiers::overview(&names)
             ));
         }
         let ranker = tiers

@@ -112,14 +112,7 @@ impl Policy {
     /// proxy's own tools are not the server's, and take no place in its hot list.
     pub fn seed_usage<'c>(&mut self, calls: impl IntoIterator<Item = super::tiers::Call<'c>>) {
         for call in calls {
-            let t = &self.tiers;
-            let own = [
-                &self.more_tool,
-                &t.find_tool,
-                &t.describe_tool,
-                &t.call_tool,
-            ];
-            if !own.iter().any(|o| o.as_str() == call.tool) {
+            if !self.is_own_tool(call.tool) {
                 self.tiers.usage.add(&call);
             }
         }
@@ -160,6 +153,20 @@ impl Policy {
     pub fn in_flight(&self) -> usize {
         // A subscription is the client's to end: closing its side ends it.
         self.pending.values().filter(|p| !p.long_lived()).count()
+    }
+
+    /// Whether `name` is one of the proxy's own tools (its reader, the tiered catalog's three),
+    /// listed or not.
+    fn is_own_tool(&self, name: &str) -> bool {
+        let t = &self.tiers;
+        [
+            &self.more_tool,
+            &t.find_tool,
+            &t.describe_tool,
+            &t.call_tool,
+        ]
+        .iter()
+        .any(|own| own.as_str() == name)
     }
 
     /// The tools the proxy answers itself: its reader, and the tiered catalog's find and
