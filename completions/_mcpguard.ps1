@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper')
+            [CompletionResult]::new('pins', 'pins', [CompletionResultType]::ParameterValue, 'The tool definitions the gateway has pinned: list them with the changes waiting for a person, approve a change (a held tool is listed again), forget pins')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -53,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Token counter. Default: the config''s `tokenizer` (auto: exact claude counts near a limit)')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale')
             [CompletionResult]::new('--max-growth', '--max-growth', [CompletionResultType]::ParameterName, 'Allowed growth of a tool''s p95 response size over the baseline, in percent')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'A pins file (`mcpguard pins`): a live server''s tool whose definition differs from its pin, or a new tool of a pinned server, is MG036 (an error)')
             [CompletionResult]::new('--shard', '--shard', [CompletionResultType]::ParameterName, 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit')
             [CompletionResult]::new('--from-metrics', '--from-metrics', [CompletionResultType]::ParameterName, 'Summarise a --metrics file (the audit''s or the proxy''s) by tool and outcome instead of auditing; with --format html, as pictures')
@@ -76,6 +78,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
             [CompletionResult]::new('--update-baseline', '--update-baseline', [CompletionResultType]::ParameterName, 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing')
+            [CompletionResult]::new('--update-pins', '--update-pins', [CompletionResultType]::ParameterName, 'Write the tools this live audit saw to --pins (atomically) as their pins')
             [CompletionResult]::new('--oauth', '--oauth', [CompletionResultType]::ParameterName, 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. The login is kept in the OAuth store and used by the next run (and by `mcpguard auth`, `proxy --url`)')
             [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called')
             [CompletionResult]::new('--ask-legacy', '--ask-legacy', [CompletionResultType]::ParameterName, 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client''s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"')
@@ -199,6 +202,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json). With one --name: that server alone. Without (or with several): the gateway, one MCP server in front of all of them, tools named SERVER__TOOL')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A server of --mcp-config (repeatable: the gateway over those only)')
             [CompletionResult]::new('--catalog-cache', '--catalog-cache', [CompletionResultType]::ParameterName, 'Gateway: where server catalogs are kept between runs. Default: $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'Gateway: the pins file, the SHA-256 of every tool definition seen (config `pins`: warn logs a changed one, hold keeps it back until `mcpguard pins approve`). Default: one per --mcp-config file in $XDG_CONFIG_HOME/mcpguard/pins (else ~/.config/...)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Seconds a request may wait for the server before the client gets an error (the session lives on)')
             [CompletionResult]::new('--max-message-bytes', '--max-message-bytes', [CompletionResultType]::ParameterName, 'The largest message read from either side; a larger one is answered with an error')
             [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead')
@@ -378,6 +382,74 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
         'mcpguard;auth;help;help' {
             break
         }
+        'mcpguard;pins' {
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'The gateway''s server list: its pins file is the one in the user''s config folder')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'A pins file (the one `proxy --pins` or `audit --pins` uses)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every pinned tool by server, and the changes waiting for approval with what changed')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;pins;list' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'The gateway''s server list: its pins file is the one in the user''s config folder')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'A pins file (the one `proxy --pins` or `audit --pins` uses)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;pins;approve' {
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'The gateway''s server list: its pins file is the one in the user''s config folder')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'A pins file (the one `proxy --pins` or `audit --pins` uses)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;pins;forget' {
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'The gateway''s server list: its pins file is the one in the user''s config folder')
+            [CompletionResult]::new('--pins', '--pins', [CompletionResultType]::ParameterName, 'A pins file (the one `proxy --pins` or `audit --pins` uses)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour on stderr. NO_COLOR in the environment means never')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'mcpguard;pins;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every pinned tool by server, and the changes waiting for approval with what changed')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'mcpguard;pins;help;list' {
+            break
+        }
+        'mcpguard;pins;help;approve' {
+            break
+        }
+        'mcpguard;pins;help;forget' {
+            break
+        }
+        'mcpguard;pins;help;help' {
+            break
+        }
         'mcpguard;artifacts' {
             [CompletionResult]::new('--artifact-dir', '--artifact-dir', [CompletionResultType]::ParameterName, 'The store. Default: the config''s artifactDir')
             [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long an artifact lives, e.g. 1h, 30m')
@@ -475,6 +547,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Undo `install`: the servers start their own commands again')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper')
+            [CompletionResult]::new('pins', 'pins', [CompletionResultType]::ParameterValue, 'The tool definitions the gateway has pinned: list them with the changes waiting for a person, approve a change (a held tool is listed again), forget pins')
             [CompletionResult]::new('artifacts', 'artifacts', [CompletionResultType]::ParameterValue, 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions and the man page (for packagers; used to refresh completions/)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -527,6 +600,21 @@ Register-ArgumentCompleter -Native -CommandName 'mcpguard' -ScriptBlock {
             break
         }
         'mcpguard;help;auth;header' {
+            break
+        }
+        'mcpguard;help;pins' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Every pinned tool by server, and the changes waiting for approval with what changed')
+            [CompletionResult]::new('approve', 'approve', [CompletionResultType]::ParameterValue, 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins')
+            [CompletionResult]::new('forget', 'forget', [CompletionResultType]::ParameterValue, 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh')
+            break
+        }
+        'mcpguard;help;pins;list' {
+            break
+        }
+        'mcpguard;help;pins;approve' {
+            break
+        }
+        'mcpguard;help;pins;forget' {
             break
         }
         'mcpguard;help;artifacts' {

@@ -46,6 +46,9 @@ _mcpguard() {
             mcpguard,paginate)
                 cmd="mcpguard__subcmd__paginate"
                 ;;
+            mcpguard,pins)
+                cmd="mcpguard__subcmd__pins"
+                ;;
             mcpguard,proxy)
                 cmd="mcpguard__subcmd__proxy"
                 ;;
@@ -142,6 +145,9 @@ _mcpguard() {
             mcpguard__subcmd__help,paginate)
                 cmd="mcpguard__subcmd__help__subcmd__paginate"
                 ;;
+            mcpguard__subcmd__help,pins)
+                cmd="mcpguard__subcmd__help__subcmd__pins"
+                ;;
             mcpguard__subcmd__help,proxy)
                 cmd="mcpguard__subcmd__help__subcmd__proxy"
                 ;;
@@ -175,6 +181,39 @@ _mcpguard() {
             mcpguard__subcmd__help__subcmd__auth,status)
                 cmd="mcpguard__subcmd__help__subcmd__auth__subcmd__status"
                 ;;
+            mcpguard__subcmd__help__subcmd__pins,approve)
+                cmd="mcpguard__subcmd__help__subcmd__pins__subcmd__approve"
+                ;;
+            mcpguard__subcmd__help__subcmd__pins,forget)
+                cmd="mcpguard__subcmd__help__subcmd__pins__subcmd__forget"
+                ;;
+            mcpguard__subcmd__help__subcmd__pins,list)
+                cmd="mcpguard__subcmd__help__subcmd__pins__subcmd__list"
+                ;;
+            mcpguard__subcmd__pins,approve)
+                cmd="mcpguard__subcmd__pins__subcmd__approve"
+                ;;
+            mcpguard__subcmd__pins,forget)
+                cmd="mcpguard__subcmd__pins__subcmd__forget"
+                ;;
+            mcpguard__subcmd__pins,help)
+                cmd="mcpguard__subcmd__pins__subcmd__help"
+                ;;
+            mcpguard__subcmd__pins,list)
+                cmd="mcpguard__subcmd__pins__subcmd__list"
+                ;;
+            mcpguard__subcmd__pins__subcmd__help,approve)
+                cmd="mcpguard__subcmd__pins__subcmd__help__subcmd__approve"
+                ;;
+            mcpguard__subcmd__pins__subcmd__help,forget)
+                cmd="mcpguard__subcmd__pins__subcmd__help__subcmd__forget"
+                ;;
+            mcpguard__subcmd__pins__subcmd__help,help)
+                cmd="mcpguard__subcmd__pins__subcmd__help__subcmd__help"
+                ;;
+            mcpguard__subcmd__pins__subcmd__help,list)
+                cmd="mcpguard__subcmd__pins__subcmd__help__subcmd__list"
+                ;;
             *)
                 ;;
         esac
@@ -182,7 +221,7 @@ _mcpguard() {
 
     case "${cmd}" in
         mcpguard)
-            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth artifacts generate help"
+            opts="-h -V --config --color --help --version audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth pins artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -426,7 +465,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__audit)
-            opts="-o -h -V --format --output --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --shard --metrics --from-metrics --top --server --url --header --oauth --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            opts="-o -h -V --format --output --fail-on --client --contract --tokenizer --baseline --max-growth --update-baseline --pins --update-pins --shard --metrics --from-metrics --top --server --url --header --oauth --mcp-config --name --calls --probe --save --timeout --timeout-total --max-message-bytes --max-pages --protocol --ask-legacy --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +504,10 @@ _mcpguard() {
                     return 0
                     ;;
                 --max-growth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1042,7 +1085,7 @@ _mcpguard() {
             return 0
             ;;
         mcpguard__subcmd__help)
-            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth artifacts generate help"
+            opts="audit estimate paginate summarize decode-cursor chunk validate-config proxy install uninstall auth pins artifacts generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1293,6 +1336,62 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__help__subcmd__pins)
+            opts="list approve forget"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__pins__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__pins__subcmd__forget)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__help__subcmd__pins__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__help__subcmd__proxy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1465,8 +1564,202 @@ _mcpguard() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        mcpguard__subcmd__pins)
+            opts="-h -V --mcp-config --pins --config --color --help --version list approve forget help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mcp-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__approve)
+            opts="-h -V --mcp-config --pins --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mcp-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__forget)
+            opts="-h -V --mcp-config --pins --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mcp-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__help)
+            opts="list approve forget help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__help__subcmd__forget)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        mcpguard__subcmd__pins__subcmd__list)
+            opts="-h -V --format --mcp-config --pins --config --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --mcp-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         mcpguard__subcmd__proxy)
-            opts="-h -V --server --mcp-config --name --eager --status --catalog-cache --route-only --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --oauth --remote-entry --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
+            opts="-h -V --server --mcp-config --name --eager --status --catalog-cache --pins --route-only --timeout --max-message-bytes --shadow --metrics --metrics-max-bytes --accuracy-sample --log-format --quiet --artifact-dir --artifact-ttl --artifact-cap --no-artifacts --secret-file --at --listen --url --oauth --remote-entry --header --store --metrics-listen --allowed-host --max-request-bytes --max-concurrent --queue --shutdown-grace --oauth-client-id --oauth-client-metadata-url --oauth-client-credentials --oauth-callback-port --oauth-store --config --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1485,6 +1778,10 @@ _mcpguard() {
                     return 0
                     ;;
                 --catalog-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pins)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

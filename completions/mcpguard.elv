@@ -35,6 +35,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand install 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
             cand uninstall 'Undo `install`: the servers start their own commands again'
             cand auth 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper'
+            cand pins 'The tool definitions the gateway has pinned: list them with the changes waiting for a person, approve a change (a held tool is listed again), forget pins'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -49,6 +50,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --tokenizer 'Token counter. Default: the config''s `tokenizer` (auto: exact claude counts near a limit)'
             cand --baseline 'Per-tool sizes from an earlier audit: fail when a tool grows past --max-growth or an entry is stale'
             cand --max-growth 'Allowed growth of a tool''s p95 response size over the baseline, in percent'
+            cand --pins 'A pins file (`mcpguard pins`): a live server''s tool whose definition differs from its pin, or a new tool of a pinned server, is MG036 (an error)'
             cand --shard 'Audit only shard K of N (1-based), split by a hash of each document''s name: the same split on every machine, for parallel CI jobs'
             cand --metrics 'Write one telemetry record per response (JSONL). A failure to write warns and never fails the audit'
             cand --from-metrics 'Summarise a --metrics file (the audit''s or the proxy''s) by tool and outcome instead of auditing; with --format html, as pictures'
@@ -72,6 +74,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
             cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
             cand --update-baseline 'Write this audit''s per-tool sizes to --baseline (atomically) instead of comparing'
+            cand --update-pins 'Write the tools this live audit saw to --pins (atomically) as their pins'
             cand --oauth 'Sign in with OAuth when the server asks (a 401): its metadata found as the MCP authorization spec says, the client registered (or --oauth-client-id), the sign-in URL opened with $BROWSER or the system''s opener (and printed), the redirect taken on a loopback port; a 403 for more scope signs in again with it. The login is kept in the OAuth store and used by the next run (and by `mcpguard auth`, `proxy --url`)'
             cand --probe 'Also call every tool annotated readOnlyHint whose required arguments have a default, enum, const or example in its schema; no other tool is ever called'
             cand --ask-legacy 'Also ask a 2026-07-28 server, on a connection of its own, whether it answers a 2025-11-25 client''s initialize (dual-era). Off by default: that initialize has no _meta, which a modern-only server may count against the client; the servers table then says "(legacy not asked)"'
@@ -188,6 +191,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand --mcp-config 'A client''s server list (mcpServers of Claude Desktop, Claude Code''s .mcp.json). With one --name: that server alone. Without (or with several): the gateway, one MCP server in front of all of them, tools named SERVER__TOOL'
             cand --name 'A server of --mcp-config (repeatable: the gateway over those only)'
             cand --catalog-cache 'Gateway: where server catalogs are kept between runs. Default: $XDG_CACHE_HOME/mcpguard/catalogs, else ~/.cache/mcpguard/catalogs'
+            cand --pins 'Gateway: the pins file, the SHA-256 of every tool definition seen (config `pins`: warn logs a changed one, hold keeps it back until `mcpguard pins approve`). Default: one per --mcp-config file in $XDG_CONFIG_HOME/mcpguard/pins (else ~/.config/...)'
             cand --timeout 'Seconds a request may wait for the server before the client gets an error (the session lives on)'
             cand --max-message-bytes 'The largest message read from either side; a larger one is answered with an error'
             cand --metrics 'Write one record per request to this file (JSON lines): outcome, bytes and tokens before and after, upstream latency, proxy overhead'
@@ -353,6 +357,65 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         }
         &'mcpguard;auth;help;help'= {
         }
+        &'mcpguard;pins'= {
+            cand --mcp-config 'The gateway''s server list: its pins file is the one in the user''s config folder'
+            cand --pins 'A pins file (the one `proxy --pins` or `audit --pins` uses)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Every pinned tool by server, and the changes waiting for approval with what changed'
+            cand approve 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins'
+            cand forget 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;pins;list'= {
+            cand --format 'format'
+            cand --mcp-config 'The gateway''s server list: its pins file is the one in the user''s config folder'
+            cand --pins 'A pins file (the one `proxy --pins` or `audit --pins` uses)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;pins;approve'= {
+            cand --mcp-config 'The gateway''s server list: its pins file is the one in the user''s config folder'
+            cand --pins 'A pins file (the one `proxy --pins` or `audit --pins` uses)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;pins;forget'= {
+            cand --mcp-config 'The gateway''s server list: its pins file is the one in the user''s config folder'
+            cand --pins 'A pins file (the one `proxy --pins` or `audit --pins` uses)'
+            cand --config 'Config file (YAML or JSON). Default: $MCPGUARD_CONFIG, else mcpguard.yaml, .yml or .json in the working directory, else built-in defaults'
+            cand --color 'When to use colour on stderr. NO_COLOR in the environment means never'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'mcpguard;pins;help'= {
+            cand list 'Every pinned tool by server, and the changes waiting for approval with what changed'
+            cand approve 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins'
+            cand forget 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'mcpguard;pins;help;list'= {
+        }
+        &'mcpguard;pins;help;approve'= {
+        }
+        &'mcpguard;pins;help;forget'= {
+        }
+        &'mcpguard;pins;help;help'= {
+        }
         &'mcpguard;artifacts'= {
             cand --artifact-dir 'The store. Default: the config''s artifactDir'
             cand --ttl 'How long an artifact lives, e.g. 1h, 30m'
@@ -440,6 +503,7 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
             cand install 'Rewrite a client''s MCP config (Claude Code in each scope, Claude Desktop, Cursor, VS Code, Codex, Gemini CLI, Windsurf, or a file) so its servers start through `mcpguard proxy`, every other byte kept; `--list` shows them all'
             cand uninstall 'Undo `install`: the servers start their own commands again'
             cand auth 'Sign in to remote servers (OAuth) and keep the login for the proxy and the audit: login, status, logout, and a fresh Authorization header for a client''s headersHelper'
+            cand pins 'The tool definitions the gateway has pinned: list them with the changes waiting for a person, approve a change (a held tool is listed again), forget pins'
             cand artifacts 'List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID)'
             cand generate 'Write shell completions and the man page (for packagers; used to refresh completions/)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -477,6 +541,17 @@ set edit:completion:arg-completer[mcpguard] = {|@words|
         &'mcpguard;help;auth;logout'= {
         }
         &'mcpguard;help;auth;header'= {
+        }
+        &'mcpguard;help;pins'= {
+            cand list 'Every pinned tool by server, and the changes waiting for approval with what changed'
+            cand approve 'Make the pending definitions of a server, or of one SERVER__TOOL, the pins'
+            cand forget 'Drop the pins of a server, or of one SERVER__TOOL: the next sight pins them afresh'
+        }
+        &'mcpguard;help;pins;list'= {
+        }
+        &'mcpguard;help;pins;approve'= {
+        }
+        &'mcpguard;help;pins;forget'= {
         }
         &'mcpguard;help;artifacts'= {
             cand list 'Every artifact, oldest first: reference, size, age, expired or not'

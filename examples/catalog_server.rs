@@ -96,6 +96,13 @@ fn main() {
                 json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                        "serverInfo": {"name": server, "version": "1"}})
             }
+            // One page: any cursor is one it never gave (MCP pagination: -32602).
+            Some("tools/list") if message["params"].get("cursor").is_some() => {
+                let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "unknown cursor"}});
+                let _ = writeln!(out, "{error}");
+                let _ = out.flush();
+                continue;
+            }
             Some("tools/list") => json!({ "tools": catalog }),
             Some("tools/call") => json!({"content": [{"type": "text",
                 "text": format!("{} done", message["params"]["name"].as_str().unwrap_or(""))}]}),

@@ -12,6 +12,7 @@ pub mod emit;
 mod findings;
 pub mod live;
 pub mod metrics;
+pub mod pinned;
 mod protocol;
 mod rules;
 pub mod run;

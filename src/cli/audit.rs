@@ -10,6 +10,7 @@ use mcpguard::audit::emit::{self, Format, PageContext, Settings};
 use mcpguard::audit::run::{self, Shard};
 use mcpguard::audit::{Context, metrics};
 use mcpguard::contract::Severity;
+use mcpguard::proxy::gateway::pinned;
 use mcpguard::util::fsutil::Durability;
 
 use super::exit::Code;
@@ -51,6 +52,7 @@ every tool or per tool under `endpoints:`):
                                           MG033 a capture that could not be read
                                           MG034 a tool name two servers share
                                           MG035 a tool name clients refuse
+                                          MG036 a tool unlike its pin (--pins)
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 nothing could be read,
 or a live server could not be started or reached, hung (--timeout), exited, wrote something that
@@ -65,6 +67,7 @@ Examples:
   mcpguard audit --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer ${TOKEN}'
   mcpguard audit --url https://mcp.example.com/mcp --oauth      # signs in when the server asks
   mcpguard audit --mcp-config .mcp.json --save .mcpguard/sessions --format github
+  mcpguard audit --mcp-config .mcp.json --pins .mcpguard/pins.json   # MG036: definitions changed
   mcpguard audit --calls calls.yaml -- node dist/server.js";
 
 #[derive(Debug, clap::Args)]
@@ -110,6 +113,15 @@ pub struct Args {
     /// Write this audit's per-tool sizes to --baseline (atomically) instead of comparing.
     #[arg(long, requires = "baseline")]
     pub update_baseline: bool,
+
+    /// A pins file (`mcpguard pins`): a live server's tool whose definition differs from its
+    /// pin, or a new tool of a pinned server, is MG036 (an error).
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+
+    /// Write the tools this live audit saw to --pins (atomically) as their pins.
+    #[arg(long, requires = "pins")]
+    pub update_pins: bool,
 
     /// Audit only shard K of N (1-based), split by a hash of each document's name: the same
     /// split on every machine, for parallel CI jobs.
@@ -196,6 +208,23 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         }
         _ => None,
     };
+    let pins = match &args.pins {
+        Some(path) if !args.update_pins => {
+            if !path.exists() {
+                anyhow::bail!(
+                    "cannot read the pins file {}: it does not exist; create it with --update-pins",
+                    path.display()
+                );
+            }
+            Some(pinned::load(path).map_err(anyhow::Error::msg)?)
+        }
+        _ => None,
+    };
+    if args.pins.is_some() && !args.live.any() {
+        anyhow::bail!(
+            "--pins compares live servers' tools: give --mcp-config FILE, --url or a server command"
+        );
+    }
     let ctx = Context {
         tokenizer: super::chosen_tokenizer(args.tokenizer, &config),
         config,
@@ -258,6 +287,15 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         report.finish(&ctx);
     }
 
+    if let (Some(path), Some(pins)) = (&args.pins, &pins) {
+        mcpguard::audit::pinned::compare(
+            &mut report,
+            &ctx,
+            &sessions,
+            pins,
+            &path.display().to_string(),
+        );
+    }
     if let (Some(path), Some(base)) = (&args.baseline, &baseline) {
         report.corpus_findings = base.compare(
             &report.tools,
@@ -328,6 +366,21 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             "mcpguard: wrote {} ({} tools)",
             path.display(),
             baseline.tools.len()
+        );
+    }
+
+    if args.update_pins
+        && let Some(path) = &args.pins
+    {
+        let mut pins = pinned::load(path).map_err(anyhow::Error::msg)?;
+        mcpguard::audit::pinned::update(&mut pins, &sessions, &pinned::now());
+        pinned::save(path, &pins)
+            .with_context(|| format!("cannot write the pins file {}", path.display()))?;
+        let tools: usize = pins.servers.values().map(|t| t.len()).sum();
+        eprintln!(
+            "mcpguard: wrote {} ({} servers, {tools} tools)",
+            path.display(),
+            pins.servers.len()
         );
     }
 

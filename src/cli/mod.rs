@@ -18,6 +18,7 @@ pub mod install;
 pub mod live;
 pub mod oauth;
 pub mod paginate;
+pub mod pins;
 pub mod proxy;
 pub mod render;
 pub mod summarize;
@@ -113,6 +114,9 @@ pub enum Command {
     /// Sign in to remote servers (OAuth) and keep the login for the proxy and the audit:
     /// login, status, logout, and a fresh Authorization header for a client's headersHelper.
     Auth(auth::Args),
+    /// The tool definitions the gateway has pinned: list them with the changes waiting for
+    /// a person, approve a change (a held tool is listed again), forget pins.
+    Pins(pins::Args),
     /// List, show and clear out the full results shrunk responses point at (ax://DOMAIN/ID).
     Artifacts(artifacts::Args),
     /// Write shell completions and the man page (for packagers; used to refresh completions/).
@@ -206,6 +210,7 @@ pub fn run(cli: Cli) -> anyhow::Result<exit::Code> {
         Command::Proxy(args) => proxy::run(*args, &cli.config),
         Command::Artifacts(args) => artifacts::run(args, &cli.config),
         Command::Auth(args) => auth::run(args),
+        Command::Pins(args) => pins::run(args),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Generate(args) => generate::run(args),

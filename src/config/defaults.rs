@@ -98,6 +98,15 @@ pub fn default_yaml() -> String {
         c.server_idle_seconds.to_string(),
         "the gateway ends a server it started after this long unused",
     );
+    line(
+        "pins",
+        "warn".to_owned(),
+        "a tool definition changed since pinned: warn (log, record) | hold (hide until `mcpguard pins approve`) | off",
+    );
+    out.push_str("hot: []  # tools a tiered catalog lists before any call record ranks them, e.g. [github__create_issue]\n");
+    out.push_str(
+        "servers: {}  # the gateway's servers by config key, e.g. github: {category: code}\n",
+    );
     out.push_str("limits:  # the response contract (seed 003), env MCPGUARD_MAX_BYTES etc.\n");
     let mut limit = |key: &str, value: u64, comment: &str| {
         out.push_str(&format!("  {key}: {value}  # {comment}\n"));

@@ -25,6 +25,7 @@ const ENV_KEYS: &[(&str, &str)] = &[
     ("MCPGUARD_CATALOG_BUDGET", "/catalogBudget"),
     ("MCPGUARD_MAX_TOOL_NAME_LENGTH", "/maxToolNameLength"),
     ("MCPGUARD_SERVER_IDLE_SECONDS", "/serverIdleSeconds"),
+    ("MCPGUARD_PINS", "/pins"),
     ("MCPGUARD_MAX_BYTES", "/limits/maxBytes"),
     ("MCPGUARD_MAX_ARRAY_ITEMS", "/limits/maxArrayItems"),
     ("MCPGUARD_MAX_STRING_LENGTH", "/limits/maxStringLength"),
@@ -52,7 +53,7 @@ pub(super) fn variable_for(pointer: &str) -> Option<&'static str> {
 }
 
 /// The keys whose values are text; every other one is a whole number.
-const TEXT_KEYS: [&str; 3] = ["/tokenizer", "/artifactDir", "/catalog"];
+const TEXT_KEYS: [&str; 4] = ["/tokenizer", "/artifactDir", "/catalog", "/pins"];
 
 /// `MCPGUARD_` variables that are not config keys but are known (not typos).
 pub(super) const OTHER_ENV: &[&str] = &[

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::contract::pins::PinMode;
 use crate::contract::{self, ClientProfile, Limits, RuleLevel};
 use crate::json::pointer;
 use crate::tokens::Tokenizer;
@@ -63,6 +64,13 @@ pub struct Config {
     pub max_tool_name_length: u64,
     /// How long the gateway keeps a server it started without a use.
     pub server_idle_seconds: u64,
+    /// What the gateway does with a tool definition that changed since it was pinned.
+    pub pins: PinMode,
+    /// Tools a tiered catalog lists in full before any call record ranks them (`SERVER__TOOL`
+    /// behind the gateway, the tool's name behind one server).
+    pub hot: Vec<String>,
+    /// The gateway's servers by config key: what the catalog says of each.
+    pub servers: BTreeMap<String, ServerSettings>,
     pub limits: Limits,
     /// Bounds on what mcpguard reads from outside (documents, lines, nesting, cursors).
     pub read_limits: ReadLimits,
@@ -92,6 +100,9 @@ impl Default for Config {
             catalog_budget: 2_000,
             max_tool_name_length: 64,
             server_idle_seconds: 600,
+            pins: PinMode::Warn,
+            hot: Vec::new(),
+            servers: BTreeMap::new(),
             limits: Limits::default(),
             read_limits: ReadLimits::default(),
             rules: BTreeMap::new(),
@@ -176,6 +187,15 @@ pub enum Catalog {
     /// `full` for a client that defers tool definitions itself (Claude Code) and for a catalog
     /// within `catalogBudget` tokens, else `tiered`. The gateway's default.
     Auto,
+}
+
+/// What the config says of one of the gateway's servers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerSettings {
+    /// The category its tools are found under (seed 004's T1); its name when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
 }
 
 /// Per-tool overrides and feature flags (FR-035).

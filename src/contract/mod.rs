@@ -4,6 +4,7 @@
 //! writes the same numbers down with their sources, and a test keeps the two in step. Rule codes
 //! are stable: a code is never reused for another check.
 
+pub mod pins;
 pub mod telemetry;
 
 use std::collections::BTreeMap;
@@ -144,6 +145,7 @@ rules! {
     UnreadableResponse = MG033 "unreadable-response" Error "a capture could not be read (not UTF-8 JSON, over a read limit): nothing in it was checked";
     ToolNameCollision = MG034 "tool-name-collision" Warning "two servers of one client list the same tool name: a client that merges the lists keeps one";
     ToolNameInvalid = MG035 "tool-name-invalid" Error "a tool name clients refuse: outside [A-Za-z0-9_.-], or over 64 characters";
+    ToolDefinitionChanged = MG036 "tool-definition-changed" Error "a tool's definition differs from its pin (audit --pins): a changed description or schema, or a new tool";
 }
 
 impl RuleId {

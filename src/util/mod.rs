@@ -1,5 +1,6 @@
 //! The bottom layer: small tools every other layer uses, knowing nothing of JSON or MCP.
 
+pub mod dirs;
 pub mod fsutil;
 pub mod human;
 pub mod lines;

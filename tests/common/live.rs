@@ -24,6 +24,16 @@ pub fn fixture() -> PathBuf {
     path
 }
 
+/// The example server that serves a recorded catalog (`catalog_server --recorded FILE`).
+pub fn catalog_server() -> PathBuf {
+    let path = fixture().with_file_name("catalog_server");
+    assert!(
+        path.exists(),
+        "build it: cargo build --example catalog_server"
+    );
+    path
+}
+
 /// The fixture over HTTP on a free port, killed when dropped.
 pub struct HttpFixture {
     child: Child,

@@ -10,8 +10,10 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use mcpguard::config::Config;
+use mcpguard::config::PinMode;
 use mcpguard::net::mcp::{Target, config as servers};
 use mcpguard::proxy::gateway::cache::CatalogCache;
+use mcpguard::proxy::gateway::pinned::{self, PinBook};
 use mcpguard::proxy::gateway::{self, status};
 use mcpguard::proxy::policy::Log;
 
@@ -97,7 +99,37 @@ pub fn options(
         // says whose it is.
         stderr: Arc::new(|key: &str, line: &str| eprintln!("[{key}] {line}")),
         status_file,
+        pins: pin_book(args, config)?,
     })
+}
+
+/// The gateway's pins (`None` under `pins: off`): a pins file that does not read stops the
+/// gateway, since `hold` could not keep its promise.
+fn pin_book(args: &Args, config: &Config) -> anyhow::Result<Option<PinBook>> {
+    if config.pins == PinMode::Off {
+        return Ok(None);
+    }
+    let Some(file) = pinned::file_for(args.pins.as_deref(), args.mcp_config.as_deref()) else {
+        anyhow::bail!(
+            "no place for the pins file: neither HOME nor XDG_CONFIG_HOME is set; give --pins FILE, or set pins: off"
+        );
+    };
+    let pins = pinned::load(&file).map_err(anyhow::Error::msg)?;
+    let approve = match &args.pins {
+        Some(file) => format!("mcpguard pins approve --pins {}", shown(file)),
+        None => format!(
+            "mcpguard pins approve --mcp-config {}",
+            shown(args.mcp_config.as_deref().unwrap_or(Path::new(".mcp.json")))
+        ),
+    };
+    Ok(Some(PinBook::new(config.pins, file, approve, pins)))
+}
+
+/// A path as a person would paste it into a shell (absolute: the hint is read elsewhere).
+fn shown(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let text = absolute.display().to_string();
+    shlex::try_quote(&text).map_or(text.clone(), |q| q.into_owned())
 }
 
 /// `--route-only`: the gateway on this process's stdin and stdout, without the policy.
@@ -178,6 +210,6 @@ pub fn print_status(args: &Args) -> anyhow::Result<Code> {
             seen.and_then(|s| s.last_error.clone()).unwrap_or_default(),
         ]);
     }
-    print!("{grid}");
+    println!("{grid}");
     Ok(Code::Ok)
 }

@@ -141,6 +141,16 @@ pub struct Args {
     )]
     pub catalog_cache: Option<PathBuf>,
 
+    /// Gateway: the pins file, the SHA-256 of every tool definition seen (config `pins`:
+    /// warn logs a changed one, hold keeps it back until `mcpguard pins approve`). Default:
+    /// one per --mcp-config file in $XDG_CONFIG_HOME/mcpguard/pins (else ~/.config/...).
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Gateway (--mcp-config without one --name)"
+    )]
+    pub pins: Option<PathBuf>,
+
     /// The gateway's routing alone on stdin and stdout, without the policy: what --listen
     /// starts as its command.
     #[arg(long, hide = true, requires = "mcp_config")]

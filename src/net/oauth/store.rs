@@ -151,15 +151,7 @@ impl Store {
     /// The default place: `$XDG_CONFIG_HOME/mcpguard/oauth`, else `~/.config/mcpguard/oauth`
     /// (`%APPDATA%\mcpguard\oauth` on Windows).
     pub fn default_dir() -> Option<PathBuf> {
-        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-        let config = if cfg!(windows) {
-            var("APPDATA").map(PathBuf::from)
-        } else {
-            var("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config")))
-        };
-        config.map(|c| c.join("mcpguard").join("oauth"))
+        crate::util::dirs::config().map(|c| c.join("oauth"))
     }
 
     pub fn dir(&self) -> &Path {

@@ -43,15 +43,7 @@ impl CatalogCache {
 
     /// The user's cache folder for catalogs, when HOME or XDG_CACHE_HOME says where it is.
     pub fn default_dir() -> Option<PathBuf> {
-        let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-        let cache = if cfg!(windows) {
-            var("LOCALAPPDATA").map(PathBuf::from)
-        } else {
-            var("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        };
-        cache.map(|c| c.join("mcpguard").join("catalogs"))
+        crate::util::dirs::cache().map(|c| c.join("catalogs"))
     }
 
     pub fn dir(&self) -> &Path {

@@ -121,6 +121,7 @@ impl Gateway {
                 .map_or(0, |d| d.as_secs()),
         );
         lock(&self.catalogs)[index] = Some(catalog);
+        self.check_pins(index);
     }
 
     /// Every list of a server, each read to its last page.

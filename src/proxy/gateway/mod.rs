@@ -21,6 +21,7 @@ pub mod cache;
 mod catalogs;
 mod listen;
 pub mod names;
+pub mod pinned;
 pub mod routes;
 mod servers;
 pub mod status;
@@ -44,6 +45,7 @@ use crate::util::lines::{self, Capped};
 
 use cache::CatalogCache;
 use catalogs::LISTS;
+use pinned::PinBook;
 use routes::{Catalog, Entry, Table};
 use servers::{Hub, tick};
 use upstream::{Conn, Launch, Listener, OWN_ID, Upstream, Waiter};
@@ -72,6 +74,8 @@ pub struct Options {
     pub stderr: upstream::StderrSink,
     /// Where the servers' state is written for `--status`.
     pub status_file: Option<PathBuf>,
+    /// The tool pins, unless `pins: off`.
+    pub pins: Option<PinBook>,
 }
 
 /// How often overdue requests and idle servers are looked for.
@@ -160,6 +164,7 @@ struct Gateway {
     subscriptions: Mutex<listen::Subscriptions>,
     /// The client opened a 2025-11-25 session: it hears list changes unsolicited.
     legacy_client: AtomicBool,
+    pins: Option<PinBook>,
 }
 
 impl Gateway {
@@ -216,9 +221,14 @@ impl Gateway {
             next_id: AtomicU64::new(1),
             listener: Mutex::default(),
             closing: AtomicBool::new(false),
+            pins: opts.pins,
         });
         let hub: Arc<dyn Listener> = Arc::new(Hub(Arc::downgrade(&gateway)));
         *lock(&gateway.listener) = Some(hub);
+        // A cached catalog is checked as a listed one is: a server first seen is pinned.
+        for index in 0..gateway.upstreams.len() {
+            gateway.check_pins(index);
+        }
         gateway.rebuild();
         gateway.write_status();
         gateway
@@ -241,16 +251,28 @@ impl Gateway {
 
     /// Builds the routing table from the catalogs known now.
     fn rebuild(&self) {
+        let held: Vec<_> = self
+            .upstreams
+            .iter()
+            .map(|u| {
+                self.pins
+                    .as_ref()
+                    .map(|p| p.held(&u.key))
+                    .unwrap_or_default()
+            })
+            .collect();
         let catalogs = lock(&self.catalogs);
         let entries: Vec<Entry<'_>> = self
             .upstreams
             .iter()
             .zip(&self.parts)
             .zip(catalogs.iter())
-            .map(|((u, part), catalog)| Entry {
+            .zip(&held)
+            .map(|(((u, part), catalog), held)| Entry {
                 key: &u.key,
                 part,
                 catalog: catalog.as_ref(),
+                held,
             })
             .collect();
         let table = Arc::new(Table::build(&entries, self.max_name));
@@ -368,6 +390,7 @@ impl Gateway {
                 let g = self.clone();
                 let method = method.to_owned();
                 std::thread::spawn(move || {
+                    g.reload_pins();
                     g.ensure_catalogs(false);
                     g.answer_list(&method, &raw_id, modern);
                 });
@@ -463,6 +486,11 @@ impl Gateway {
                 }
             }
         };
+        if method == "tools/call"
+            && let Some(why) = self.held(&label)
+        {
+            return self.refuse_held(&raw_id, modern, &label, &why);
+        }
         let Some(route) = route else {
             // Not in the catalogs known so far: read the missing ones, then look again.
             if retry && lock(&self.catalogs).iter().any(Option::is_none) {
@@ -503,6 +531,11 @@ impl Gateway {
         }
         let g = self.clone();
         std::thread::spawn(move || match g.connect(route.server) {
+            // The start read the catalog again: a tool changed since is held now.
+            Ok(_) if waiter.method == "tools/call" && g.table().held(&waiter.label).is_some() => {
+                let why = g.table().held(&waiter.label).unwrap_or_default().to_owned();
+                g.refuse_held(&waiter.client_id, waiter.modern, &waiter.label, &why);
+            }
             Ok(conn) => g.forward(&conn, route.server, message, waiter),
             Err(why) => g.failed(route.server, &waiter, &why),
         });
@@ -534,9 +567,13 @@ impl Gateway {
                 upstream.target.describe()
             ),
         );
-        let g = self.clone();
-        let c = conn.clone();
-        std::thread::spawn(move || g.refresh(index, &c));
+        if self.refresh_first() {
+            self.refresh(index, &conn);
+        } else {
+            let g = self.clone();
+            let c = conn.clone();
+            std::thread::spawn(move || g.refresh(index, &c));
+        }
         self.write_status();
         Ok(conn)
     }

@@ -9,7 +9,7 @@
 //! head winning.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -111,6 +111,8 @@ pub struct Entry<'a> {
     pub key: &'a str,
     pub part: &'a str,
     pub catalog: Option<&'a Catalog>,
+    /// Tools kept back (`pins: hold`), by the server's name, with why.
+    pub held: &'a BTreeMap<String, String>,
 }
 
 /// Where an exposed name leads: the server (its index in the config's order) and the name
@@ -131,6 +133,8 @@ pub struct Table {
     tool_routes: HashMap<String, Route>,
     prompt_routes: HashMap<String, Route>,
     uri_routes: HashMap<String, Route>,
+    /// Tools kept out of the list (`pins: hold`), by exposed name, with why.
+    held_tools: HashMap<String, String>,
     /// (server, original URI) to the URI the client knows, for `resources/updated`.
     uri_exposed: HashMap<(usize, String), String>,
     /// Each template's fixed head (its text before the first `{`), longest first.
@@ -151,9 +155,15 @@ impl Table {
             let Some(catalog) = entry.catalog else {
                 continue;
             };
-            for (list, routes, source) in [
-                (&mut table.tools, &mut table.tool_routes, &catalog.tools),
+            for (kind, list, routes, source) in [
                 (
+                    "tool",
+                    &mut table.tools,
+                    &mut table.tool_routes,
+                    &catalog.tools,
+                ),
+                (
+                    "prompt",
                     &mut table.prompts,
                     &mut table.prompt_routes,
                     &catalog.prompts,
@@ -171,6 +181,10 @@ impl Table {
                     }) else {
                         continue;
                     };
+                    if let Some(why) = entry.held.get(&original).filter(|_| kind == "tool") {
+                        table.held_tools.insert(name, why.clone());
+                        continue;
+                    }
                     list.push(exposed);
                     routes.insert(name, Route { server, original });
                 }
@@ -215,6 +229,11 @@ impl Table {
 
     pub fn tool(&self, name: &str) -> Option<&Route> {
         self.tool_routes.get(name)
+    }
+
+    /// Why a tool is kept back, if it is.
+    pub fn held(&self, name: &str) -> Option<&str> {
+        self.held_tools.get(name).map(String::as_str)
     }
 
     pub fn prompt(&self, name: &str) -> Option<&Route> {
@@ -289,24 +308,28 @@ mod tests {
     fn two_servers_with_the_same_tool_and_uri_both_stay_reachable() {
         let (a, b) = (
             catalog(&["search", "get"], &["file:///x"]),
-            catalog(&["search"], &["file:///x"]),
+            catalog(&["search", "wipe"], &["file:///x"]),
         );
+        let held = BTreeMap::from([("wipe".to_owned(), "its definition changed".to_owned())]);
         let table = Table::build(
             &[
                 Entry {
                     key: "alpha",
                     part: "alpha",
                     catalog: Some(&a),
+                    held: &BTreeMap::new(),
                 },
                 Entry {
                     key: "beta",
                     part: "beta",
                     catalog: Some(&b),
+                    held: &held,
                 },
                 Entry {
                     key: "gamma",
                     part: "gamma",
                     catalog: None,
+                    held: &BTreeMap::new(),
                 },
             ],
             64,
@@ -330,6 +353,10 @@ mod tests {
             })
         );
         assert_eq!(table.tool("search"), None);
+        // A tool held back is neither listed nor routed, and says why.
+        assert_eq!(table.tool("beta__wipe"), None);
+        assert_eq!(table.held("beta__wipe"), Some("its definition changed"));
+        assert_eq!(table.held("beta__search"), None);
         assert_eq!(table.uri("file:///x").unwrap().server, 0);
         assert_eq!(
             parsed(&table.resources[1])["uri"],

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::util::fsutil::{self, Durability};
 
@@ -47,10 +46,7 @@ pub struct Status {
 
 /// The status file of the gateway over the config file `config` (by its absolute path).
 pub fn file_for(cache_dir: &Path, config: &Path) -> PathBuf {
-    let absolute = std::path::absolute(config).unwrap_or_else(|_| config.to_owned());
-    let digest = Sha256::digest(absolute.to_string_lossy().as_bytes());
-    let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    cache_dir.join(format!("status-{name}.json"))
+    cache_dir.join(crate::util::dirs::name_for("status", config))
 }
 
 /// Writes the status (private: it names the user's servers and their errors).

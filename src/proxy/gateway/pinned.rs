@@ -1,0 +1,224 @@
+//! The gateway's side of pins ([`crate::contract::pins`]): the pins file read and written
+//! (private, atomic, read again when `mcpguard pins approve` or another gateway changed it),
+//! each catalog checked as it is kept, and the tools `pins: hold` keeps back. The default file
+//! is per gateway config, in the user's config folder: pins are what a user decided to trust.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use crate::contract::pins::{Change, PinMode, Pins};
+use crate::util::dirs;
+use crate::util::fsutil::{self, Durability};
+
+use super::super::stdio::lock;
+use super::routes::Catalog;
+
+/// The most a pins file may hold (a 10,000-tool catalog's pins are about 10 MB).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// The pins file of the gateway over the config file `config`, when the environment names
+/// the user's config folder.
+pub fn default_file(config: &Path) -> Option<PathBuf> {
+    dirs::config().map(|d| d.join("pins").join(dirs::name_for("pins", config)))
+}
+
+/// The pins file: the one given, else the default one of the server list `mcp_config`.
+pub fn file_for(given: Option<&Path>, mcp_config: Option<&Path>) -> Option<PathBuf> {
+    match given {
+        Some(file) => Some(file.to_owned()),
+        None => default_file(mcp_config?),
+    }
+}
+
+/// The pins in `file`; none yet when it does not exist.
+pub fn load(file: &Path) -> Result<Pins, String> {
+    match fsutil::read_text_capped(file, MAX_FILE_BYTES) {
+        Ok(text) => Pins::from_json(&text, &file.display().to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Pins::default()),
+        Err(e) => Err(format!("cannot read the pins file {}: {e}", file.display())),
+    }
+}
+
+/// Writes `pins` to `file`, whole or not at all, readable by the user alone.
+pub fn save(file: &Path, pins: &Pins) -> std::io::Result<()> {
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fsutil::create_private_dir_all(dir)?;
+    }
+    fsutil::write_with(file, pins.to_json().as_bytes(), Durability::Private)
+}
+
+/// Now, as pins record it.
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// A gateway's pins: its mode, its file, and what it has said already.
+pub struct PinBook {
+    pub mode: PinMode,
+    pub file: PathBuf,
+    /// The command a person runs to approve, without the tool (`mcpguard pins approve ...`).
+    pub approve: String,
+    pins: Mutex<Pins>,
+    /// The file's modification time and length when last read or written.
+    stamp: Mutex<Option<(SystemTime, u64)>>,
+    /// Changes logged already (server, tool, hash): each is said once per run.
+    told: Mutex<HashSet<(String, String, String)>>,
+}
+
+impl PinBook {
+    pub fn new(mode: PinMode, file: PathBuf, approve: String, pins: Pins) -> PinBook {
+        let book = PinBook {
+            mode,
+            file,
+            approve,
+            pins: Mutex::new(pins),
+            stamp: Mutex::default(),
+            told: Mutex::default(),
+        };
+        *lock(&book.stamp) = book.on_disk();
+        book
+    }
+
+    fn on_disk(&self) -> Option<(SystemTime, u64)> {
+        let meta = std::fs::metadata(&self.file).ok()?;
+        Some((meta.modified().ok()?, meta.len()))
+    }
+
+    /// Reads the file again when something else changed it; whether anything was read.
+    pub fn reload_if_changed(&self) -> Result<bool, String> {
+        let now = self.on_disk();
+        if now == *lock(&self.stamp) {
+            return Ok(false);
+        }
+        let pins = load(&self.file)?;
+        *lock(&self.pins) = pins;
+        *lock(&self.stamp) = now;
+        Ok(true)
+    }
+
+    /// Checks the tools of `server`'s catalog against their pins, records what is new, and
+    /// returns the changes not said before in this run.
+    pub fn check(&self, server: &str, catalog: &Catalog) -> Result<Vec<Change>, String> {
+        let tools: Vec<(String, Value)> = catalog
+            .tools
+            .iter()
+            .filter_map(|item| {
+                let tool: Value = serde_json::from_str(item.get()).ok()?;
+                Some((tool["name"].as_str()?.to_owned(), tool))
+            })
+            .collect();
+        // What another process approved meanwhile counts before this check writes.
+        self.reload_if_changed()?;
+        let mut pins = lock(&self.pins);
+        let (changes, touched) = pins.check(server, &tools, &now());
+        if touched {
+            save(&self.file, &pins)
+                .map_err(|e| format!("cannot write the pins file {}: {e}", self.file.display()))?;
+            *lock(&self.stamp) = self.on_disk();
+        }
+        let mut told = lock(&self.told);
+        Ok(changes
+            .into_iter()
+            .filter(|c| {
+                let hash = tools
+                    .iter()
+                    .find(|(name, _)| *name == c.tool)
+                    .map(|(_, t)| crate::contract::pins::digest(t))
+                    .unwrap_or_default();
+                told.insert((c.server.clone(), c.tool.clone(), hash))
+            })
+            .collect())
+    }
+
+    /// The tools of `server` kept back (under `hold`), by the server's name, with why.
+    pub fn held(&self, server: &str) -> BTreeMap<String, String> {
+        if self.mode != PinMode::Hold {
+            return BTreeMap::new();
+        }
+        lock(&self.pins).held(server)
+    }
+}
+
+impl super::Gateway {
+    /// Checks a server's catalog against its pins and says what changed, once per change.
+    pub(super) fn check_pins(&self, index: usize) {
+        let Some(book) = &self.pins else {
+            return;
+        };
+        let Some(catalog) = lock(&self.catalogs)[index].clone() else {
+            return;
+        };
+        let key = &self.upstreams[index].key;
+        match book.check(key, &catalog) {
+            Ok(changes) => {
+                for change in changes {
+                    let exposed =
+                        super::names::exposed(&self.parts[index], key, &change.tool, self.max_name);
+                    let then = match book.mode {
+                        PinMode::Hold => "held until a person approves it",
+                        _ => "still listed (pins: warn); approve it to stop this warning",
+                    };
+                    self.log(
+                        super::Level::Warn,
+                        format!(
+                            "pins: {}; {then}: {} {exposed}",
+                            change.describe(),
+                            book.approve
+                        ),
+                    );
+                }
+            }
+            Err(why) => self.log(super::Level::Error, format!("pins: {why}")),
+        }
+    }
+
+    /// Reads the pins file again when it changed (an approval): a tool let through is listed
+    /// again, and the client hears the list changed.
+    pub(super) fn reload_pins(&self) {
+        let Some(book) = &self.pins else {
+            return;
+        };
+        match book.reload_if_changed() {
+            Ok(false) => {}
+            Ok(true) => {
+                let before = self.table().tools.len();
+                self.rebuild();
+                if self.table().tools.len() != before {
+                    self.list_changed("notifications/tools/list_changed");
+                }
+            }
+            Err(why) => self.log(super::Level::Error, format!("pins: {why}")),
+        }
+    }
+
+    /// Why a tool is kept back, when it is (the pins file read again first: it may have been
+    /// approved meanwhile).
+    pub(super) fn held(&self, name: &str) -> Option<String> {
+        self.table().held(name)?;
+        self.reload_pins();
+        self.table().held(name).map(str::to_owned)
+    }
+
+    /// Answers a call of a tool kept back: a result the model reads, nothing called.
+    pub(super) fn refuse_held(&self, raw_id: &str, modern: bool, name: &str, why: &str) {
+        let approve = self.pins.as_ref().map_or("", |b| b.approve.as_str());
+        let text = format!(
+            "mcpguard gateway: `{name}` is held (pins: hold): {why}. It was not called. A person who has read the change lets it through with `{approve} {name}`."
+        );
+        self.answer(
+            raw_id,
+            modern,
+            serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true}),
+        );
+    }
+
+    /// Whether a started server's catalog is read before its first request goes on (`hold`:
+    /// a changed tool must be held before it is called, not after).
+    pub(super) fn refresh_first(&self) -> bool {
+        self.pins.as_ref().is_some_and(|b| b.mode == PinMode::Hold)
+    }
+}
