@@ -458,7 +458,7 @@ fn a_tiered_gateway_finds_describes_and_calls_a_tool_of_any_server() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("mcpguard.yaml"),
-        "catalog: tiered\ncatalogHotTools: 2\n",
+        "catalog: tiered\nhot: [beta__get_report, alpha__list_bookings, alpha__nope]\nservers: {beta: {category: bookings}}\n",
     )
     .unwrap();
     let file = config(
@@ -469,18 +469,31 @@ fn a_tiered_gateway_finds_describes_and_calls_a_tool_of_any_server() {
     s.initialize();
     let listed = tool_names(&mut s);
     assert_eq!(
-        listed.len(),
-        2 + 4,
-        "two hot tools and the four of mcpguard: {listed:?}"
+        listed[..2],
+        ["alpha__list_bookings", "beta__get_report"],
+        "before any call on record, the config's hot tools: {listed:?}"
     );
+    assert_eq!(listed.len(), 2 + 4, "and the four of mcpguard: {listed:?}");
     assert!(!listed.contains(&"beta__search".to_owned()));
     // T1: the servers and their tools, nothing started twice for it.
     let overview = text(&s.call("mcpguard_find_tools", json!({})));
     assert!(
-        overview.starts_with("20 tools of 2 servers:\nalpha: 10 tools ("),
+        overview.starts_with("20 tools of 2 servers in 2 categories:\nalpha: 10 tools ("),
         "{overview}"
     );
-    assert!(overview.contains("\nbeta: 10 tools ("), "{overview}");
+    assert!(overview.contains("\nbookings: 10 tools ("), "{overview}");
+    assert!(overview.contains(") from beta\n"), "{overview}");
+    // T2 by category, a page at a time.
+    let page = text(&s.call(
+        "mcpguard_find_tools",
+        json!({"category": "bookings", "limit": 4}),
+    ));
+    assert_eq!(
+        page.lines().take_while(|l| !l.is_empty()).filter(|l| l.starts_with("beta__")).count(),
+        4,
+        "{page}"
+    );
+    assert!(page.contains("6 more: call `mcpguard_find_tools` again"), "{page}");
     // T2 within one server, in a person's words.
     let found = text(&s.call(
         "mcpguard_find_tools",

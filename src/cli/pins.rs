@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use mcpguard::contract::pins::{Pins, changed_fields, description_diff};
-use mcpguard::proxy::gateway::names;
 use mcpguard::proxy::gateway::pinned;
+use mcpguard::proxy::names;
 
 use super::ReportFormat;
 use super::exit::Code;

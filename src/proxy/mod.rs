@@ -5,7 +5,8 @@
 //! full results; [`stdio`] is the transport that moves the bytes, to a command it starts or,
 //! through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many clients;
 //! [`throttle`] keeps a flood of one event from flooding the log. [`gateway`] is one server in
-//! front of all of a client's servers, which the same policy serves (DESIGN.md section 12).
+//! front of all of a client's servers, which the same policy serves (DESIGN.md section 12);
+//! [`names`] are the names it gives their tools, which the tiered catalog reads back.
 
 pub mod bridge;
 pub mod catalog;
@@ -14,6 +15,7 @@ pub mod gateway;
 pub mod http;
 pub mod metrics;
 pub mod more;
+pub mod names;
 pub mod policy;
 pub mod ranker;
 pub mod result;

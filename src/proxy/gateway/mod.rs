@@ -1,7 +1,7 @@
 //! The gateway (DESIGN.md section 12): one MCP server in front of every server of a client's
 //! config, which the proxy's policy serves as it serves any one server ([`start`] gives the
 //! same [`ServerEnd`] a child process or the stdio bridge gives). It routes, it does not
-//! merge: tools and prompts are listed as `SERVER__NAME` ([`names`]), every request goes to
+//! merge: tools and prompts are listed as `SERVER__NAME` ([`super::names`]), every request goes to
 //! the server that has the name under the name it knows ([`routes`]), and the shrinking,
 //! `mcpguard_more`, artifacts and records stay the policy's, one for all servers.
 //!
@@ -20,7 +20,6 @@
 pub mod cache;
 mod catalogs;
 mod listen;
-pub mod names;
 pub mod pinned;
 pub mod routes;
 mod servers;
@@ -36,6 +35,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::names;
 use super::policy::{Level, Log};
 use super::stdio::{ServerEnd, lock};
 use crate::net::mcp::{Target, era};

@@ -156,8 +156,12 @@ impl super::Gateway {
         match book.check(key, &catalog) {
             Ok(changes) => {
                 for change in changes {
-                    let exposed =
-                        super::names::exposed(&self.parts[index], key, &change.tool, self.max_name);
+                    let exposed = super::super::names::exposed(
+                        &self.parts[index],
+                        key,
+                        &change.tool,
+                        self.max_name,
+                    );
                     let then = match book.mode {
                         PinMode::Hold => "held until a person approves it",
                         _ => "still listed (pins: warn); approve it to stop this warning",

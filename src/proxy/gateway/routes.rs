@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::names;
+use super::super::names;
 
 /// One entry of a server's list (a tool, a prompt, a resource, a template) as the server wrote
 /// it: kept as text, so a catalog of 10,000 tools costs its size and not a tree's.

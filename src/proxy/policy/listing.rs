@@ -15,8 +15,8 @@ use super::pending::Pending;
 use super::record::Record;
 use super::wire::result_line;
 
-/// How many tools a search returns unless it asks for another number.
-const SEARCH_LIMIT: usize = 10;
+/// How many tools a search returns unless it asks for another number (seed 004's T2 page).
+const SEARCH_LIMIT: usize = 5;
 
 /// What `catalog: tiered` needs across messages.
 #[derive(Default)]
@@ -355,6 +355,7 @@ impl Policy {
             .usage
             .hot_within(
                 &names,
+                &self.config.hot,
                 self.config.catalog_hot_tools as usize,
                 self.config.limits.max_catalog_tokens,
                 cost,
@@ -390,12 +391,19 @@ impl Policy {
     ) -> Value {
         let arg = |key: &str| arguments.and_then(|a| a.get(key));
         if name == self.tiers.find_tool {
-            let query = arg("query").and_then(Value::as_str).unwrap_or("").trim();
-            let server = arg("server").and_then(Value::as_str);
-            let limit = arg("limit")
-                .and_then(Value::as_u64)
-                .map_or(SEARCH_LIMIT, |n| n.clamp(1, 50) as usize);
-            return self.find(query, server, limit);
+            let text = |key: &str| arg(key).and_then(Value::as_str).map(str::trim);
+            let request = crate::proxy::tiers::Request {
+                query: text("query").unwrap_or(""),
+                category: text("category").filter(|c| !c.is_empty()),
+                server: text("server").filter(|s| !s.is_empty()),
+                max_latency_ms: arg("maxLatencyMs").and_then(Value::as_f64),
+                min_success_rate: arg("minSuccessRate").and_then(Value::as_f64),
+                limit: arg("limit")
+                    .and_then(Value::as_u64)
+                    .map_or(SEARCH_LIMIT, |n| n.clamp(1, 50) as usize),
+                cursor: text("cursor").filter(|c| !c.is_empty()),
+            };
+            return self.find(&request);
         }
         let names: Vec<String> = match arg("names") {
             Some(Value::Array(names)) => names
@@ -412,40 +420,36 @@ impl Policy {
         self.describe(&names, fx)
     }
 
-    /// Seed 004's T2 (a query, perhaps within one server) or T1 (no query: the servers).
-    fn find(&mut self, query: &str, server: Option<&str>, limit: usize) -> Value {
+    /// Seed 004's T2 (a query, a category or figures) or T1 (none of them: the categories).
+    fn find(&mut self, request: &crate::proxy::tiers::Request<'_>) -> Value {
+        // A server's category by the part of the gateway's names its key becomes.
+        let categories: HashMap<String, String> = self
+            .config
+            .servers
+            .iter()
+            .filter_map(|(key, server)| {
+                Some((
+                    crate::proxy::names::server_part(key),
+                    server.category.clone()?,
+                ))
+            })
+            .collect();
         let tiers = &mut self.tiers;
-        if query.is_empty() {
-            let names: Vec<&str> = tiers
-                .seen
-                .iter()
-                .filter_map(|t| t.get("name").and_then(Value::as_str))
-                .filter(|name| {
-                    server.is_none_or(|s| crate::proxy::tiers::server_of(name) == Some(s))
-                })
-                .collect();
-            return crate::proxy::result::text(format!(
-                "{}\n\nGive `query` (what the tool should do) to find tools; `server` to look in one server only.",
-                crate::proxy::tiers::overview(&names)
-            ));
-        }
         let ranker = tiers
             .ranker
-            .get_or_insert_with(|| crate::proxy::tiers::ranker(&tiers.seen));
-        let hits = crate::proxy::tiers::search(ranker, &tiers.seen, query, server, limit);
-        if hits.is_empty() {
-            let within = server.map_or(String::new(), |s| format!(" of server {s:?}"));
-            return crate::proxy::result::text(format!(
-                "No tool{within} matches {query:?} among the {} listed. Try other words (what the tool acts on, what it does), or call `{}` without `query` to see the servers.",
-                tiers.seen.len(),
-                tiers.find_tool
-            ));
+            .get_or_insert_with(|| crate::proxy::tiers::lookup::ranker(&tiers.seen, &categories));
+        let lookup = crate::proxy::tiers::Lookup {
+            tools: &tiers.seen,
+            ranker,
+            usage: &tiers.usage,
+            categories: &categories,
+            find_tool: &tiers.find_tool,
+            describe_tool: &tiers.describe_tool,
+        };
+        match lookup.answer(request) {
+            Ok(text) => crate::proxy::result::text(text),
+            Err(why) => crate::proxy::result::error(why),
         }
-        crate::proxy::result::text(format!(
-            "{}\n\nCall `{}` with {{\"names\": [...]}} for the ones to use.",
-            hits.join("\n"),
-            tiers.describe_tool
-        ))
     }
 
     /// Seed 004's T3: the definitions of `names`, listed from now on (the client is told the

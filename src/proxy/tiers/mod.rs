@@ -9,17 +9,20 @@
 //!       + 0.10 * calls in 7 days / calls in 30    recency
 //! ```
 //!
-//! The hot list is the `catalogHotTools` best scores; a tool never called scores 0 and keeps its
-//! place in the server's order behind the called ones, so a first session lists the server's
-//! first tools and later sessions what is used. Ties keep the server's order: the listing is
+//! The hot list is the config's `hot:` tools, then the tools with calls on record, best score
+//! first, at most `catalogHotTools` and within `maxCatalogTokens`; a tool never called and not
+//! named in `hot:` is found, not listed. Ties keep the server's order: the listing is
 //! deterministic. Nothing is ever refused: a call to a tool that is not listed goes through,
-//! and `describe` puts a tool on the list (the client is told the list changed).
+//! and `describe` puts a tool on the list (the client is told the list changed). [`lookup`]
+//! answers `mcpguard_find_tools` (T1 and T2).
+
+pub mod lookup;
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::ranker::{Ranker, Tool};
+pub use lookup::{Lookup, Request, simplify_params};
 
 /// What the proxy knows of one tool's calls.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -53,6 +56,16 @@ impl Stats {
         if call.age_seconds <= 30.0 * DAY {
             self.last_30_days += 1;
         }
+    }
+
+    /// The mean time to an answer, in milliseconds.
+    pub fn mean_latency_ms(&self) -> f64 {
+        self.latency_ms_sum / self.calls.max(1) as f64
+    }
+
+    /// The share of calls that succeeded, 0 to 1.
+    pub fn success_rate(&self) -> f64 {
+        self.successes as f64 / self.calls.max(1) as f64
     }
 
     /// Seed 004's tier score, rounded to two places as the seed does.
@@ -99,10 +112,15 @@ impl Usage {
         self.by_tool.get(tool).map_or(0.0, Stats::score)
     }
 
-    /// The `hot` tools of `names` (in the server's order): the best scores, ties and the
-    /// never-called in the server's order.
-    pub fn hot<'n>(&self, names: &[&'n str], hot: usize) -> Vec<&'n str> {
-        self.hot_within(names, hot, u64::MAX, |_| 0)
+    /// What the records say of a tool, if it was ever called.
+    pub fn stats(&self, tool: &str) -> Option<&Stats> {
+        self.by_tool.get(tool)
+    }
+
+    /// The `hot` tools of `names` (in the server's order): those the config names (`chosen`)
+    /// first, then those with calls on record, best score first; ties in the server's order.
+    pub fn hot<'n>(&self, names: &[&'n str], chosen: &[String], hot: usize) -> Vec<&'n str> {
+        self.hot_within(names, chosen, hot, u64::MAX, |_| 0)
     }
 
     /// As [`Usage::hot`], taking tools best first only while their `cost` (tokens) together
@@ -110,14 +128,23 @@ impl Usage {
     pub fn hot_within<'n>(
         &self,
         names: &[&'n str],
+        chosen: &[String],
         hot: usize,
         budget: u64,
         mut cost: impl FnMut(&str) -> u64,
     ) -> Vec<&'n str> {
-        let mut ranked: Vec<(usize, &str)> = names.iter().copied().enumerate().collect();
+        let place = |name: &str| chosen.iter().position(|c| c == name);
+        let mut ranked: Vec<(usize, &str)> = names
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, name)| place(name).is_some() || self.by_tool.contains_key(*name))
+            .collect();
         ranked.sort_by(|a, b| {
-            self.score(b.1)
-                .total_cmp(&self.score(a.1))
+            let chosen = |name| place(name).map_or(usize::MAX, |p| p);
+            chosen(a.1)
+                .cmp(&chosen(b.1))
+                .then(self.score(b.1).total_cmp(&self.score(a.1)))
                 .then(a.0.cmp(&b.0))
         });
         let mut spent = 0u64;
@@ -142,11 +169,15 @@ pub fn find_definition(name: &str, describe: &str) -> Value {
     json!({
         "name": name,
         "title": "Find tools",
-        "description": format!("Finds tools not listed here (only the most used are). With `query`, what you need in a few words: the best matches, one line each. Without: each server and its tool count. Then call `{describe}` for the ones to use."),
+        "description": format!("Finds tools not listed here (only the most used are). With `query`, what you need in a few words: the best matches, one line each; `category`, `server` and figures narrow it. Without: the categories. Then call `{describe}` for the ones to use."),
         "inputSchema": {"type": "object", "properties": {
             "query": {"type": "string", "description": "what the tool should do"},
-            "server": {"type": "string", "description": "one server only"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "default 10"}}},
+            "category": {"type": "string"},
+            "server": {"type": "string"},
+            "maxLatencyMs": {"type": "number"},
+            "minSuccessRate": {"type": "number", "maximum": 1},
+            "limit": {"type": "integer", "maximum": 50, "description": "default 5"},
+            "cursor": {"type": "string"}}},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
     })
 }
@@ -185,92 +216,6 @@ pub fn server_of(name: &str) -> Option<&str> {
     name.split_once("__").map(|(server, _)| server)
 }
 
-/// Seed 004's T1: each server of a catalog of tool `names` (by their `SERVER__` part) with how
-/// many tools it has, in the catalog's order, and a few of its tool names; a catalog of one
-/// server says how many tools it has.
-pub fn overview(names: &[&str]) -> String {
-    let mut servers: Vec<(&str, Vec<&str>)> = Vec::new();
-    for &name in names {
-        let server = server_of(name).unwrap_or("");
-        match servers.iter_mut().find(|(s, _)| *s == server) {
-            Some((_, names)) => names.push(name),
-            None => servers.push((server, vec![name])),
-        }
-    }
-    let mut lines: Vec<String> = servers
-        .iter()
-        .map(|(server, names)| {
-            let some: Vec<&str> = names.iter().take(3).copied().collect();
-            let more = if names.len() > 3 { ", ..." } else { "" };
-            let who = if server.is_empty() {
-                "this server"
-            } else {
-                server
-            };
-            let n = names.len();
-            let plural = if n == 1 { "" } else { "s" };
-            format!("{who}: {n} tool{plural} ({}{more})", some.join(", "))
-        })
-        .collect();
-    let plural = if servers.len() == 1 { "" } else { "s" };
-    lines.insert(
-        0,
-        format!("{} tools of {} server{plural}:", names.len(), servers.len()),
-    );
-    lines.join("\n")
-}
-
-/// The ranker over a catalog of tool definitions, as `search` reads it.
-pub fn ranker(catalog: &[Value]) -> Ranker {
-    Ranker::new(catalog.iter().map(|t| Tool::from_definition("", "", t)))
-}
-
-/// The tools of `catalog` that best match `query` (built into `ranker`), at most `limit`, as
-/// `name: first sentence of its description`; with `server`, that server's tools only.
-pub fn search(
-    ranker: &Ranker,
-    catalog: &[Value],
-    query: &str,
-    server: Option<&str>,
-    limit: usize,
-) -> Vec<String> {
-    let of_server = |tool: &&Value| {
-        server.is_none_or(|s| {
-            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-            server_of(name) == Some(s)
-        })
-    };
-    let depth = if server.is_some() {
-        catalog.len()
-    } else {
-        limit
-    };
-    ranker
-        .rank(query, depth)
-        .into_iter()
-        .filter_map(|hit| catalog.get(hit.tool))
-        .filter(of_server)
-        .take(limit)
-        .map(summary_line)
-        .collect()
-}
-
-/// `name: first sentence`, the sentence cut at 160 characters.
-fn summary_line(tool: &Value) -> String {
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-    let description = tool
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let first = description
-        .split_inclusive(". ")
-        .next()
-        .unwrap_or("")
-        .trim();
-    let first: String = first.chars().take(160).collect();
-    format!("{name}: {first}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,59 +241,29 @@ mod tests {
         // 0.40 * 0.0001 + 0 + 0 + 0.10 * 0 = 0.00004 -> 0.0
         assert_eq!(usage.score("git_diff"), 0.0);
         let names = ["git_status", "git_diff", "git_log", "git_show"];
-        assert_eq!(usage.hot(&names, 2), ["git_status", "git_log"]);
-        assert_eq!(usage.hot(&names, 10), names);
-        // Within 100 tokens: git_log (60) first, git_status (50) does not fit, git_diff (30)
+        // Only tools with records, or named in the config, are hot.
+        assert_eq!(usage.hot(&names, &[], 10), ["git_diff", "git_log"]);
+        assert_eq!(usage.hot(&names, &[], 1), ["git_log"]);
+        assert!(Usage::default().hot(&names, &[], 10).is_empty());
+        // The config's choice comes first, in the server's order on the list.
+        let chosen = ["git_show".to_owned(), "nope".to_owned()];
+        assert_eq!(usage.hot(&names, &chosen, 2), ["git_log", "git_show"]);
+        assert_eq!(usage.hot(&names, &chosen, 1), ["git_show"]);
+        // Within 100 tokens: git_show (60) first, git_log (50) does not fit, git_diff (30)
         // does; the list keeps the server's order.
         let cost = |n: &str| match n {
-            "git_log" => 60,
-            "git_status" => 50,
+            "git_show" => 60,
+            "git_log" => 50,
             _ => 30,
         };
         assert_eq!(
-            usage.hot_within(&names, 10, 100, cost),
-            ["git_diff", "git_log"]
+            usage.hot_within(&names, &chosen, 10, 100, cost),
+            ["git_diff", "git_show"]
         );
-        assert_eq!(usage.hot_within(&names, 1, 100, cost), ["git_log"]);
-    }
-
-    #[test]
-    fn search_ranks_names_first_and_finds_nothing_for_nothing() {
-        let catalog = vec![
-            json!({"name": "git_log", "description": "Shows the commit logs. Paged."}),
-            json!({"name": "read_file", "description": "Reads a file; also a log file."}),
-            json!({"name": "git_diff", "description": "Shows changes."}),
-        ];
-        let ranker = ranker(&catalog);
-        let search = |query: &str, limit: usize| search(&ranker, &catalog, query, None, limit);
+        let stats = usage.stats("git_log").unwrap();
         assert_eq!(
-            search("log", 10),
-            [
-                "git_log: Shows the commit logs.",
-                "read_file: Reads a file; also a log file."
-            ]
+            (stats.mean_latency_ms(), stats.success_rate()),
+            (200.0, 1.0)
         );
-        assert_eq!(search("git changes", 1), ["git_diff: Shows changes."]);
-        assert!(search("", 10).is_empty());
-        assert!(search("zebra", 10).is_empty());
-    }
-
-    #[test]
-    fn the_overview_counts_each_servers_tools_and_a_server_narrows_a_search() {
-        let catalog = vec![
-            json!({"name": "git__git_log", "description": "Shows the commit logs."}),
-            json!({"name": "fs__read_file", "description": "Reads a file."}),
-            json!({"name": "git__git_diff", "description": "Shows changes between commits."}),
-        ];
-        assert_eq!(
-            overview(&["git__git_log", "fs__read_file", "git__git_diff"]),
-            "3 tools of 2 servers:\ngit: 2 tools (git__git_log, git__git_diff)\nfs: 1 tool (fs__read_file)"
-        );
-        let ranker = ranker(&catalog);
-        assert_eq!(
-            search(&ranker, &catalog, "shows", Some("git"), 1),
-            ["git__git_log: Shows the commit logs."]
-        );
-        assert!(search(&ranker, &catalog, "file", Some("git"), 5).is_empty());
     }
 }
