@@ -489,11 +489,17 @@ fn a_tiered_gateway_finds_describes_and_calls_a_tool_of_any_server() {
         json!({"category": "bookings", "limit": 4}),
     ));
     assert_eq!(
-        page.lines().take_while(|l| !l.is_empty()).filter(|l| l.starts_with("beta__")).count(),
+        page.lines()
+            .take_while(|l| !l.is_empty())
+            .filter(|l| l.starts_with("beta__"))
+            .count(),
         4,
         "{page}"
     );
-    assert!(page.contains("6 more: call `mcpguard_find_tools` again"), "{page}");
+    assert!(
+        page.contains("6 more: call `mcpguard_find_tools` again"),
+        "{page}"
+    );
     // T2 within one server, in a person's words.
     let found = text(&s.call(
         "mcpguard_find_tools",

@@ -383,6 +383,56 @@ fn a_client_config_with_two_servers_audits_both_and_keeps_secrets_out() {
         ),
         "{text}"
     );
+    // And what the tiered gateway would give a client instead, tier by tier (seed 004).
+    assert!(text.contains("behind the tiered gateway"), "{text}");
+    for tier in ["T0", "T1", "T2", "T3"] {
+        assert!(text.contains(&format!("\n    {tier} ")), "{tier}: {text}");
+    }
+    let plan = &report["tierPlan"];
+    assert_eq!(
+        (plan["servers"].as_u64(), plan["tools"].as_u64()),
+        (Some(2), Some(20))
+    );
+    let tiers = plan["tiers"].as_array().unwrap();
+    assert_eq!(tiers.len(), 4);
+    let total = |i: usize| tiers[i]["tokens"].as_u64().unwrap();
+    assert!(total(0) < plan["fullTokens"].as_u64().unwrap(), "{plan}");
+    assert!(
+        (1..4).all(|i| total(i) == total(i - 1) + tiers[i]["added"].as_u64().unwrap()),
+        "{plan}"
+    );
+    assert!(
+        tiers[2]["holds"]
+            .as_str()
+            .unwrap()
+            .contains("(bookings-stdio, 10 tools; first page)"),
+        "{plan}"
+    );
+    // Both catalogs together, over a budget of 1,000: one MG016 for the whole list.
+    std::fs::write(
+        d.join("mcpguard.yaml"),
+        "limits: {maxCatalogTokens: 1000}\n",
+    )
+    .unwrap();
+    let tight = mcpguard_in(d)
+        .env("FIXTURE_SECRET", "x")
+        .args(["audit", "--mcp-config", ".mcp.json", "--format", "json"])
+        .output()
+        .unwrap();
+    let across: Vec<String> = json_report(&tight)["corpusFindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "MG016")
+        .map(|f| f["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(across.len(), 1, "{across:?}");
+    assert!(
+        across[0].starts_with("the 2 servers' catalogs cost ")
+            && across[0].contains("behind the tiered gateway it would load "),
+        "{across:?}"
+    );
+    std::fs::remove_file(d.join("mcpguard.yaml")).unwrap();
 
     // --name picks one; an unknown name lists the known ones.
     let one = mcpguard_in(d)

@@ -1,7 +1,7 @@
 //! The servers of one live audit as one client sees them, all at once: a tool name two servers
 //! share (MG034: a client that merges their lists, or a gateway that does not prefix them,
-//! keeps one) and a name clients refuse (MG035). The totals of the catalog a client loads at
-//! start are the table's (`emit::table`).
+//! keeps one), a name clients refuse (MG035), and all their catalogs together over the budget
+//! of what a client loads at start (MG016, with what the tiered gateway would load instead).
 
 use std::collections::BTreeMap;
 
@@ -48,6 +48,33 @@ pub fn across_servers(report: &mut Report, ctx: &Context) {
                 ));
             }
         }
+    }
+    // What a client that starts every server loads: all their catalogs at once.
+    let budget = ctx.config.limits.max_catalog_tokens;
+    // The plan's exact count of them as one list, else the servers' own counts summed.
+    let total = report.tier_plan.as_ref().map_or_else(
+        || report.servers.iter().map(|s| s.catalog_tokens).sum(),
+        |plan| plan.full_tokens,
+    );
+    if report.servers.len() > 1 && total > budget {
+        let gateway = report
+            .tier_plan
+            .as_ref()
+            .and_then(|p| p.tiers.first())
+            .map_or(String::new(), |t0| {
+                format!(" (behind the tiered gateway it would load {})", t0.tokens)
+            });
+        found.extend(Finding::about_run(
+            ctx,
+            RuleId::CatalogOverBudget,
+            "all servers",
+            "servers.jsonl",
+            format!(
+                "the {} servers' catalogs cost {total} tokens together, loaded at every start: over the {budget} a catalog may cost{gateway}",
+                report.servers.len()
+            ),
+            "put the servers behind one `mcpguard proxy --mcp-config FILE` (catalog auto or tiered: the most used tools listed, the rest found on demand), or drop servers this client does not need".into(),
+        ));
     }
     report.corpus_findings.extend(found);
 }

@@ -129,6 +129,17 @@ pub struct Session {
     pub error: Option<ClientError>,
 }
 
+impl Session {
+    /// The tools the server listed, by name, each as a JSON value (one that does not parse is
+    /// left out: the audit reports it elsewhere).
+    pub fn definitions(&self) -> Vec<(String, serde_json::Value)> {
+        self.tools
+            .iter()
+            .filter_map(|(name, json)| Some((name.clone(), serde_json::from_str(json).ok()?)))
+            .collect()
+    }
+}
+
 /// The lists of MCP: method, member, and the capability that offers it.
 const LISTS: [(&str, &str, &str); 4] = [
     ("tools/list", "tools", "tools"),

@@ -413,6 +413,8 @@ pub struct Report {
     pub suggestions: Vec<stats::Suggestion>,
     /// Live servers audited, one summary each.
     pub servers: Vec<ServerSummary>,
+    /// Seed 004's tiers over the live servers' whole catalog.
+    pub tier_plan: Option<crate::contract::tiers::TierPlan>,
     /// How many findings of each severity the documents have.
     document_counts: BTreeMap<Severity, usize>,
     tallies: stats::Tallies,

@@ -4,27 +4,16 @@
 //! and a tool of a pinned server that has no pin is reported as new. A server the file has no
 //! pins for is left alone: `--update-pins` writes them.
 
-use serde_json::Value;
-
 use crate::contract::RuleId;
 use crate::contract::pins::Pins;
 
 use super::live::Session;
 use super::{Context, Finding, Report};
 
-/// A session's tools as the pins compare them: name and definition.
-pub fn tools(session: &Session) -> Vec<(String, Value)> {
-    session
-        .tools
-        .iter()
-        .filter_map(|(name, json)| Some((name.clone(), serde_json::from_str(json).ok()?)))
-        .collect()
-}
-
 /// Adds an MG036 finding for every tool whose definition is not its pin.
 pub fn compare(report: &mut Report, ctx: &Context, sessions: &[Session], pins: &Pins, file: &str) {
     for session in sessions {
-        for change in pins.compare(&session.name, &tools(session)) {
+        for change in pins.compare(&session.name, &session.definitions()) {
             let help = format!(
                 "read the change; when it is what the server's authors meant, run the audit with --update-pins to pin it (or `mcpguard pins approve {}__{} --pins {file}`)",
                 change.server, change.tool
@@ -50,6 +39,6 @@ pub fn compare(report: &mut Report, ctx: &Context, sessions: &[Session], pins: &
 /// Pins every tool the sessions saw as it is now (`--update-pins`).
 pub fn update(pins: &mut Pins, sessions: &[Session], now: &str) {
     for session in sessions.iter().filter(|s| s.error.is_none()) {
-        pins.approve_all(&session.name, &tools(session), now);
+        pins.approve_all(&session.name, &session.definitions(), now);
     }
 }

@@ -283,6 +283,18 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         run::audit_session(session, &ctx, &mut report);
     }
     if !sessions.is_empty() {
+        let servers: Vec<(&str, Vec<serde_json::Value>)> = sessions
+            .iter()
+            .map(|s| {
+                let tools = s.definitions().into_iter().map(|(_, t)| t).collect();
+                (s.name.as_str(), tools)
+            })
+            .collect();
+        report.tier_plan = Some(mcpguard::proxy::tiers::plan::of_servers(
+            &servers,
+            &ctx.config,
+            mcpguard::tokens::Tokenizer::Claude.counter(),
+        ));
         mcpguard::audit::catalogs::across_servers(&mut report, &ctx);
         report.finish(&ctx);
     }

@@ -6,6 +6,7 @@
 
 pub mod pins;
 pub mod telemetry;
+pub mod tiers;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -16,6 +16,7 @@ use super::{Emitter, Settings};
 use crate::audit::stats::{Suggestion, ToolStats};
 use crate::audit::{DocumentReport, Documents, Finding, Report, ServerSummary};
 use crate::contract::Severity;
+use crate::contract::tiers::TierPlan;
 
 pub struct Json;
 pub struct Jsonl;
@@ -38,6 +39,8 @@ struct Envelope<'r, D> {
     /// Live servers audited, one summary each.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     servers: &'r [ServerSummary],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tier_plan: Option<&'r TierPlan>,
 }
 
 #[derive(Serialize)]
@@ -72,6 +75,7 @@ fn envelope<'r, D>(report: &'r Report, settings: &Settings, documents: D) -> Env
         tools: &report.tools,
         suggestions: &report.suggestions,
         servers: &report.servers,
+        tier_plan: report.tier_plan.as_ref(),
     }
 }
 

@@ -145,6 +145,9 @@ impl Emitter for Table {
                     tokens as f64 / 2000.0
                 )?;
             }
+            if let Some(plan) = &report.tier_plan {
+                write_tier_plan(out, plan)?;
+            }
             for s in &report.servers {
                 writeln!(out, "  {}: {}", s.name, era_line(s))?;
                 for skipped in &s.skipped {
@@ -259,5 +262,32 @@ pub(crate) fn era_line(s: &crate::audit::ServerSummary) -> String {
         list(&s.supported_versions),
         list(&s.capabilities),
         list(&s.extensions)
+    )
+}
+
+/// Seed 004's tiers over the whole catalog, each total against its budget.
+fn write_tier_plan(out: &mut dyn Write, plan: &crate::contract::tiers::TierPlan) -> io::Result<()> {
+    writeln!(
+        out,
+        "  behind the tiered gateway (`mcpguard proxy --mcp-config FILE`, catalog tiered), seed 004's tiers, exact claude counts:"
+    )?;
+    for tier in &plan.tiers {
+        writeln!(
+            out,
+            "    {} {:>7} / {:>6} {}  {}",
+            tier.tier,
+            n(tier.tokens),
+            n(tier.budget),
+            if tier.within() { "ok  " } else { "OVER" },
+            tier.holds
+        )?;
+    }
+    let start = plan.tiers.first().map_or(0, |t| t.tokens);
+    writeln!(
+        out,
+        "    at start {} tokens against {} for the {} tools listed whole (exact, named SERVER__TOOL)",
+        n(start),
+        n(plan.full_tokens),
+        n(plan.tools as u64)
     )
 }

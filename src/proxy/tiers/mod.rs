@@ -17,6 +17,7 @@
 //! answers `mcpguard_find_tools` (T1 and T2).
 
 pub mod lookup;
+pub mod plan;
 
 use std::collections::HashMap;
 
@@ -210,6 +211,18 @@ pub fn call_definition(name: &str) -> Value {
 
 /// The most tools one describe call returns.
 pub const MAX_DESCRIBED: usize = 10;
+
+/// Each server's category by the part of the gateway's names its key becomes (the config's
+/// `servers: {NAME: {category}}`).
+pub fn categories(config: &crate::config::Config) -> HashMap<String, String> {
+    config
+        .servers
+        .iter()
+        .filter_map(|(key, server)| {
+            Some((super::names::server_part(key), server.category.clone()?))
+        })
+        .collect()
+}
 
 /// The server part of a gateway's tool name (`SERVER__TOOL`), or `None` for a name without.
 pub fn server_of(name: &str) -> Option<&str> {
