@@ -18,5 +18,7 @@ servers=${1:-100}
 calls=${2:-5000}
 cargo build --release --quiet --bins --examples
 work=$PWD/target/bench-gateway
+# Pins are on (the default), kept with the bench rather than in the user's config.
+export XDG_CONFIG_HOME=$work/config
 target/release/examples/proxy_bench gateway "$servers" "$calls" "$PWD/target/release/mcpguard" \
   "$PWD/target/release/examples/catalog_server" "$work"

@@ -13,6 +13,7 @@ catalog_server=$PWD/target/release/examples/catalog_server
 recorded=$PWD/tests/fixtures/retrieval/livemcptool-tools.json
 work=$PWD/target/bench/tiers
 rm -rf "$work" && mkdir -p "$work"
+export XDG_CONFIG_HOME=$work/config
 
 python3 - "$recorded" "$catalog_server" "$work" <<'PY'
 import json, sys

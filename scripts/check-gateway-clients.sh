@@ -30,6 +30,8 @@ done
 servers=$(bash scripts/python-servers.sh)
 out=$root/target/gateway-clients
 rm -rf "$out" && mkdir -p "$out/home" "$out/project" "$out/files" "$out/cache"
+# The gateway's pins (pins: warn, the default) go with this run, not into the user's config.
+export XDG_CONFIG_HOME=$out/config
 python3 - "$out/files/big.log" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:

@@ -1647,6 +1647,8 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
         dir.path().join("catalogs").to_str().unwrap(),
         "--store",
         dir.path().join("store").to_str().unwrap(),
+        "--pins",
+        dir.path().join("pins.json").to_str().unwrap(),
     ]);
     // A 2025-11-25 session: one catalog of both servers, a call to each, a list read on.
     let id = session(&p.url);
@@ -1730,4 +1732,89 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
         );
         assert!(server.get("lastError").is_none(), "{server}");
     }
+}
+
+#[test]
+fn a_tiered_gateway_behind_listen_calls_any_tool_through_mcpguard_call_tool_in_both_eras() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = common::live::fixture();
+    let file = dir.path().join(".mcp.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {
+            "alpha": {"command": fixture, "args": []},
+            "beta": {"command": fixture, "args": ["--era", "modern"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = dir.path().join("mcpguard.yaml");
+    std::fs::write(&config, "catalog: tiered\n").unwrap();
+    let p = Proxy::with(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--mcp-config",
+        file.to_str().unwrap(),
+        "--catalog-cache",
+        dir.path().join("catalogs").to_str().unwrap(),
+        "--store",
+        dir.path().join("store").to_str().unwrap(),
+        "--pins",
+        dir.path().join("pins.json").to_str().unwrap(),
+    ]);
+    // 2025-11-25: only mcpguard's tools are listed; any tool is called through them.
+    let id = session(&p.url);
+    let list = post(
+        &p.url,
+        &in_session(&id),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    );
+    let names: Vec<&str> = list.response()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"beta__get_report"), "{names:?}");
+    assert!(names.contains(&"mcpguard_call_tool"), "{names:?}");
+    let through =
+        |answer: &Answer| answer.response()["result"]["structuredContent"]["nights"].clone();
+    let legacy = post(
+        &p.url,
+        &in_session(&id),
+        &call(
+            "mcpguard_call_tool",
+            json!({"name": "beta__get_report", "arguments": {}}),
+            2,
+        ),
+    );
+    assert_eq!(through(&legacy), 143, "{}", legacy.body);
+    // 2026-07-28, stateless: the Mcp-Name header names mcpguard's tool, as the body does.
+    let modern = post_modern(
+        &p.url,
+        &modern_call(
+            "mcpguard_call_tool",
+            json!({"name": "alpha__get_report", "arguments": {}}),
+            3,
+        ),
+    );
+    let result = &modern.response()["result"];
+    assert_eq!(result["resultType"], "complete", "{}", modern.body);
+    assert_eq!(
+        result["structuredContent"]["nights"], 143,
+        "{}",
+        modern.body
+    );
+    let found = post_modern(
+        &p.url,
+        &modern_call(
+            "mcpguard_find_tools",
+            json!({"query": "occupancy report"}),
+            4,
+        ),
+    );
+    let text = found.response()["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.contains("__get_report: "), "{}", found.body);
 }

@@ -190,6 +190,9 @@ fn route_only_command(args: &Args, config: &Option<PathBuf>) -> anyhow::Result<V
     if let Some(dir) = super::gateway::cache_dir(args) {
         command.extend(["--catalog-cache".to_owned(), absolute(&dir)?]);
     }
+    if let Some(file) = &args.pins {
+        command.extend(["--pins".to_owned(), absolute(file)?]);
+    }
     if let Some(file) = config {
         command.extend(["--config".to_owned(), absolute(file)?]);
     }

@@ -63,6 +63,7 @@ impl Gateway {
                 });
             }
         });
+        self.save_pins();
         self.rebuild();
         self.write_status();
     }
@@ -77,6 +78,7 @@ impl Gateway {
             return;
         }
         self.keep(index, catalog.clone());
+        self.save_pins();
         self.rebuild();
         if let Some(before) = before {
             for (changed, method) in [

@@ -229,6 +229,7 @@ impl Gateway {
         for index in 0..gateway.upstreams.len() {
             gateway.check_pins(index);
         }
+        gateway.save_pins();
         gateway.rebuild();
         gateway.write_status();
         gateway

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use serde_json::Value;
@@ -67,6 +68,8 @@ pub struct PinBook {
     stamp: Mutex<Option<(SystemTime, u64)>>,
     /// Changes logged already (server, tool, hash): each is said once per run.
     told: Mutex<HashSet<(String, String, String)>>,
+    /// Checks recorded something the file does not hold yet.
+    dirty: AtomicBool,
 }
 
 impl PinBook {
@@ -78,6 +81,7 @@ impl PinBook {
             pins: Mutex::new(pins),
             stamp: Mutex::default(),
             told: Mutex::default(),
+            dirty: AtomicBool::new(false),
         };
         *lock(&book.stamp) = book.on_disk();
         book
@@ -94,14 +98,17 @@ impl PinBook {
         if now == *lock(&self.stamp) {
             return Ok(false);
         }
+        // Records not written yet are made again by the next check: the file's word wins.
+        self.dirty.store(false, Ordering::SeqCst);
         let pins = load(&self.file)?;
         *lock(&self.pins) = pins;
         *lock(&self.stamp) = now;
         Ok(true)
     }
 
-    /// Checks the tools of `server`'s catalog against their pins, records what is new, and
-    /// returns the changes not said before in this run.
+    /// Checks the tools of `server`'s catalog against their pins, records what is new (in
+    /// memory: [`PinBook::flush`] writes it), and returns the changes not said before in this
+    /// run.
     pub fn check(&self, server: &str, catalog: &Catalog) -> Result<Vec<Change>, String> {
         let tools: Vec<(String, Value)> = catalog
             .tools
@@ -111,14 +118,11 @@ impl PinBook {
                 Some((tool["name"].as_str()?.to_owned(), tool))
             })
             .collect();
-        // What another process approved meanwhile counts before this check writes.
+        // What another process approved meanwhile counts before this check records.
         self.reload_if_changed()?;
-        let mut pins = lock(&self.pins);
-        let (changes, touched) = pins.check(server, &tools, &now());
+        let (changes, touched) = lock(&self.pins).check(server, &tools, &now());
         if touched {
-            save(&self.file, &pins)
-                .map_err(|e| format!("cannot write the pins file {}: {e}", self.file.display()))?;
-            *lock(&self.stamp) = self.on_disk();
+            self.dirty.store(true, Ordering::SeqCst);
         }
         let mut told = lock(&self.told);
         Ok(changes
@@ -132,6 +136,18 @@ impl PinBook {
                 told.insert((c.server.clone(), c.tool.clone(), hash))
             })
             .collect())
+    }
+
+    /// Writes what checks recorded since the last write, once for a batch of servers.
+    pub fn flush(&self) -> Result<(), String> {
+        if !self.dirty.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let pins = lock(&self.pins);
+        save(&self.file, &pins)
+            .map_err(|e| format!("cannot write the pins file {}: {e}", self.file.display()))?;
+        *lock(&self.stamp) = self.on_disk();
+        Ok(())
     }
 
     /// The tools of `server` kept back (under `hold`), by the server's name, with why.
@@ -177,6 +193,15 @@ impl super::Gateway {
                 }
             }
             Err(why) => self.log(super::Level::Error, format!("pins: {why}")),
+        }
+    }
+
+    /// Writes the pins the last checks recorded.
+    pub(super) fn save_pins(&self) {
+        if let Some(book) = &self.pins
+            && let Err(why) = book.flush()
+        {
+            self.log(super::Level::Error, format!("pins: {why}"));
         }
     }
 
