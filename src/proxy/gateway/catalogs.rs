@@ -105,7 +105,7 @@ impl Gateway {
 
     /// Keeps a server's catalog, in memory and in the cache.
     pub(super) fn keep(&self, index: usize, catalog: Catalog) {
-        if let (Some(cache), Some(file)) = (&self.cache, &self.cache_files[index])
+        if let (Some(cache), Some(file)) = (&self.cache, &self.upstreams[index].cache_file)
             && let Err(e) = cache.save(file, &self.upstreams[index].key, &catalog)
         {
             self.log(

@@ -141,11 +141,9 @@ pub fn serve(input: impl Read, output: Box<dyn Write + Send>, opts: Options) {
 
 struct Gateway {
     upstreams: Vec<Arc<Upstream>>,
-    parts: Vec<String>,
     catalogs: Mutex<Vec<Option<Catalog>>>,
     /// When each catalog was saved or read (seconds since the epoch).
     catalog_times: Mutex<Vec<Option<u64>>>,
-    cache_files: Vec<Option<PathBuf>>,
     cache: Option<CatalogCache>,
     table: RwLock<Arc<Table>>,
     out: Mutex<Box<dyn Write + Send>>,
@@ -158,7 +156,7 @@ struct Gateway {
     /// Requests a server sent the client: the gateway's id to (server, the server's id).
     asked: Mutex<HashMap<String, (usize, String)>>,
     next_id: AtomicU64,
-    listener: Mutex<Option<Arc<dyn Listener>>>,
+    listener: Arc<dyn Listener>,
     closing: AtomicBool,
     /// The client's open `subscriptions/listen` requests (2026-07-28).
     subscriptions: Mutex<listen::Subscriptions>,
@@ -169,37 +167,34 @@ struct Gateway {
 
 impl Gateway {
     fn new(opts: Options, out: Box<dyn Write + Send>) -> Arc<Gateway> {
-        let parts: Vec<String> = opts
+        let upstreams: Vec<Arc<Upstream>> = opts
             .servers
-            .iter()
-            .map(|(key, _)| names::server_part(key))
+            .into_iter()
+            .enumerate()
+            .map(|(i, (key, target))| {
+                let file = opts.cache.as_ref().map(|c| c.file(&target, &opts.cwd));
+                Arc::new(Upstream::new(i, key, target, file))
+            })
             .collect();
-        let cache_files: Vec<Option<PathBuf>> = opts
-            .servers
+        let saved: Vec<Option<cache::Saved>> = upstreams
             .iter()
-            .map(|(_, target)| opts.cache.as_ref().map(|c| c.file(target, &opts.cwd)))
-            .collect();
-        let saved: Vec<Option<cache::Saved>> = cache_files
-            .iter()
-            .map(|f| f.as_ref().and_then(|f| opts.cache.as_ref()?.load(f)))
+            .map(|u| {
+                u.cache_file
+                    .as_ref()
+                    .and_then(|f| opts.cache.as_ref()?.load(f))
+            })
             .collect();
         let catalog_times = saved
             .iter()
             .map(|s| s.as_ref().map(|s| s.saved_at))
             .collect();
         let catalogs = saved.into_iter().map(|s| s.map(|s| s.catalog)).collect();
-        let upstreams = opts
-            .servers
-            .into_iter()
-            .enumerate()
-            .map(|(i, (key, target))| Arc::new(Upstream::new(i, key, target)))
-            .collect();
-        let gateway = Arc::new(Gateway {
+        // The servers' lines come back through a hub that holds the gateway weakly.
+        let gateway = Arc::new_cyclic(|weak| Gateway {
+            listener: Arc::new(Hub(weak.clone())),
             upstreams,
-            parts,
             catalogs: Mutex::new(catalogs),
             catalog_times: Mutex::new(catalog_times),
-            cache_files,
             cache: opts.cache,
             table: RwLock::default(),
             out: Mutex::new(out),
@@ -219,12 +214,9 @@ impl Gateway {
             subscriptions: Mutex::default(),
             legacy_client: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
-            listener: Mutex::default(),
             closing: AtomicBool::new(false),
             pins: opts.pins,
         });
-        let hub: Arc<dyn Listener> = Arc::new(Hub(Arc::downgrade(&gateway)));
-        *lock(&gateway.listener) = Some(hub);
         // A cached catalog is checked as a listed one is: a server first seen is pinned.
         for index in 0..gateway.upstreams.len() {
             gateway.check_pins(index);
@@ -240,7 +232,7 @@ impl Gateway {
     }
 
     fn listener(&self) -> Arc<dyn Listener> {
-        lock(&self.listener).clone().expect("set at creation")
+        self.listener.clone()
     }
 
     fn table(&self) -> Arc<Table> {
@@ -266,12 +258,11 @@ impl Gateway {
         let entries: Vec<Entry<'_>> = self
             .upstreams
             .iter()
-            .zip(&self.parts)
             .zip(catalogs.iter())
             .zip(&held)
-            .map(|(((u, part), catalog), held)| Entry {
+            .map(|((u, catalog), held)| Entry {
                 key: &u.key,
-                part,
+                part: &u.part,
                 catalog: catalog.as_ref(),
                 held,
             })
@@ -545,12 +536,16 @@ impl Gateway {
     /// The server without a catalog whose part a name starts with (`SERVER__`).
     fn unlisted_server(&self, name: &str) -> Option<usize> {
         let catalogs = lock(&self.catalogs);
-        self.parts.iter().enumerate().find_map(|(index, part)| {
-            let under = name
-                .strip_prefix(part.as_str())
-                .is_some_and(|rest| rest.starts_with(names::SEPARATOR));
-            (under && catalogs[index].is_none()).then_some(index)
-        })
+        self.upstreams
+            .iter()
+            .enumerate()
+            .find_map(|(index, upstream)| {
+                let part = &upstream.part;
+                let under = name
+                    .strip_prefix(part.as_str())
+                    .is_some_and(|rest| rest.starts_with(names::SEPARATOR));
+                (under && catalogs[index].is_none()).then_some(index)
+            })
     }
 
     /// The server's connection, started if need be; a start refreshes its catalog.

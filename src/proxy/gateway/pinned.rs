@@ -173,7 +173,7 @@ impl super::Gateway {
             Ok(changes) => {
                 for change in changes {
                     let exposed = super::super::names::exposed(
-                        &self.parts[index],
+                        &self.upstreams[index].part,
                         key,
                         &change.tool,
                         self.max_name,

@@ -18,11 +18,14 @@ use super::{Gateway, TICK, raw_value};
 pub(super) struct Hub(pub(super) Weak<Gateway>);
 
 impl Listener for Hub {
-    fn line(&self, index: usize, line: &[u8], waiter: Option<Waiter>) {
-        let Some(g) = self.0.upgrade() else { return };
-        if let Some(waiter) = waiter {
-            return g.answered(index, line, &waiter);
+    fn answer(&self, index: usize, line: &[u8], waiter: Waiter, id: &str) {
+        if let Some(g) = self.0.upgrade() {
+            g.answered(index, line, &waiter, id);
         }
+    }
+
+    fn line(&self, index: usize, line: &[u8]) {
+        let Some(g) = self.0.upgrade() else { return };
         let Some(envelope) = parse(line) else {
             let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
             return g.log(
@@ -99,13 +102,13 @@ impl Listener for Hub {
 
 impl Gateway {
     /// A server's answer to a client's request, to the client under the client's id.
-    fn answered(&self, index: usize, line: &[u8], waiter: &Waiter) {
+    /// An answer to the client: on as the server wrote it when it went under the client's own
+    /// id and in the client's era, else with the client's id (and a 2026-07-28 result type).
+    fn answered(&self, index: usize, line: &[u8], waiter: &Waiter, id: &str) {
         let modern_server = self.upstreams[index]
             .running()
             .is_some_and(|c| c.is_modern());
-        let same_id = parse(line).and_then(|e| e.id.map(id_key)).as_deref()
-            == Some(waiter.client_id.as_str());
-        if same_id && (!waiter.modern || modern_server) {
+        if id == waiter.client_id && (!waiter.modern || modern_server) {
             return self.send(line);
         }
         let Ok(mut message) = serde_json::from_slice::<Value>(line) else {

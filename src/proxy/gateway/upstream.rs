@@ -33,8 +33,12 @@ const MAX_BACKOFF: Duration = Duration::from_secs(300);
 
 /// Where a server's traffic that is not the gateway's own goes.
 pub trait Listener: Send + Sync {
-    /// A line from server `index` that is not an answer to the gateway's own request.
-    fn line(&self, index: usize, line: &[u8], waiter: Option<Waiter>);
+    /// A line from server `index` that answers no request of the gateway's or the client's
+    /// (a notification, a request of the server's, a stray).
+    fn line(&self, index: usize, line: &[u8]);
+    /// Server `index`'s answer to the client's request `waiter`, under the id it was sent
+    /// with (`id`, canonical JSON text).
+    fn answer(&self, index: usize, line: &[u8], waiter: Waiter, id: &str);
     /// A line over the size cap; its head, and the waiter of its id if it had one.
     fn too_long(&self, index: usize, waiter: Option<Waiter>);
     /// The server ended: these were still waiting.
@@ -128,7 +132,11 @@ enum Life {
 pub struct Upstream {
     pub index: usize,
     pub key: String,
+    /// The key as every exposed name of this server begins (`SERVER__`).
+    pub part: String,
     pub target: Target,
+    /// Where its catalog is kept between runs, when a cache is.
+    pub cache_file: Option<std::path::PathBuf>,
     life: Mutex<Life>,
     /// One start at a time: callers that arrive meanwhile wait for its outcome.
     starting: Mutex<()>,
@@ -137,11 +145,18 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    pub fn new(index: usize, key: String, target: Target) -> Upstream {
+    pub fn new(
+        index: usize,
+        key: String,
+        target: Target,
+        cache_file: Option<std::path::PathBuf>,
+    ) -> Upstream {
         Upstream {
             index,
+            part: super::super::names::server_part(&key),
             key,
             target,
+            cache_file,
             life: Mutex::new(Life::Stopped),
             starting: Mutex::new(()),
             stderr: Default::default(),
@@ -676,12 +691,12 @@ fn spawn_reader(
 
 fn deliver(index: usize, line: &[u8], conn: &Arc<Conn>, listener: &dyn Listener) {
     let Some(envelope) = super::super::policy::parse(line) else {
-        listener.line(index, line, None);
+        listener.line(index, line);
         return;
     };
     let is_answer = envelope.method.is_none() && envelope.id.is_some();
     if !is_answer {
-        listener.line(index, line, None);
+        listener.line(index, line);
         return;
     }
     let key = super::super::policy::id_key(envelope.id.expect("checked above"));
@@ -701,7 +716,7 @@ fn deliver(index: usize, line: &[u8], conn: &Arc<Conn>, listener: &dyn Listener)
             };
             let _ = tx.send(answer);
         }
-        Some(Pending::Client(waiter)) => listener.line(index, line, Some(waiter)),
-        None => listener.line(index, line, None),
+        Some(Pending::Client(waiter)) => listener.answer(index, line, waiter, &key),
+        None => listener.line(index, line),
     }
 }
