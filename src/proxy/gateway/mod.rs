@@ -217,11 +217,15 @@ impl Gateway {
             closing: AtomicBool::new(false),
             pins: opts.pins,
         });
-        // A cached catalog is checked as a listed one is: a server first seen is pinned.
-        for index in 0..gateway.upstreams.len() {
-            gateway.check_pins(index);
+        // A cached catalog is checked as a listed one is (a server first seen is pinned):
+        // before the first listing under `hold`, which it may change; beside it otherwise, so
+        // a warm start does not wait for 10,000 hashes.
+        if gateway.refresh_first() {
+            gateway.check_cached_pins();
+        } else if gateway.pins.is_some() {
+            let g = gateway.clone();
+            std::thread::spawn(move || g.check_cached_pins());
         }
-        gateway.save_pins();
         gateway.rebuild();
         gateway.write_status();
         gateway

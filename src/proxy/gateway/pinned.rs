@@ -196,6 +196,14 @@ impl super::Gateway {
         }
     }
 
+    /// Checks every catalog known now (the cached ones, at start) and writes the pins.
+    pub(super) fn check_cached_pins(&self) {
+        for index in 0..self.upstreams.len() {
+            self.check_pins(index);
+        }
+        self.save_pins();
+    }
+
     /// Writes the pins the last checks recorded.
     pub(super) fn save_pins(&self) {
         if let Some(book) = &self.pins
