@@ -477,3 +477,76 @@ fn a_static_authorization_the_server_refuses_gives_way_to_the_login() {
     assert_eq!(server.stats()["authorizations"], 1);
     let _ = std::fs::remove_dir_all(&store);
 }
+
+#[test]
+#[ignore = "needs the Python 3.12 virtualenv of scripts/python-servers.sh; .ci/run runs it"]
+fn a_gateway_reaches_a_remote_server_behind_oauth_with_the_stored_login() {
+    let server = AuthServer::start();
+    let store = scratch("gateway");
+    let url = server.mcp();
+    let servers = store.join(".mcp.json");
+    std::fs::write(
+        &servers,
+        json!({"mcpServers": {
+            "remote": {"type": "http", "url": url},
+            "local": {"command": common::live::fixture(), "args": []}}})
+        .to_string(),
+    )
+    .unwrap();
+    let gateway = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+        cmd.arg("proxy")
+            .arg("--mcp-config")
+            .arg(&servers)
+            .arg("--catalog-cache")
+            .arg(store.join("catalogs"))
+            .arg("--pins")
+            .arg(store.join("pins.json"))
+            .arg("--oauth-store")
+            .arg(store.join("oauth"))
+            // No browser: a gateway never signs in by itself; it says how.
+            .env("BROWSER", "false");
+        common::session::Session::spawn(cmd, &store)
+    };
+    let said = |result: &Value| {
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+
+    // Not signed in: the local server works, the remote one says how to sign in.
+    let mut before = gateway();
+    before.initialize();
+    let local = before.call("local__get_report", json!({}));
+    assert_eq!(local["structuredContent"]["nights"], 143, "{local}");
+    let refused = before.call("remote__whoami", json!({}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        said(&refused).contains(&format!("mcpguard auth login --url {url}")),
+        "{refused}"
+    );
+    before.finish();
+
+    let login = auth(&store.join("oauth"), &["login", "--url", &url]);
+    assert_eq!(common::code(&login), 0, "{}", text(&login.stderr));
+
+    // Signed in: the gateway lists the remote server's tools and calls them with the login.
+    let mut after = gateway();
+    after.initialize();
+    let list = after.request("tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"remote__whoami"), "{names:?}");
+    assert!(names.contains(&"local__get_report"), "{names:?}");
+    let whoami = after.call("remote__whoami", json!({}));
+    assert_eq!(said(&whoami), "signed in as test-user", "{whoami}");
+    let (_, log) = after.finish();
+    assert!(!log.contains("Bearer "), "a token reached the log: {log}");
+    assert_eq!(server.stats()["authorizations"], 1);
+    let _ = std::fs::remove_dir_all(&store);
+}
