@@ -7,7 +7,10 @@
 //! `{"server", "tool", "description", "inputSchema"}`, as tests/fixtures/retrieval's
 //! LiveMCPBench catalog), for the tiers' figures (scripts/bench-tiers.sh).
 //!
-//!     catalog_server --name NAME [--tools 100] [--delay-ms 0] [--recorded FILE]
+//! `--answer-file FILE` answers every call with that file's text (a database's repr, a CSV),
+//! for the checks of records read from text.
+//!
+//!     catalog_server --name NAME [--tools 100] [--delay-ms 0] [--recorded FILE] [--answer-file FILE]
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -80,6 +83,8 @@ fn main() {
         Some(path) => recorded(&path, &server),
         None => tools(&server, count),
     };
+    let answer = flag("--answer-file")
+        .map(|path| std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")));
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -105,7 +110,7 @@ fn main() {
             }
             Some("tools/list") => json!({ "tools": catalog }),
             Some("tools/call") => json!({"content": [{"type": "text",
-                "text": format!("{} done", message["params"]["name"].as_str().unwrap_or(""))}]}),
+                "text": answer.clone().unwrap_or_else(|| format!("{} done", message["params"]["name"].as_str().unwrap_or("")))}]}),
             Some("ping") => json!({}),
             _ => {
                 let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not here"}});

@@ -10,6 +10,7 @@
 //! [`Anatomy::parts`] lists those pieces with the JSON pointer of each.
 
 pub mod input;
+pub mod records;
 pub mod result_text;
 
 mod anatomy;

@@ -324,8 +324,9 @@ pub fn query_records(
         } else {
             "`where` filters records"
         };
+        let why = why_not_records(&value).map_or(String::new(), |why| format!(" ({why})"));
         return Err(format!(
-            "{what}, and {} holds text, not a list of records; find lines in it with `match` (a regular expression)",
+            "{what}, and {} holds text, not a list of records{why}; find lines in it with `match` (a regular expression)",
             place.stored
         ));
     };
@@ -504,6 +505,20 @@ pub fn records(value: &Value) -> Option<paginate::Located<'_>> {
     paginate::locate_lean(value)
         .or_else(|| paginate::locate(value, None).ok())
         .filter(|l| l.pointer != "/content" && !l.is_empty())
+}
+
+/// Why the first text of a result is not records (JSON, a Python repr, CSV or TSV, a
+/// Markdown table), when it is text.
+fn why_not_records(value: &Value) -> Option<String> {
+    document::anatomy(value, "")
+        .parts
+        .iter()
+        .find_map(|p| match &p.content {
+            PartContent::Text {
+                text, json: None, ..
+            } => document::records::read(text).err(),
+            _ => None,
+        })
 }
 
 /// The stored result, parsed.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::PaginateError;
-use crate::document::{self, Kind, PartContent};
+use crate::document::{self, Kind, PartContent, records};
 use crate::json::collection::is_record_map;
 use crate::json::pointer;
 use crate::util::human::type_name;
@@ -166,6 +166,23 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                     ..
                 } => block_index(&p.pointer).and_then(|i| json.take().map(|v| (i, v))),
                 _ => None,
+            });
+            // Text that is not JSON may still hold records (a Python repr, CSV, a Markdown
+            // table): read as JSON records, when there is no structuredContent to page.
+            let has_structured = anatomy.payload.get("structuredContent").is_some();
+            let text_block = text_block.or_else(|| {
+                if has_structured {
+                    return None;
+                }
+                anatomy.parts.iter().find_map(|p| match &p.content {
+                    PartContent::Text {
+                        text, json: None, ..
+                    } => {
+                        let rows = records::read(text).ok()?.rows;
+                        block_index(&p.pointer).map(|i| (i, Cow::Owned(Value::Array(rows))))
+                    }
+                    _ => None,
+                })
             });
             match text_block {
                 Some((block, data)) => (

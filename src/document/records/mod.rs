@@ -1,0 +1,204 @@
+//! Records wherever servers write them. Many real servers answer in text that is not JSON:
+//! a database server's `str(rows)` (a Python list of dicts, or of tuples holding
+//! `datetime.date(...)`), a CSV file read through a filesystem server, a Markdown table made
+//! for people. [`read`] recognises each of them in a text read whole ([`python`],
+//! [`delimited`], [`markdown`]) and gives its rows as JSON records, so they can be filtered,
+//! sorted, counted and paged as JSON lists are. It never guesses: a text it cannot read whole
+//! as one of these stays text, and the error says why.
+//!
+//! Records without field names (tuples, lists, header-less CSV) get positional ones: `1`,
+//! `2`, ... Cells of delimited text and tables that read as numbers become numbers (`007`
+//! stays text: a leading zero is an identifier's), the rest stay strings.
+
+pub mod delimited;
+pub mod markdown;
+pub mod python;
+
+use serde_json::{Map, Value};
+
+/// The rows of a text, and what they were read as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Records {
+    /// What the text was, in words: "a Python list of tuples with 6 fields".
+    pub what: String,
+    pub rows: Vec<Value>,
+}
+
+/// The text's rows as JSON records, or why it holds none.
+pub fn read(text: &str) -> Result<Records, String> {
+    let trimmed = text.trim_start();
+    match trimmed.as_bytes().first() {
+        Some(b'[' | b'(') => from_python(trimmed),
+        Some(b'|') => from_markdown(text),
+        Some(_) => from_delimited(text),
+        None => Err("the text is empty".to_owned()),
+    }
+}
+
+fn from_python(text: &str) -> Result<Records, String> {
+    let items = match python::parse(text)? {
+        Value::Array(items) if !items.is_empty() => items,
+        Value::Array(_) => return Err("an empty Python list holds no records".to_owned()),
+        _ => return Err("not a Python list or tuple of records".to_owned()),
+    };
+    let container = if text.starts_with('(') {
+        "tuple"
+    } else {
+        "list"
+    };
+    if items.iter().all(Value::is_object) {
+        let fields = items[0].as_object().map_or(0, Map::len);
+        return Ok(Records {
+            what: format!("a Python {container} of dicts with {fields} fields"),
+            rows: items,
+        });
+    }
+    if items.iter().all(Value::is_array) {
+        let of = if text[1..].trim_start().starts_with('(') {
+            "tuples"
+        } else {
+            "lists"
+        };
+        let fields = items[0].as_array().map_or(0, Vec::len);
+        let rows = items
+            .into_iter()
+            .map(|item| match item {
+                Value::Array(values) => positional(values),
+                other => other,
+            })
+            .collect();
+        return Ok(Records {
+            what: format!("a Python {container} of {of} with {fields} fields"),
+            rows,
+        });
+    }
+    Err(format!(
+        "a Python {container} whose items are not all dicts or all tuples holds no records"
+    ))
+}
+
+fn from_delimited(text: &str) -> Result<Records, String> {
+    let table = delimited::parse(text)?;
+    let kind = match table.delimiter {
+        b',' => "CSV".to_owned(),
+        b'\t' => "TSV".to_owned(),
+        d => format!("text delimited by {:?}", d as char),
+    };
+    let width = table.rows.first().map_or(0, Vec::len);
+    let (what, rows) = match table.header {
+        Some(header) => (
+            format!("{kind} with a header row, {width} fields"),
+            table.rows.into_iter().map(|r| named(&header, r)).collect(),
+        ),
+        None => (
+            format!("{kind} without a header row, {width} fields named 1 to {width}"),
+            table
+                .rows
+                .into_iter()
+                .map(|r| positional(r.into_iter().map(|c| typed(&c)).collect()))
+                .collect(),
+        ),
+    };
+    Ok(Records { what, rows })
+}
+
+fn from_markdown(text: &str) -> Result<Records, String> {
+    let (header, rows) = markdown::parse(text)?;
+    let header: Vec<String> = header
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| if h.is_empty() { (i + 1).to_string() } else { h })
+        .collect();
+    Ok(Records {
+        what: format!("a Markdown table with {} columns", header.len()),
+        rows: rows.into_iter().map(|r| named(&header, r)).collect(),
+    })
+}
+
+/// A row under its header's names.
+fn named(header: &[String], row: Vec<String>) -> Value {
+    let mut record = Map::new();
+    for (name, cell) in header.iter().zip(row) {
+        record.insert(name.clone(), typed(&cell));
+    }
+    Value::Object(record)
+}
+
+/// Values named by their place, from 1.
+fn positional(values: Vec<Value>) -> Value {
+    Value::Object(
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| ((i + 1).to_string(), v))
+            .collect(),
+    )
+}
+
+/// A cell as a number when it reads as one (not with a leading zero, an identifier's), else
+/// as its text.
+fn typed(cell: &str) -> Value {
+    let c = cell.trim();
+    let digits = c.strip_prefix('-').unwrap_or(c);
+    let leading_zero = digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0.");
+    if !leading_zero && !c.is_empty() && !c.starts_with('+') {
+        if let Ok(i) = c.parse::<i64>() {
+            return Value::from(i);
+        }
+        if let Some(n) = c
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .and_then(serde_json::Number::from_f64)
+        {
+            return Value::Number(n);
+        }
+    }
+    Value::from(cell)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_format_reads_as_records_that_say_what_they_were() {
+        let dicts = read("[{'id': 1, 'status': 'cancelled', 'total': 45.49}, {'id': 2, 'status': 'paid', 'total': 3}]").unwrap();
+        assert_eq!(dicts.what, "a Python list of dicts with 3 fields");
+        assert_eq!(
+            dicts.rows[0],
+            json!({"id": 1, "status": "cancelled", "total": 45.49})
+        );
+        let tuples = read("[(55, 'customer_710', datetime.date(2026, 1, 3)), (56, 'c', datetime.date(2026, 1, 4))]").unwrap();
+        assert_eq!(tuples.what, "a Python list of tuples with 3 fields");
+        assert_eq!(
+            tuples.rows[1],
+            json!({"1": 56, "2": "c", "3": "2026-01-04"})
+        );
+        let csv = read("id,code,total\n1,007,12.50\n2,010,-3\n").unwrap();
+        assert_eq!(csv.what, "CSV with a header row, 3 fields");
+        assert_eq!(csv.rows[0], json!({"id": 1, "code": "007", "total": 12.5}));
+        let tsv = read("a\tb\nx\ty\n").unwrap();
+        assert_eq!(tsv.what, "TSV without a header row, 2 fields named 1 to 2");
+        assert_eq!(tsv.rows[1], json!({"1": "x", "2": "y"}));
+        let md = read("| id | who |\n|---|---|\n| 1 | ann |\n").unwrap();
+        assert_eq!(md.what, "a Markdown table with 2 columns");
+        assert_eq!(md.rows, [json!({"id": 1, "who": "ann"})]);
+    }
+
+    #[test]
+    fn text_that_is_none_of_them_stays_text_and_says_why() {
+        for (text, says) in [
+            ("", "empty"),
+            ("[1, 2, 3]", "not all dicts or all tuples"),
+            ("[]", "empty Python list"),
+            ("The build passed.\nNo warnings.", "not CSV or TSV"),
+            ("| a |\n| b |", "not the delimiter row"),
+        ] {
+            let e = read(text).unwrap_err();
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
+    }
+}

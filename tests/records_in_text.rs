@@ -1,0 +1,201 @@
+//! Records in a tool's text that is not JSON (issue 61): `str(rows)` as the SQLite reference
+//! server answers (a Python list of dicts), a DuckDB-style answer (tuples holding
+//! `datetime.date` and `Decimal`), the same rows as CSV (Python's csv module: quoted commas,
+//! quotes and line breaks) and as a Markdown table. The fixtures in tests/fixtures/records were
+//! made by real Python from a real SQLite database, and `expected.json` holds that database's
+//! own answers (`SELECT count(*), sum(total) ... WHERE status = 'cancelled'`): what mcpguard
+//! reads must come to the same figures, on the command line and through the proxy.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::session::Session;
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> PathBuf {
+    common::repo(&format!("tests/fixtures/records/{name}"))
+}
+
+fn expected() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(fixture("expected.json")).unwrap()).unwrap()
+}
+
+/// `mcpguard paginate FILE ARGS` as JSON.
+fn paginate(file: &str, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .arg("paginate")
+        .arg(fixture(file))
+        .args(args)
+        .env("MCPGUARD_CURSOR_SECRET", "records-in-text-test-secret")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_format_counts_and_sums_as_the_database_does() {
+    let expected = expected();
+    let cancelled = &expected["cancelled"];
+    for (file, status, total) in [
+        ("sqlite-orders.result.json", "status", "total"),
+        ("orders-csv.result.json", "status", "total"),
+        // Tuples have no names: their fields are 1, 2, ...
+        ("duckdb-orders.result.json", "3", "4"),
+    ] {
+        let figures = paginate(
+            file,
+            &[
+                "--where",
+                &format!("{status}=cancelled"),
+                "--aggregate",
+                &format!("count, sum({total})"),
+            ],
+        );
+        assert_eq!(figures["of"], expected["rows"], "{file}: {figures}");
+        assert_eq!(figures["count"], cancelled["count"], "{file}: {figures}");
+        assert_eq!(
+            figures[&format!("sum({total})")],
+            cancelled["sum_total"],
+            "{file}: {figures}"
+        );
+        // Grouped, each status as the database counts it.
+        let grouped = paginate(
+            file,
+            &[
+                "--group-by",
+                status,
+                "--aggregate",
+                "count",
+                "--format",
+                "json",
+            ],
+        );
+        let text = grouped.to_string();
+        for (name, count) in expected["by_status"].as_object().unwrap() {
+            assert!(
+                text.contains(&format!("\"{name}\"")) && text.contains(&count.to_string()),
+                "{file}: {name} {count} in {text}"
+            );
+        }
+    }
+    let table = paginate(
+        "orders-markdown.result.json",
+        &[
+            "--where",
+            "status=cancelled",
+            "--aggregate",
+            "count, sum(total)",
+        ],
+    );
+    let first = &expected["markdown_first_50"];
+    assert_eq!(
+        (&table["of"], &table["count"], &table["sum(total)"]),
+        (&json!(50), &first["cancelled"], &first["sum_total"]),
+        "{table}"
+    );
+}
+
+#[test]
+fn quoted_commas_quotes_line_breaks_and_unicode_come_back_whole() {
+    // Every note the database holds, read back out of the CSV and the repr alike.
+    for file in ["orders-csv.result.json", "sqlite-orders.result.json"] {
+        let page = paginate(file, &["--where", "id=9", "--limit", "50"]);
+        let text = page.to_string();
+        assert!(
+            text.contains("\"id\":9") || text.contains("\\\"id\\\":9"),
+            "{file}: {text}"
+        );
+        for needle in [
+            "call before, please",
+            "O'Brien",
+            "naïve café ☕",
+            "line one\\nline two",
+        ] {
+            let rows = paginate(
+                file,
+                &[
+                    "--where",
+                    &format!("note~{}", needle.split(['\'', '\\']).next().unwrap()),
+                    "--aggregate",
+                    "count",
+                ],
+            );
+            assert!(
+                rows["count"].as_u64().unwrap() > 0,
+                "{file}: {needle}: {rows}"
+            );
+        }
+    }
+}
+
+#[test]
+fn through_the_proxy_a_shrunk_repr_answers_where_and_aggregate() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("sqlite-orders.result.json")).unwrap(),
+    )
+    .unwrap();
+    let answer = dir.path().join("rows.txt");
+    std::fs::write(&answer, text["content"][0]["text"].as_str().unwrap()).unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"server": "sqlite", "tool": "read_query", "description": "Run a SELECT query",
+                          "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let server = common::live::catalog_server();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    cmd.arg("proxy")
+        .arg("--")
+        .arg(server)
+        .args(["--name", "sqlite", "--recorded"])
+        .arg(&tools)
+        .arg("--answer-file")
+        .arg(&answer);
+    let mut s = Session::spawn(cmd, dir.path());
+    s.initialize();
+    let shrunk = s.call("read_query", json!({"query": "SELECT * FROM orders"}));
+    let preview = shrunk.to_string();
+    assert!(
+        preview.len() < 20_000,
+        "{} bytes reached the client",
+        preview.len()
+    );
+    let at = preview
+        .find("ax://")
+        .unwrap_or_else(|| panic!("no artifact reference: {preview}"));
+    let reference: String = preview[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | ':' | '_' | '-'))
+        .collect();
+    let figures = s.more(
+        json!({"ref": reference, "where": "status=cancelled", "aggregate": "count, sum(total)"}),
+    );
+    let said = figures["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let cancelled = &expected()["cancelled"];
+    assert!(
+        said.contains(&format!("\"count\": {}", cancelled["count"]))
+            || said.contains(&format!("\"count\":{}", cancelled["count"])),
+        "{figures}"
+    );
+    assert!(
+        said.contains(&cancelled["sum_total"].to_string()),
+        "{figures}"
+    );
+    // `match` on records answers whole records.
+    let matched = s.more(json!({"ref": reference, "where": "id=9"}));
+    assert!(matched.to_string().contains("customer_"), "{matched}");
+    s.finish();
+}
