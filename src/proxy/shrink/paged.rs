@@ -155,12 +155,17 @@ pub(crate) fn page_of(
     } else {
         result::text(page.output.to_string())
     };
-    let shown = format!(
+    let mut shown = format!(
         "Items {}-{} of {}",
         offset + usize::from(page.count > 0),
         offset + page.count,
         pager.total()
     );
+    if let Some(what) = &located.read_from {
+        shown.push_str(&format!(
+            " (records read from its text, {what}, shown as JSON)"
+        ));
+    }
     let line = match &page.next_cursor {
         Some(_) => format!(
             "[mcpguard] {shown}. The next page: {} (the nextCursor above). All of it: {reference}.",

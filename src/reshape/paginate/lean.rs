@@ -58,6 +58,7 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
         pointer: chosen,
         map: None,
         spans: Some(spans),
+        read_from: None,
     })
 }
 
@@ -121,6 +122,7 @@ impl<'t> LeanDocument<'t> {
                 items: self.spans.items.clone(),
                 fingerprint: self.spans.fingerprint.clone(),
             }),
+            read_from: None,
         }
     }
 }

@@ -59,6 +59,9 @@ pub struct Located<'d> {
     /// When the list is read lazily ([`super::lean`]): its items' JSON texts, each parsed
     /// when a page shows it, and the fingerprint worked out as they were checked.
     pub(super) spans: Option<Spans<'d>>,
+    /// What the records were read from when the text was not JSON ("a Python list of dicts
+    /// with 5 fields"): see [`crate::document::records`].
+    pub read_from: Option<String>,
 }
 
 /// A list left as text: the spans of its items and its fingerprint (input order, no filter).
@@ -156,6 +159,7 @@ impl Located<'_> {
 /// itself if it is an array, else its largest array member.
 pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, PaginateError> {
     let mut anatomy = document::anatomy(doc, "");
+    let mut read_from = None;
     let (holder, data) = match anatomy.kind {
         Kind::ToolResult => {
             // The parsed text is moved out of the anatomy, not copied: it can be 100 MB (or it
@@ -178,8 +182,10 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                     PartContent::Text {
                         text, json: None, ..
                     } => {
-                        let rows = records::read(text).ok()?.rows;
-                        block_index(&p.pointer).map(|i| (i, Cow::Owned(Value::Array(rows))))
+                        let records = records::read(text).ok()?;
+                        read_from = Some(records.what);
+                        let rows = Value::Array(records.rows);
+                        block_index(&p.pointer).map(|i| (i, Cow::Owned(rows)))
                     }
                     _ => None,
                 })
@@ -241,6 +247,7 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
         pointer,
         map,
         spans: None,
+        read_from,
     })
 }
 
