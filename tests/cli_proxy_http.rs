@@ -1630,39 +1630,11 @@ fn the_grafana_dashboard_asks_only_for_metrics_and_labels_the_proxy_exports() {
 #[test]
 fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = common::live::fixture();
-    let file = dir.path().join(".mcp.json");
-    std::fs::write(
-        &file,
-        json!({"mcpServers": {
-            "alpha": {"command": fixture, "args": []},
-            "beta": {"command": fixture, "args": ["--era", "modern"]}}})
-        .to_string(),
-    )
-    .unwrap();
-    let p = Proxy::with(&[
-        "--mcp-config",
-        file.to_str().unwrap(),
-        "--catalog-cache",
-        dir.path().join("catalogs").to_str().unwrap(),
-        "--store",
-        dir.path().join("store").to_str().unwrap(),
-        "--pins",
-        dir.path().join("pins.json").to_str().unwrap(),
-    ]);
+    let p = gateway_behind_listen(dir.path(), "");
     // A 2025-11-25 session: one catalog of both servers, a call to each, a list read on.
     let id = session(&p.url);
-    let list = post(
-        &p.url,
-        &in_session(&id),
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-    );
-    let names: Vec<&str> = list.response()["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = listed_names(&p.url, &id);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     for name in ["alpha__get_report", "beta__get_report", "mcpguard_more"] {
         assert!(names.contains(&name), "{name} missing: {names:?}");
     }
@@ -1737,43 +1709,11 @@ fn the_gateway_behind_listen_serves_every_server_in_both_eras() {
 #[test]
 fn a_tiered_gateway_behind_listen_calls_any_tool_through_mcpguard_call_tool_in_both_eras() {
     let dir = tempfile::tempdir().unwrap();
-    let fixture = common::live::fixture();
-    let file = dir.path().join(".mcp.json");
-    std::fs::write(
-        &file,
-        json!({"mcpServers": {
-            "alpha": {"command": fixture, "args": []},
-            "beta": {"command": fixture, "args": ["--era", "modern"]}}})
-        .to_string(),
-    )
-    .unwrap();
-    let config = dir.path().join("mcpguard.yaml");
-    std::fs::write(&config, "catalog: tiered\n").unwrap();
-    let p = Proxy::with(&[
-        "--config",
-        config.to_str().unwrap(),
-        "--mcp-config",
-        file.to_str().unwrap(),
-        "--catalog-cache",
-        dir.path().join("catalogs").to_str().unwrap(),
-        "--store",
-        dir.path().join("store").to_str().unwrap(),
-        "--pins",
-        dir.path().join("pins.json").to_str().unwrap(),
-    ]);
+    let p = gateway_behind_listen(dir.path(), "catalog: tiered\n");
     // 2025-11-25: only mcpguard's tools are listed; any tool is called through them.
     let id = session(&p.url);
-    let list = post(
-        &p.url,
-        &in_session(&id),
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-    );
-    let names: Vec<&str> = list.response()["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = listed_names(&p.url, &id);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     assert!(!names.contains(&"beta__get_report"), "{names:?}");
     assert!(names.contains(&"mcpguard_call_tool"), "{names:?}");
     let through =
@@ -1817,4 +1757,49 @@ fn a_tiered_gateway_behind_listen_calls_any_tool_through_mcpguard_call_tool_in_b
         .unwrap_or_default()
         .to_owned();
     assert!(text.contains("__get_report: "), "{}", found.body);
+}
+
+/// `proxy --listen` over two rmcp fixtures (one per era) as a gateway, with `config` (YAML)
+/// as its config; its cache, store and pins in `dir`.
+fn gateway_behind_listen(dir: &std::path::Path, config: &str) -> Proxy {
+    let fixture = common::live::fixture();
+    let file = dir.join(".mcp.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {
+            "alpha": {"command": fixture, "args": []},
+            "beta": {"command": fixture, "args": ["--era", "modern"]}}})
+        .to_string(),
+    )
+    .unwrap();
+    let config_file = dir.join("mcpguard.yaml");
+    std::fs::write(&config_file, config).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    Proxy::with(&[
+        "--config",
+        &path("mcpguard.yaml"),
+        "--mcp-config",
+        &path(".mcp.json"),
+        "--catalog-cache",
+        &path("catalogs"),
+        "--store",
+        &path("store"),
+        "--pins",
+        &path("pins.json"),
+    ])
+}
+
+/// The tool names a 2025-11-25 session `id` is listed.
+fn listed_names(url: &str, id: &str) -> Vec<String> {
+    let list = post(
+        url,
+        &in_session(id),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    );
+    list.response()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
 }
