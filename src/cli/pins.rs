@@ -169,13 +169,11 @@ fn list(pins: &Pins, file: &Path, format: ReportFormat) -> anyhow::Result<Code> 
                 let shown = pin.pending.as_ref().or(pin.approved.as_ref());
                 let state = match (&pin.approved, &pin.pending) {
                     (Some(a), Some(p)) => {
-                        if let Some(diff) = description_diff(&a.definition, &p.definition) {
+                        let (before, after) = (a.value(), p.value());
+                        if let Some(diff) = description_diff(&before, &after) {
                             diffs.push(format!("{server} {tool}: description {diff}"));
                         }
-                        format!(
-                            "changed: {}",
-                            changed_fields(&a.definition, &p.definition).join(", ")
-                        )
+                        format!("changed: {}", changed_fields(&before, &after).join(", "))
                     }
                     (None, Some(_)) => "new since pinned".to_owned(),
                     _ => "pinned".to_owned(),

@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 /// What a gateway does with a definition that changed (config `pins`).
@@ -61,22 +62,37 @@ pub struct Pin {
     pub pending: Option<Seen>,
 }
 
-/// A definition, its hash, and when it was seen (RFC 3339).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A definition, its hash, and when it was seen (RFC 3339). The definition is kept as its
+/// JSON text (one line in the file), read only when a change is described: 10,000 pins cost
+/// their text, not 10,000 trees.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Seen {
     pub sha256: String,
     pub at: String,
-    pub definition: Value,
+    pub definition: Box<RawValue>,
+}
+
+impl PartialEq for Seen {
+    fn eq(&self, other: &Seen) -> bool {
+        (&self.sha256, &self.at, self.definition.get())
+            == (&other.sha256, &other.at, other.definition.get())
+    }
 }
 
 impl Seen {
-    fn of(definition: &Value, now: &str) -> Seen {
+    fn of(definition: &Value, hash: String, now: &str) -> Seen {
         Seen {
-            sha256: digest(definition),
+            sha256: hash,
             at: now.to_owned(),
-            definition: definition.clone(),
+            definition: serde_json::value::to_raw_value(definition)
+                .unwrap_or_else(|_| RawValue::NULL.to_owned()),
         }
+    }
+
+    /// The definition, parsed.
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.definition.get()).unwrap_or_default()
     }
 }
 
@@ -92,6 +108,8 @@ pub struct Change {
     pub description: Option<String>,
     /// Not seen as this definition before (the first notice of it).
     pub fresh: bool,
+    /// The hash of the definition seen now.
+    pub sha256: String,
 }
 
 impl Change {
@@ -150,25 +168,35 @@ impl Pins {
 
     /// What `server` lists now against its pins, changing nothing.
     pub fn compare(&self, server: &str, tools: &[(String, Value)]) -> Vec<Change> {
+        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
+        self.compare_hashed(server, tools, &hashes)
+    }
+
+    fn compare_hashed(
+        &self,
+        server: &str,
+        tools: &[(String, Value)],
+        hashes: &[String],
+    ) -> Vec<Change> {
         let Some(pinned) = self.servers.get(server) else {
             return Vec::new();
         };
         tools
             .iter()
-            .filter_map(|(name, definition)| {
+            .zip(hashes)
+            .filter_map(|((name, definition), hash)| {
                 let pin = pinned.get(name);
-                let hash = digest(definition);
                 let approved = pin.and_then(|p| p.approved.as_ref());
-                if approved.is_some_and(|a| a.sha256 == hash) {
+                if approved.is_some_and(|a| a.sha256 == *hash) {
                     return None;
                 }
                 let fresh = pin
                     .and_then(|p| p.pending.as_ref())
-                    .is_none_or(|p| p.sha256 != hash);
-                let (fields, description) = match approved {
-                    Some(a) => (
-                        changed_fields(&a.definition, definition),
-                        description_diff(&a.definition, definition),
+                    .is_none_or(|p| p.sha256 != *hash);
+                let (fields, description) = match approved.map(Seen::value) {
+                    Some(before) => (
+                        changed_fields(&before, definition),
+                        description_diff(&before, definition),
                     ),
                     None => (Vec::new(), None),
                 };
@@ -178,6 +206,7 @@ impl Pins {
                     fields,
                     description,
                     fresh,
+                    sha256: hash.clone(),
                 })
             })
             .collect()
@@ -196,16 +225,16 @@ impl Pins {
             self.approve_all(server, tools, now);
             return (Vec::new(), true);
         }
-        let changes = self.compare(server, tools);
+        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
+        let changes = self.compare_hashed(server, tools, &hashes);
         let pinned = self.servers.entry(server.to_owned()).or_default();
         let mut touched = false;
-        for (name, definition) in tools {
+        for ((name, definition), hash) in tools.iter().zip(hashes) {
             let pin = pinned.entry(name.clone()).or_default();
-            let hash = digest(definition);
             if pin.approved.as_ref().is_some_and(|a| a.sha256 == hash) {
                 touched |= pin.pending.take().is_some();
             } else if pin.pending.as_ref().is_none_or(|p| p.sha256 != hash) {
-                pin.pending = Some(Seen::of(definition, now));
+                pin.pending = Some(Seen::of(definition, hash, now));
                 touched = true;
             }
         }
@@ -217,12 +246,9 @@ impl Pins {
         let pinned = self.servers.entry(server.to_owned()).or_default();
         for (name, definition) in tools {
             let pin = pinned.entry(name.clone()).or_default();
-            if pin
-                .approved
-                .as_ref()
-                .is_none_or(|a| a.sha256 != digest(definition))
-            {
-                pin.approved = Some(Seen::of(definition, now));
+            let hash = digest(definition);
+            if pin.approved.as_ref().is_none_or(|a| a.sha256 != hash) {
+                pin.approved = Some(Seen::of(definition, hash, now));
             }
             pin.pending = None;
         }
@@ -240,7 +266,7 @@ impl Pins {
                 let why = match &pin.approved {
                     Some(a) => format!(
                         "its definition changed since it was pinned ({})",
-                        changed_fields(&a.definition, &pending.definition).join(", ")
+                        changed_fields(&a.value(), &pending.value()).join(", ")
                     ),
                     None => "it is new since its server was pinned".to_owned(),
                 };

@@ -75,6 +75,10 @@ impl Gateway {
         };
         let before = lock(&self.catalogs)[index].clone();
         if before.as_ref() == Some(&catalog) {
+            // Unchanged since it was kept; its pins are checked all the same (one forgotten
+            // is pinned afresh, pins turned on since see it).
+            self.check_pins(index);
+            self.save_pins();
             return;
         }
         self.keep(index, catalog.clone());

@@ -127,15 +127,13 @@ impl PinBook {
         let mut told = lock(&self.told);
         Ok(changes
             .into_iter()
-            .filter(|c| {
-                let hash = tools
-                    .iter()
-                    .find(|(name, _)| *name == c.tool)
-                    .map(|(_, t)| crate::contract::pins::digest(t))
-                    .unwrap_or_default();
-                told.insert((c.server.clone(), c.tool.clone(), hash))
-            })
+            .filter(|c| told.insert((c.server.clone(), c.tool.clone(), c.sha256.clone())))
             .collect())
+    }
+
+    /// Whether `server` has pins.
+    pub fn knows(&self, server: &str) -> bool {
+        lock(&self.pins).knows(server)
     }
 
     /// Writes what checks recorded since the last write, once for a batch of servers.
@@ -196,10 +194,16 @@ impl super::Gateway {
         }
     }
 
-    /// Checks every catalog known now (the cached ones, at start) and writes the pins.
+    /// Pins the cached catalogs of servers the pins do not know yet (at start). A known
+    /// server's catalog was checked when it was kept, and is again whenever the server starts.
     pub(super) fn check_cached_pins(&self) {
-        for index in 0..self.upstreams.len() {
-            self.check_pins(index);
+        let Some(book) = &self.pins else {
+            return;
+        };
+        for (index, upstream) in self.upstreams.iter().enumerate() {
+            if !book.knows(&upstream.key) {
+                self.check_pins(index);
+            }
         }
         self.save_pins();
     }
