@@ -103,8 +103,8 @@ pub fn options(
     })
 }
 
-/// The gateway's pins (`None` under `pins: off`): a pins file that does not read stops the
-/// gateway, since `hold` could not keep its promise.
+/// The gateway's pins (`None` under `pins: off`). Under `hold` a pins file that does not read
+/// stops the gateway, which could not keep its promise otherwise.
 fn pin_book(args: &Args, config: &Config) -> anyhow::Result<Option<PinBook>> {
     if config.pins == PinMode::Off {
         return Ok(None);
@@ -114,7 +114,7 @@ fn pin_book(args: &Args, config: &Config) -> anyhow::Result<Option<PinBook>> {
             "no place for the pins file: neither HOME nor XDG_CONFIG_HOME is set; give --pins FILE, or set pins: off"
         );
     };
-    let pins = pinned::load(&file).map_err(anyhow::Error::msg)?;
+
     let approve = match &args.pins {
         Some(file) => format!("mcpguard pins approve --pins {}", shown(file)),
         None => format!(
@@ -122,7 +122,13 @@ fn pin_book(args: &Args, config: &Config) -> anyhow::Result<Option<PinBook>> {
             shown(args.mcp_config.as_deref().unwrap_or(Path::new(".mcp.json")))
         ),
     };
-    Ok(Some(PinBook::new(config.pins, file, approve, pins)))
+    let book = PinBook::new(config.pins, file, approve);
+    // Under `hold` the pins decide the first listing: a file that does not read stops the
+    // gateway now. Under `warn` it is read when a server's catalog is first checked.
+    if config.pins == PinMode::Hold {
+        book.reload_if_changed().map_err(anyhow::Error::msg)?;
+    }
+    Ok(Some(book))
 }
 
 /// A path as a person would paste it into a shell (absolute: the hint is read elsewhere).

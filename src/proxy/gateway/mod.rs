@@ -217,14 +217,11 @@ impl Gateway {
             closing: AtomicBool::new(false),
             pins: opts.pins,
         });
-        // A cached catalog is checked as a listed one is (a server first seen is pinned):
-        // before the first listing under `hold`, which it may change; beside it otherwise, so
-        // a warm start does not wait for 10,000 hashes.
+        // Under `hold` a cached catalog of a server the pins do not know is pinned before the
+        // first listing, which the pins decide. Under `warn` nothing is held: a server's
+        // catalog is checked when it starts, and a warm start reads no pins at all.
         if gateway.refresh_first() {
             gateway.check_cached_pins();
-        } else if gateway.pins.is_some() {
-            let g = gateway.clone();
-            std::thread::spawn(move || g.check_cached_pins());
         }
         gateway.rebuild();
         gateway.write_status();

@@ -64,8 +64,9 @@ pub struct PinBook {
     /// The command a person runs to approve, without the tool (`mcpguard pins approve ...`).
     pub approve: String,
     pins: Mutex<Pins>,
-    /// The file's modification time and length when last read or written.
-    stamp: Mutex<Option<(SystemTime, u64)>>,
+    /// The file's modification time and length when last read or written; `None` until the
+    /// file is first read (on first use: a warm start under `warn` never reads it).
+    stamp: Mutex<Option<Option<(SystemTime, u64)>>>,
     /// Changes logged already (server, tool, hash): each is said once per run.
     told: Mutex<HashSet<(String, String, String)>>,
     /// Checks recorded something the file does not hold yet.
@@ -73,18 +74,17 @@ pub struct PinBook {
 }
 
 impl PinBook {
-    pub fn new(mode: PinMode, file: PathBuf, approve: String, pins: Pins) -> PinBook {
-        let book = PinBook {
+    /// The pins of `file`, read when they are first needed.
+    pub fn new(mode: PinMode, file: PathBuf, approve: String) -> PinBook {
+        PinBook {
             mode,
             file,
             approve,
-            pins: Mutex::new(pins),
+            pins: Mutex::default(),
             stamp: Mutex::default(),
             told: Mutex::default(),
             dirty: AtomicBool::new(false),
-        };
-        *lock(&book.stamp) = book.on_disk();
-        book
+        }
     }
 
     fn on_disk(&self) -> Option<(SystemTime, u64)> {
@@ -92,17 +92,18 @@ impl PinBook {
         Some((meta.modified().ok()?, meta.len()))
     }
 
-    /// Reads the file again when something else changed it; whether anything was read.
+    /// Reads the file when it was never read or something else changed it since; whether
+    /// anything was read.
     pub fn reload_if_changed(&self) -> Result<bool, String> {
         let now = self.on_disk();
-        if now == *lock(&self.stamp) {
+        if *lock(&self.stamp) == Some(now) {
             return Ok(false);
         }
         // Records not written yet are made again by the next check: the file's word wins.
         self.dirty.store(false, Ordering::SeqCst);
         let pins = load(&self.file)?;
         *lock(&self.pins) = pins;
-        *lock(&self.stamp) = now;
+        *lock(&self.stamp) = Some(now);
         Ok(true)
     }
 
@@ -132,8 +133,9 @@ impl PinBook {
     }
 
     /// Whether `server` has pins.
-    pub fn knows(&self, server: &str) -> bool {
-        lock(&self.pins).knows(server)
+    pub fn knows(&self, server: &str) -> Result<bool, String> {
+        self.reload_if_changed()?;
+        Ok(lock(&self.pins).knows(server))
     }
 
     /// Writes what checks recorded since the last write, once for a batch of servers.
@@ -144,7 +146,7 @@ impl PinBook {
         let pins = lock(&self.pins);
         save(&self.file, &pins)
             .map_err(|e| format!("cannot write the pins file {}: {e}", self.file.display()))?;
-        *lock(&self.stamp) = self.on_disk();
+        *lock(&self.stamp) = Some(self.on_disk());
         Ok(())
     }
 
@@ -153,6 +155,8 @@ impl PinBook {
         if self.mode != PinMode::Hold {
             return BTreeMap::new();
         }
+        // A file that does not read holds nothing back; the check that reads it says why.
+        let _ = self.reload_if_changed();
         lock(&self.pins).held(server)
     }
 }
@@ -201,8 +205,10 @@ impl super::Gateway {
             return;
         };
         for (index, upstream) in self.upstreams.iter().enumerate() {
-            if !book.knows(&upstream.key) {
-                self.check_pins(index);
+            match book.knows(&upstream.key) {
+                Ok(true) => {}
+                Ok(false) => self.check_pins(index),
+                Err(why) => return self.log(super::Level::Error, format!("pins: {why}")),
             }
         }
         self.save_pins();
