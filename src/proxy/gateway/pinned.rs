@@ -226,7 +226,8 @@ impl super::Gateway {
     /// Reads the pins file again when it changed (an approval): a tool let through is listed
     /// again, and the client hears the list changed.
     pub(super) fn reload_pins(&self) {
-        let Some(book) = &self.pins else {
+        // Only `hold` lists by the pins; under `warn` an approval changes no listing.
+        let Some(book) = self.pins.as_ref().filter(|b| b.mode == PinMode::Hold) else {
             return;
         };
         match book.reload_if_changed() {
