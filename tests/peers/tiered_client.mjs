@@ -20,6 +20,9 @@ await client.connect(
   new StdioClientTransport({
     command: bin,
     args: ["proxy", "--mcp-config", config, "--catalog-cache", cache],
+    // The check's environment (its XDG_CONFIG_HOME keeps the pins with the run): the SDK
+    // passes only a few variables by default.
+    env: process.env,
     stderr: "ignore",
   }),
 );

@@ -12,6 +12,7 @@ scripts/check-gateway-clients.sh.
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import Client
@@ -51,6 +52,9 @@ async def main():
     target = StdioServerParameters(
         command=mcpguard,
         args=["proxy", "--mcp-config", config, "--catalog-cache", cache],
+        # The check's environment (its XDG_CONFIG_HOME keeps the pins with the run): the SDK
+        # passes only a few variables by default.
+        env=dict(os.environ),
     )
     for mode in ["auto", "legacy"]:
         listed = await session(mode, target)
