@@ -12,24 +12,23 @@ fn var(name: &str) -> Option<std::ffi::OsString> {
 
 /// `$XDG_CONFIG_HOME/mcpguard`, else `~/.config/mcpguard` (`%APPDATA%\mcpguard` on Windows).
 pub fn config() -> Option<PathBuf> {
-    let base = if cfg!(windows) {
-        var("APPDATA").map(PathBuf::from)
-    } else {
-        var("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config")))
-    };
-    base.map(|b| b.join("mcpguard"))
+    user_dir("APPDATA", "XDG_CONFIG_HOME", ".config")
 }
 
 /// `$XDG_CACHE_HOME/mcpguard`, else `~/.cache/mcpguard` (`%LOCALAPPDATA%\mcpguard` on Windows).
 pub fn cache() -> Option<PathBuf> {
+    user_dir("LOCALAPPDATA", "XDG_CACHE_HOME", ".cache")
+}
+
+/// mcpguard's folder under the platform's base: Windows' variable, else the XDG one, else
+/// the folder of that name in HOME.
+fn user_dir(windows: &str, xdg: &str, in_home: &str) -> Option<PathBuf> {
     let base = if cfg!(windows) {
-        var("LOCALAPPDATA").map(PathBuf::from)
+        var(windows).map(PathBuf::from)
     } else {
-        var("XDG_CACHE_HOME")
+        var(xdg)
             .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(in_home)))
     };
     base.map(|b| b.join("mcpguard"))
 }
