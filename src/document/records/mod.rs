@@ -6,8 +6,8 @@
 //! sorted, counted and paged as JSON lists are. It never guesses: a text it cannot read whole
 //! as one of these stays text, and the error says why.
 //!
-//! Records without field names (tuples, lists, header-less CSV) get positional ones: `1`,
-//! `2`, ... Cells of delimited text and tables that read as numbers become numbers (`007`
+//! Records without field names (tuples, lists) get positional ones: `1`, `2`, ... Delimited
+//! text needs its header row: without one a log of evenly punctuated lines would pass for CSV. Cells of delimited text and tables that read as numbers become numbers (`007`
 //! stays text: a leading zero is an identifier's), the rest stay strings.
 
 pub mod delimited;
@@ -24,8 +24,19 @@ pub struct Records {
     pub rows: Vec<Value>,
 }
 
+/// The longest text read as records. Records are held as one tree (not streamed yet), about
+/// 35 times the text's size: past this, a text stays text and is chunked as text.
+pub const MAX_TEXT_BYTES: usize = 8 << 20;
+
 /// The text's rows as JSON records, or why it holds none.
 pub fn read(text: &str) -> Result<Records, String> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(format!(
+            "{} bytes, over the {} MB read as records (they are not streamed yet); read it as text",
+            text.len(),
+            MAX_TEXT_BYTES >> 20
+        ));
+    }
     let trimmed = text.trim_start();
     match trimmed.as_bytes().first() {
         Some(b'[' | b'(') => from_python(trimmed),
@@ -85,21 +96,17 @@ fn from_delimited(text: &str) -> Result<Records, String> {
         d => format!("text delimited by {:?}", d as char),
     };
     let width = table.rows.first().map_or(0, Vec::len);
-    let (what, rows) = match table.header {
-        Some(header) => (
-            format!("{kind} with a header row, {width} fields"),
-            table.rows.into_iter().map(|r| named(&header, r)).collect(),
-        ),
-        None => (
-            format!("{kind} without a header row, {width} fields named 1 to {width}"),
-            table
-                .rows
-                .into_iter()
-                .map(|r| positional(r.into_iter().map(|c| typed(&c)).collect()))
-                .collect(),
-        ),
+    // Without a header row, a log whose lines hold the same number of commas would read as
+    // CSV: the header is the evidence, so header-less text stays text.
+    let Some(header) = table.header else {
+        return Err(format!(
+            "not CSV or TSV: every line splits into {width} fields at {kind}'s delimiter, but no header row names them (a log's lines can do that too)"
+        ));
     };
-    Ok(Records { what, rows })
+    Ok(Records {
+        what: format!("{kind} with a header row, {width} fields"),
+        rows: table.rows.into_iter().map(|r| named(&header, r)).collect(),
+    })
 }
 
 fn from_markdown(text: &str) -> Result<Records, String> {
@@ -180,12 +187,18 @@ mod tests {
         let csv = read("id,code,total\n1,007,12.50\n2,010,-3\n").unwrap();
         assert_eq!(csv.what, "CSV with a header row, 3 fields");
         assert_eq!(csv.rows[0], json!({"id": 1, "code": "007", "total": 12.5}));
-        let tsv = read("a\tb\nx\ty\n").unwrap();
-        assert_eq!(tsv.what, "TSV without a header row, 2 fields named 1 to 2");
-        assert_eq!(tsv.rows[1], json!({"1": "x", "2": "y"}));
+        let tsv = read("name\tn\nx\t1\n").unwrap();
+        assert_eq!(tsv.what, "TSV with a header row, 2 fields");
+        assert_eq!(tsv.rows[0], json!({"name": "x", "n": 1}));
         let md = read("| id | who |\n|---|---|\n| 1 | ann |\n").unwrap();
         assert_eq!(md.what, "a Markdown table with 2 columns");
         assert_eq!(md.rows, [json!({"id": 1, "who": "ann"})]);
+    }
+
+    #[test]
+    fn text_past_the_size_read_as_records_stays_text() {
+        let big = format!("id,n\n{}", "1,2\n".repeat(MAX_TEXT_BYTES / 4 + 1));
+        assert!(read(&big).unwrap_err().contains("not streamed yet"));
     }
 
     #[test]
@@ -196,6 +209,11 @@ mod tests {
             ("[]", "empty Python list"),
             ("The build passed.\nNo warnings.", "not CSV or TSV"),
             ("| a |\n| b |", "not the delimiter row"),
+            ("a\tb\nx\ty\n", "no header row names them"),
+            (
+                "10:00 worker-1 handled request 1, status ok, in 3 ms\n10:01 worker-2 handled request 2, status ok, in 4 ms",
+                "no header row names them",
+            ),
         ] {
             let e = read(text).unwrap_err();
             assert!(e.contains(says), "{text:?}: {e}");
