@@ -8,9 +8,10 @@
 //! LiveMCPBench catalog), for the tiers' figures (scripts/bench-tiers.sh).
 //!
 //! `--answer-file FILE` answers every call with that file's text (a database's repr, a CSV),
+//! `--answer-result FILE` with that file's JSON as the whole result (structuredContent too),
 //! for the checks of records read from text.
 //!
-//!     catalog_server --name NAME [--tools 100] [--delay-ms 0] [--recorded FILE] [--answer-file FILE]
+//!     catalog_server --name NAME [--tools 100] [--delay-ms 0] [--recorded FILE] [--answer-file FILE] [--answer-result FILE]
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -85,6 +86,10 @@ fn main() {
     };
     let answer = flag("--answer-file")
         .map(|path| std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")));
+    let whole: Option<Value> = flag("--answer-result").map(|path| {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    });
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -109,6 +114,7 @@ fn main() {
                 continue;
             }
             Some("tools/list") => json!({ "tools": catalog }),
+            Some("tools/call") if whole.is_some() => whole.clone().unwrap_or_default(),
             Some("tools/call") => json!({"content": [{"type": "text",
                 "text": answer.clone().unwrap_or_else(|| format!("{} done", message["params"]["name"].as_str().unwrap_or("")))}]}),
             Some("ping") => json!({}),

@@ -199,3 +199,153 @@ fn through_the_proxy_a_shrunk_repr_answers_where_and_aggregate() {
     assert!(matched.to_string().contains("customer_"), "{matched}");
     s.finish();
 }
+
+/// The text of a fixture's first block, written to a file of its own (a `.csv` as a user has
+/// it, a saved `str(rows)`).
+fn text_file(dir: &std::path::Path, fixture_name: &str, file: &str) -> PathBuf {
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(fixture_name)).unwrap()).unwrap();
+    let path = dir.join(file);
+    std::fs::write(&path, result["content"][0]["text"].as_str().unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn a_csv_file_or_a_saved_repr_on_the_command_line_is_read_as_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let cancelled = &expected()["cancelled"];
+    for (fixture_name, file) in [
+        ("orders-csv.result.json", "orders.csv"),
+        ("sqlite-orders.result.json", "rows.txt"),
+    ] {
+        let path = text_file(dir.path(), fixture_name, file);
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .arg("paginate")
+            .arg(&path)
+            .args([
+                "--where",
+                "status=cancelled",
+                "--aggregate",
+                "count, sum(total)",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let figures: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(figures["count"], cancelled["count"], "{file}: {figures}");
+        assert_eq!(
+            figures["sum(total)"], cancelled["sum_total"],
+            "{file}: {figures}"
+        );
+
+        // summarize previews records projected to the fields asked for, and says what they
+        // were read from.
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .arg("summarize")
+            .arg(&path)
+            .args(["--fields", "status,total"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let preview: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        let summary = preview["summary"].as_str().unwrap();
+        assert!(
+            summary.contains(" records (") && summary.contains("read from its text"),
+            "{file}: {summary}"
+        );
+        assert_eq!(preview["count"], expected()["rows"], "{file}: {preview}");
+        let first = preview["items"][0].as_object().unwrap();
+        assert_eq!(
+            first.keys().collect::<Vec<_>>(),
+            ["status", "total"],
+            "{file}: {preview}"
+        );
+    }
+    // JSON that is broken stays an error that says where, not records.
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"a\": 1,}").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+        .arg("summarize")
+        .arg(&broken)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken.json:1:"));
+}
+
+#[test]
+fn through_the_proxy_a_csv_under_structured_content_answers_where_and_match_with_whole_records() {
+    // server-filesystem's read_text_file: the file as text, and structuredContent
+    // `{"content": "<the same text>"}` (no list in it).
+    let dir = tempfile::tempdir().unwrap();
+    let csv = text_file(dir.path(), "orders-csv.result.json", "orders.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let answer = dir.path().join("answer.json");
+    std::fs::write(
+        &answer,
+        json!({"content": [{"type": "text", "text": text}], "structuredContent": {"content": text}})
+            .to_string(),
+    )
+    .unwrap();
+    let tools = dir.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        json!({"tools": [{"server": "filesystem", "tool": "read_text_file", "description": "Read a file",
+                          "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+                          "outputSchema": {"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let server = common::live::catalog_server();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    cmd.arg("proxy")
+        .arg("--")
+        .arg(server)
+        .args(["--name", "filesystem", "--recorded"])
+        .arg(&tools)
+        .arg("--answer-result")
+        .arg(&answer);
+    let mut s = Session::spawn(cmd, dir.path());
+    s.initialize();
+    let shrunk = s.call("read_text_file", json!({"path": "orders.csv"}));
+    let preview = shrunk.to_string();
+    assert!(
+        preview.len() < 20_000,
+        "{} bytes reached the client",
+        preview.len()
+    );
+    assert!(preview.contains("Its text holds records"), "{preview}");
+    let reference = shrunk["_meta"]["mcpguard/budget"]["artifactRef"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no artifact reference: {preview}"))
+        .to_owned();
+    let figures = s.more(
+        json!({"ref": reference, "where": "status=cancelled", "aggregate": "count, sum(total)"}),
+    );
+    let said = figures.to_string();
+    let cancelled = &expected()["cancelled"];
+    assert!(
+        said.contains(&format!("\\\"count\\\": {}", cancelled["count"])),
+        "{figures}"
+    );
+    assert!(
+        said.contains(&cancelled["sum_total"].to_string()),
+        "{figures}"
+    );
+    // The record whose note holds a line break comes back whole, as JSON.
+    let matched = s.more(json!({"ref": reference, "match": "line one"}));
+    let said = matched.to_string();
+    assert!(said.contains("records match"), "{matched}");
+    assert!(said.contains(r#"line one\\nline two"#), "{matched}");
+    s.finish();
+}

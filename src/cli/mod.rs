@@ -347,6 +347,27 @@ pub fn read_one(arg: &str, config: &Config) -> anyhow::Result<mcpguard::document
     one_document(arg, docs)
 }
 
+/// [`read_one`] where a file (or standard input) of records in plain text, a CSV file, a
+/// saved `str(rows)` or a Markdown table, reads as the tool result that carries that text.
+pub fn read_one_or_records(
+    arg: &str,
+    config: &Config,
+) -> anyhow::Result<mcpguard::document::input::Document> {
+    use mcpguard::document::input;
+    let source = source(arg, config)?;
+    if let Source::Path(p) = &source
+        && (!p.is_file() || input::is_jsonl(p))
+    {
+        return read_one(arg, config);
+    }
+    let (name, text) = input::read_text(&source, std::io::stdin().lock(), &config.read_limits)?;
+    let text = mcpguard::document::records::as_result_text(text);
+    one_document(
+        arg,
+        input::documents_of_text(&name, text, &config.read_limits),
+    )
+}
+
 /// The one document of `docs`, read from `arg`, or why there is not exactly one.
 pub fn one_document(
     arg: &str,

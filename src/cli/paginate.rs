@@ -137,6 +137,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
         {
             return pages(&args, c, &request, &lean.located(), &text, signing);
         }
+        let text = mcpguard::document::records::as_result_text(text);
         let docs = mcpguard::document::input::documents_of_text(&name, text, &c.read_limits);
         return paged_whole(
             &args,
@@ -146,7 +147,7 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
             signing,
         );
     }
-    let doc = super::read_one(&args.input, c)?;
+    let doc = super::read_one_or_records(&args.input, c)?;
     paged_whole(&args, c, &request, doc, signing)
 }
 
@@ -262,7 +263,7 @@ fn aggregate(args: &Args, c: &mcpguard::config::Config) -> anyhow::Result<Code> 
         args.group_by.as_deref(),
     )
     .map_err(|e| anyhow::anyhow!("--aggregate {e}"))?;
-    let doc = super::read_one(&args.input, c)?;
+    let doc = super::read_one_or_records(&args.input, c)?;
     let located = paginate::locate(&doc.value, args.path.as_deref())?;
     let question = paginate::select::Question {
         filter: Some(&filter),

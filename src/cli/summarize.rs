@@ -145,6 +145,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
     let source = super::source(&args.input, c)?;
     let (name, text) =
         mcpguard::document::input::read_text(&source, std::io::stdin().lock(), &c.read_limits)?;
+    // A CSV file, a saved `str(rows)`, a Markdown table: summarized as a result holding it.
+    let text = mcpguard::document::records::as_result_text(text);
 
     let opts = summarize::Options {
         limits,

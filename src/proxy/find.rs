@@ -143,6 +143,20 @@ pub fn find_text(
     Ok(text_answer(&found, ask, pattern_text, window, place, cx))
 }
 
+/// How much of a text is read before a search chooses between its lines and its records.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// Whether a text's head says it is records: JSON data, or what [`document::records`] reads.
+fn holds_records(head: &[u8]) -> bool {
+    // A piece may end inside a character: the head is judged up to its last whole one.
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+        || document::records::sniff(text)
+}
+
 /// What a search of a stored result found: matches in its text, or (its text being JSON data)
 /// the parsed result, whose records are to be matched instead.
 pub enum Searched {
@@ -168,20 +182,34 @@ pub fn search_stored(
             Err(e) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
         };
         let mut searcher = Searcher::new(query.clone(), window);
-        let mut looked = false;
+        // The text's head is held until it tells whether the text is records (JSON data, a
+        // Python repr, CSV, a Markdown table): their records are matched, not their lines.
+        let mut head: Option<Vec<u8>> = Some(Vec::new());
         let streamed = result_text::stream(reader, &mut |piece| {
-            if !looked && let Some(b) = piece.iter().find(|b| !b.is_ascii_whitespace()) {
-                looked = true;
-                // JSON data: its records are matched, not its lines.
-                if matches!(b, b'{' | b'[') {
+            if let Some(held) = &mut head {
+                held.extend_from_slice(piece);
+                if held.len() < SNIFF_BYTES {
+                    return true;
+                }
+                if holds_records(held) {
                     return false;
                 }
+                searcher.feed(held);
+                head = None;
+                return true;
             }
             searcher.feed(piece);
             true
         });
         match streamed {
-            Ok(()) => return Ok(Searched::Text(searcher.finish())),
+            Ok(()) => match head {
+                Some(held) if holds_records(&held) => {}
+                Some(held) => {
+                    searcher.feed(&held);
+                    return Ok(Searched::Text(searcher.finish()));
+                }
+                None => return Ok(Searched::Text(searcher.finish())),
+            },
             Err(Stop::NotPlain) => {}
             Err(Stop::Io(e)) => return Err(format!("{r} cannot be read ({e}); {AGAIN}")),
         }

@@ -46,6 +46,67 @@ pub fn read(text: &str) -> Result<Records, String> {
     }
 }
 
+/// Whether the start of a text (its first 64 KB, say) looks like records [`read`] would take:
+/// a Python list or tuple of dicts or tuples, a Markdown table, or delimited lines under a
+/// header row. For a reader that must choose before it has the whole text (a search that
+/// streams lines, or matches records): `false` is never wrong to act on, `true` is checked by
+/// reading the whole.
+pub fn sniff(head: &str) -> bool {
+    let trimmed = head.trim_start();
+    let mut chars = trimmed.chars();
+    match chars.next() {
+        Some('[' | '(') => {
+            matches!(chars.as_str().trim_start().chars().next(), Some('{' | '('))
+        }
+        Some('|') => true,
+        Some(_) => {
+            // Whole lines only; a cut inside a quoted line break is cut a line earlier.
+            let mut end = head.len();
+            for _ in 0..8 {
+                let Some(at) = head[..end].rfind('\n') else {
+                    return false;
+                };
+                match delimited::parse(&head[..at + 1]) {
+                    Ok(table) => return table.header.is_some(),
+                    Err(e) if e.contains("never closes") => end = at,
+                    Err(_) => return false,
+                }
+            }
+            false
+        }
+        None => false,
+    }
+}
+
+/// A text given where a JSON document is read (a file on the command line) that is not JSON
+/// but holds records (a CSV file, a saved `str(rows)`, a Markdown table): the tool result that
+/// would carry it as its text, so every command reads its records as it reads a server's. Any
+/// other text comes back as it is, to be read (or refused) as JSON.
+pub fn as_result_text(text: String) -> String {
+    let mut end = text.len().min(64 << 10);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = text[..end].trim_start();
+    // JSON starts alike: `[{"` or `[[` is JSON's, `[{'` and `[(` a Python repr's.
+    let python = |rest: &str| {
+        let rest = rest.trim_start();
+        rest.starts_with('(')
+            || rest
+                .strip_prefix('{')
+                .is_some_and(|r| r.trim_start().starts_with('\''))
+    };
+    let records = match head.as_bytes().first() {
+        Some(b'{' | b'"') | None => false,
+        Some(b'[') => python(&head[1..]),
+        Some(_) => sniff(head),
+    };
+    if !records {
+        return text;
+    }
+    serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string()
+}
+
 fn from_python(text: &str) -> Result<Records, String> {
     let items = match python::parse(text)? {
         Value::Array(items) if !items.is_empty() => items,
@@ -193,6 +254,48 @@ mod tests {
         let md = read("| id | who |\n|---|---|\n| 1 | ann |\n").unwrap();
         assert_eq!(md.what, "a Markdown table with 2 columns");
         assert_eq!(md.rows, [json!({"id": 1, "who": "ann"})]);
+    }
+
+    #[test]
+    fn a_head_is_sniffed_as_records_when_the_whole_would_read_as_them() {
+        for head in [
+            "[{'id': 1, 'customer': 'c'}, {'id': 2, 'cust",
+            "[(55, 'customer_710', datetime.date(2026, 1, 3)), (56, 'c",
+            "| id | who |\n|---|---|\n| 1 | a",
+            "id,note,total\n1,\"line one\nline two\",3\n2,\"a, b\",4\n3,\"cut inside a quo",
+        ] {
+            assert!(sniff(head), "{head:?}");
+        }
+        for head in [
+            "The build passed.\nNo warnings.\n",
+            "10:00 worker-1 handled 1, ok\n10:01 worker-2 handled 2, ok\n",
+            "[1, 2, 3]",
+            "one line, no end",
+        ] {
+            assert!(!sniff(head), "{head:?}");
+        }
+    }
+
+    #[test]
+    fn records_on_the_command_line_read_as_a_result_text_and_json_stays_json() {
+        for records in [
+            "id,total\n1,2.5\n",
+            "[{'id': 1}, {'id': 2}]",
+            "[(1, 'a'), (2, 'b')]",
+            "| id |\n|---|\n| 1 |\n",
+        ] {
+            let wrapped: Value = serde_json::from_str(&as_result_text(records.into())).unwrap();
+            assert_eq!(wrapped["content"][0]["text"], records);
+        }
+        for other in [
+            "[{\"id\": 1}]",
+            "{\"a\": 1,}",
+            "[[1, 2]]",
+            "plain words, not a table\n",
+            "",
+        ] {
+            assert_eq!(as_result_text(other.into()), other);
+        }
     }
 
     #[test]

@@ -52,10 +52,23 @@ pub(super) fn first_chunk(
     Some((Outcome::Chunked, out))
 }
 
-/// How to find entries in `text` (a log, JSONL, Markdown) rather than read them in order; none
-/// for plain text.
+/// How to find entries in `text` (records, a log, JSONL, Markdown) rather than read them in
+/// order; none for plain text.
 pub(super) fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Option<String> {
-    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    let mut end = text.len().min(64 << 10);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if crate::document::records::sniff(&text[..end]) {
+        return Some(format!(
+            " Its text holds records: filter, count and sum them with `where`, `aggregate` and `group_by` instead of reading them all: {}.",
+            result::call(
+                cx.more_tool,
+                &json!({"ref": reference, "aggregate": "count"})
+            )
+        ));
+    }
+    let head = &text.as_bytes()[..end];
     let (what, example) = match chunk::Kind::detect(None, head) {
         chunk::Kind::Log => ("log entries", "ERROR|FATAL"),
         chunk::Kind::Jsonl => ("records", "\"error\""),

@@ -172,10 +172,14 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                 _ => None,
             });
             // Text that is not JSON may still hold records (a Python repr, CSV, a Markdown
-            // table): read as JSON records, when there is no structuredContent to page.
-            let has_structured = anatomy.payload.get("structuredContent").is_some();
+            // table): read as JSON records, unless structuredContent holds a list to page
+            // (server-filesystem's `{"content": "<the file>"}` holds none).
+            let structured_list = anatomy
+                .payload
+                .get("structuredContent")
+                .is_some_and(|s| s.is_array() || !collections_in(s).is_empty());
             let text_block = text_block.or_else(|| {
-                if has_structured {
+                if structured_list {
                     return None;
                 }
                 anatomy.parts.iter().find_map(|p| match &p.content {

@@ -55,6 +55,9 @@ pub(super) struct Unwrapped {
     pub(super) success: bool,
     /// Full lengths of the arrays the parse cut.
     pub(super) lengths: Lengths,
+    /// What the records were read from when the text was not JSON ("a Python list of dicts
+    /// with 5 fields"): the payload is then those records, as JSON.
+    pub(super) read_from: Option<String>,
 }
 
 pub(super) fn fix(fix: &'static str, detail: String, bytes: u64) -> Fix {
@@ -109,6 +112,7 @@ pub(super) fn unwrap(
     let payload_pointer = anatomy.payload_pointer;
     let mut fixes = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
+    let mut read_from = None;
     // What to move out of the document once its anatomy (which borrows it) is gone: the data
     // is taken, not copied, so a 100 MB response is not held twice.
     enum Take {
@@ -203,7 +207,13 @@ pub(super) fn unwrap(
                         }
                         Take::At(at)
                     }
-                    None => Take::Ready(Payload::Text(texts.join("\n"))),
+                    None => match records_in(&texts) {
+                        Some(records) => {
+                            read_from = Some(records.what);
+                            Take::Ready(Payload::Json(Value::Array(records.rows)))
+                        }
+                        None => Take::Ready(Payload::Text(texts.join("\n"))),
+                    },
                 },
             };
             (Body::Tool { is_error }, take)
@@ -302,7 +312,22 @@ pub(super) fn unwrap(
         fixes,
         success,
         lengths,
+        read_from,
     }
+}
+
+/// The records in a result's one text block that is not JSON (a Python repr, CSV, a Markdown
+/// table), read only when its head looks like them: most text is not, and is never parsed.
+fn records_in(texts: &[&str]) -> Option<document::records::Records> {
+    let [text] = texts else { return None };
+    let mut end = text.len().min(64 << 10);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if !document::records::sniff(&text[..end]) {
+        return None;
+    }
+    document::records::read(text).ok()
 }
 
 /// Replaces base64 runs inside every string; returns the bytes saved.

@@ -213,7 +213,10 @@ impl<'u> Plan<'u> {
                     Some((name, list)) => {
                         plan.shape = PlanShape::List;
                         plan.count = u.lengths.of(list);
-                        plan.summary_noun = name.unwrap_or("items").to_owned();
+                        plan.summary_noun = match &u.read_from {
+                            Some(what) => format!("records ({what}, read from its text)"),
+                            None => name.unwrap_or("items").to_owned(),
+                        };
                         plan.list_name = name.map(str::to_owned);
                         (name, list.iter().take(max_items).collect())
                     }
