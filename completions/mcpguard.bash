@@ -924,7 +924,7 @@ _mcpguard() {
                     return 0
                     ;;
                 --kind)
-                    COMPREPLY=($(compgen -W "log markdown text jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "log markdown text jsonl csv" -- "${cur}"))
                     return 0
                     ;;
                 --cursor)

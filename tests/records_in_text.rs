@@ -349,3 +349,59 @@ fn through_the_proxy_a_csv_under_structured_content_answers_where_and_match_with
     assert!(said.contains(r#"line one\\nline two"#), "{matched}");
     s.finish();
 }
+
+#[test]
+fn chunks_of_a_csv_and_of_a_repr_on_one_line_end_between_records() {
+    let dir = tempfile::tempdir().unwrap();
+    for (fixture_name, file, ends) in [
+        // A record ends at a line's end outside quotes (a note holds a quoted line break).
+        ("orders-csv.result.json", "orders.csv", "\r\n"),
+        // 96 KB of tuples on one line: a chunk ends after a tuple and its comma.
+        ("duckdb-orders.result.json", "rows.txt", "), "),
+    ] {
+        let path = text_file(dir.path(), fixture_name, file);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .arg("chunk")
+            .arg(&path)
+            .args(["--all", "--format", "jsonl", "--max-tokens", "1500"])
+            .env("MCPGUARD_CURSOR_SECRET", "records-in-text-test-secret")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let chunks: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert!(chunks.len() > 5, "{file}: {} chunks", chunks.len());
+        assert_eq!(
+            chunks.concat(),
+            whole,
+            "{file}: the chunks give the text back"
+        );
+        for chunk in &chunks[..chunks.len() - 1] {
+            assert!(
+                chunk.ends_with(ends),
+                "{file}: a chunk ends mid-record: {:?}",
+                &chunk[chunk.len().saturating_sub(60)..]
+            );
+            if file == "orders.csv" {
+                assert_eq!(
+                    chunk.matches('"').count() % 2,
+                    0,
+                    "{file}: a quoted field cut: {chunk:?}"
+                );
+            }
+        }
+    }
+}

@@ -17,15 +17,18 @@ use super::{TokenizerArg, render};
 const AFTER_HELP: &str = "\
 Chunks hold at most --max-tokens tokens and --max-lines lines and end at a boundary: a log entry
 with its stack trace (continuation lines never start a chunk), a Markdown heading, paragraph or
-whole fenced code block, a paragraph of text, a JSONL record. An entry larger than a chunk is cut
-at the best place inside it (between lines, after a sentence, at a space) and the chunk says so
-(metadata.splitEntry). Content under chunkWholeBelow (1000) tokens comes back whole. The input is
+whole fenced code block, a paragraph of text, a JSONL record, a CSV record (its quoted line breaks
+included). An entry larger than a chunk is cut at the best place inside it (between lines, between
+the records of a list written on one line such as a database's str(rows), after a sentence or a
+tag, at a space or a comma) and the chunk says so (metadata.splitEntry). Content under chunkWholeBelow (1000) tokens comes back whole. The input is
 read in one streaming pass; concatenating every chunk gives it back byte for byte.
 
 A JSON file holding an MCP tool result is chunked by the text of its first text block.
 
 With --match, the matching entries are written whole (each under `--- lines A-B`; --format jsonl:
-one JSON object per line) and how many matched goes to stderr.
+one JSON object per line) and how many matched goes to stderr. A line too long to be one entry
+(over 2 KB: minified HTML, a list on one line) is never written whole: each hit comes in a window
+of a few hundred bytes (the record that holds it, in a list), under `--- line N, bytes A-B`.
 
 Exit codes: 0 a chunk was written (with --match: something matched); 1 the cursor was refused
 (with --match: nothing matched); 2 it could not run (unreadable, empty, binary or non-UTF-8
@@ -99,6 +102,7 @@ pub enum KindArg {
     Markdown,
     Text,
     Jsonl,
+    Csv,
 }
 
 impl From<KindArg> for Kind {
@@ -108,6 +112,7 @@ impl From<KindArg> for Kind {
             KindArg::Markdown => Kind::Markdown,
             KindArg::Text => Kind::Text,
             KindArg::Jsonl => Kind::Jsonl,
+            KindArg::Csv => Kind::Csv,
         }
     }
 }

@@ -55,11 +55,18 @@ pub fn write_matches(
         if json {
             serde_json::to_writer(
                 &mut *out,
-                &serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "text": b.text}),
+                &match b.bytes {
+                    Some((from, to)) => {
+                        serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "bytes": [from, to], "text": b.text})
+                    }
+                    None => {
+                        serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "text": b.text})
+                    }
+                },
             )?;
             writeln!(out)?;
         } else {
-            writeln!(out, "--- lines {}-{}", b.start_line, b.end_line)?;
+            writeln!(out, "--- {}", b.place())?;
             out.write_all(b.text.as_bytes())?;
             if !b.text.ends_with('\n') {
                 writeln!(out)?;
@@ -72,7 +79,9 @@ pub fn write_matches(
         mcpguard::reshape::chunk::Kind::Text => ("line", "lines"),
         mcpguard::reshape::chunk::Kind::Log => ("log entry", "log entries"),
         mcpguard::reshape::chunk::Kind::Markdown => ("block", "blocks"),
-        mcpguard::reshape::chunk::Kind::Jsonl => ("record", "records"),
+        mcpguard::reshape::chunk::Kind::Jsonl | mcpguard::reshape::chunk::Kind::Csv => {
+            ("record", "records")
+        }
     };
     let _ = writeln!(
         e,

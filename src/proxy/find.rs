@@ -239,7 +239,7 @@ fn text_answer(
         crate::reshape::chunk::Kind::Text => "line",
         crate::reshape::chunk::Kind::Log => "log entry",
         crate::reshape::chunk::Kind::Markdown => "block",
-        crate::reshape::chunk::Kind::Jsonl => "record",
+        crate::reshape::chunk::Kind::Jsonl | crate::reshape::chunk::Kind::Csv => "record",
     };
     let plural = |n: u64, one: &str| {
         if n == 1 {
@@ -285,14 +285,21 @@ fn text_answer(
     let mut out = result::text(head);
     let mut body = String::new();
     for b in &found.shown {
-        body.push_str(&format!("--- lines {}-{}", b.start_line, b.end_line));
+        body.push_str(&format!("--- {}", b.place()));
         if let Some(last) = b.cut_from {
+            // The rest starts on the next line, or on the line that was cut when it is the
+            // last: never an empty or reversed range.
+            let from = if b.end_line < last {
+                b.end_line + 1
+            } else {
+                last
+            };
             body.push_str(&format!(
                 " (of {}-{last}: cut to fit; the rest: {})",
                 b.start_line,
                 result::call(
                     cx.more_tool,
-                    &json!({"ref": place.reference, "lines": format!("{}-{last}", b.end_line + 1)})
+                    &json!({"ref": place.reference, "lines": format!("{from}-{last}")})
                 )
             ));
         }

@@ -71,7 +71,7 @@ pub(super) fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Opti
     let head = &text.as_bytes()[..end];
     let (what, example) = match chunk::Kind::detect(None, head) {
         chunk::Kind::Log => ("log entries", "ERROR|FATAL"),
-        chunk::Kind::Jsonl => ("records", "\"error\""),
+        chunk::Kind::Jsonl | chunk::Kind::Csv => ("records", "\"error\""),
         chunk::Kind::Markdown => ("sections", "^#+ .*Install"),
         chunk::Kind::Text => return None,
     };

@@ -1,6 +1,7 @@
 //! Where meaning breaks in text: which lines start a new unit (a log entry, a Markdown block,
-//! a paragraph, a JSONL record), and where a line too long for one chunk may be cut (a
-//! sentence end, else whitespace, else a character boundary).
+//! a paragraph, a JSONL or CSV record), and where a line too long for one chunk may be cut
+//! (between the items of a list written on one line, a sentence end, a tag's end, whitespace,
+//! a comma, else a character boundary).
 
 /// What kind of text is being chunked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -14,6 +15,9 @@ pub enum Kind {
     Text,
     /// One record per line.
     Jsonl,
+    /// Delimited records (CSV, TSV): a line starts a record unless a quoted field's line
+    /// break runs into it.
+    Csv,
 }
 
 impl Kind {
@@ -23,13 +27,20 @@ impl Kind {
             Kind::Markdown => "markdown",
             Kind::Text => "text",
             Kind::Jsonl => "jsonl",
+            Kind::Csv => "csv",
         }
     }
 
     pub fn parse(name: &str) -> Option<Kind> {
-        [Kind::Log, Kind::Markdown, Kind::Text, Kind::Jsonl]
-            .into_iter()
-            .find(|k| k.name() == name)
+        [
+            Kind::Log,
+            Kind::Markdown,
+            Kind::Text,
+            Kind::Jsonl,
+            Kind::Csv,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
     }
 
     /// Guesses the kind from a file name (if any) and the start of the content.
@@ -41,9 +52,17 @@ impl Kind {
             Some("jsonl" | "ndjson") => return Kind::Jsonl,
             Some("md" | "markdown") => return Kind::Markdown,
             Some("log") => return Kind::Log,
+            Some("csv" | "tsv") => return Kind::Csv,
             _ => {}
         }
         let text = String::from_utf8_lossy(head);
+        if !matches!(
+            text.trim_start().as_bytes().first(),
+            Some(b'[' | b'(' | b'|')
+        ) && crate::document::records::sniff(&text)
+        {
+            return Kind::Csv;
+        }
         let lines: Vec<&str> = text
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -171,9 +190,52 @@ pub fn ends_sentence(line: &[u8]) -> bool {
     end > 0 && matches!(line[end - 1], b'.' | b'!' | b'?' | b':')
 }
 
+/// Where each item of a list written on one line starts (after the opening bracket, and after
+/// each comma between items): a JSON array or a Python list or tuple of records, as a database
+/// server's `str(rows)` writes 600 KB on one line. Strings are skipped whole (both quotes,
+/// backslash escapes), so a comma or bracket inside one is no boundary. `None` when the line
+/// is not such a list of two or more items.
+pub fn item_starts(line: &[u8]) -> Option<Vec<usize>> {
+    let open = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    if !matches!(line[open], b'[' | b'(') {
+        return None;
+    }
+    let skip_space = |mut at: usize| {
+        while line.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    let mut starts = vec![skip_space(open + 1)];
+    let (mut depth, mut at) = (1usize, open + 1);
+    while at < line.len() {
+        match line[at] {
+            quote @ (b'"' | b'\'') => {
+                at += 1;
+                while at < line.len() && line[at] != quote {
+                    at += if line[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'(' | b'{' => depth += 1,
+            b']' | b')' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b',' if depth == 1 => starts.push(skip_space(at + 1)),
+            _ => {}
+        }
+        at += 1;
+    }
+    starts.retain(|&s| s < line.len() && !matches!(line[s], b']' | b')' | b'\n' | b'\r'));
+    (starts.len() >= 2).then_some(starts)
+}
+
 /// Where to cut `text` so the first part is at most `max` bytes: after the last sentence end
-/// in the second half of the window, else after the last whitespace, else at the last
-/// character boundary. Always cuts at least one character.
+/// in the second half of the window, else after the last tag's end (`>`) there, else after the
+/// last whitespace, else after the last comma, else at the last character boundary. Always
+/// cuts at least one character.
 pub fn cut_point(text: &str, max: usize) -> usize {
     if text.len() <= max {
         return text.len();
@@ -198,12 +260,17 @@ pub fn cut_point(text: &str, max: usize) -> usize {
     if let Some(at) = sentence {
         return at;
     }
-    if let Some(at) = window
-        .iter()
-        .rposition(|b| *b == b' ' || *b == b'\t')
-        .filter(|&i| i > 0)
-    {
-        return at + 1;
+    if let Some(at) = window[half..].iter().rposition(|b| *b == b'>') {
+        return half + at + 1;
+    }
+    for boundary in [b" \t".as_slice(), b",;"] {
+        if let Some(at) = window
+            .iter()
+            .rposition(|b| boundary.contains(b))
+            .filter(|&i| i > 0)
+        {
+            return at + 1;
+        }
     }
     limit
 }
@@ -258,6 +325,33 @@ mod tests {
             Kind::detect(None, b"Just words.\n\nMore words.\n"),
             Kind::Text
         );
+    }
+
+    #[test]
+    fn items_of_a_list_on_one_line_start_after_its_commas_not_those_in_strings() {
+        let line = b"[(1, 'a, b', Decimal('1.50')), (2, 'it\\'s (so)', None), (3, \"]\", 4)]\n";
+        let starts = item_starts(line).unwrap();
+        let items: Vec<&str> = starts
+            .iter()
+            .map(|&s| std::str::from_utf8(&line[s..s + 3]).unwrap())
+            .collect();
+        assert_eq!(items, ["(1,", "(2,", "(3,"]);
+        let dicts = br#"[{"id": 1, "n": [1, 2]}, {"id": 2}]"#;
+        assert_eq!(item_starts(dicts).unwrap(), [1, 25]);
+        for not_a_list in [&b"plain, words"[..], b"[1]", b"{\"a\": [1, 2]}"] {
+            assert_eq!(item_starts(not_a_list), None);
+        }
+    }
+
+    #[test]
+    fn tags_and_commas_are_boundaries_before_any_character() {
+        let html = "<div><span>alpha</span><span>beta</span></div>";
+        assert_eq!(
+            &html[..cut_point(html, 30)],
+            "<div><span>alpha</span><span>"
+        );
+        let csv = "1,2,3,4,5,6,7,8,9";
+        assert_eq!(&csv[..cut_point(csv, 8)], "1,2,3,4,");
     }
 
     #[test]

@@ -237,6 +237,8 @@ pub struct Classifier {
     in_fence: bool,
     after_fence: bool,
     after_heading: bool,
+    /// Csv: the line before ended inside a quoted field.
+    in_quotes: bool,
 }
 
 impl Classifier {
@@ -248,6 +250,7 @@ impl Classifier {
             in_fence: false,
             after_fence: false,
             after_heading: false,
+            in_quotes: false,
         }
     }
 
@@ -257,6 +260,14 @@ impl Classifier {
         let blank = boundaries::blank(line);
         let starts = match self.kind {
             Kind::Jsonl => true,
+            Kind::Csv => {
+                // A doubled quote inside a field counts twice: only an odd count opens or
+                // closes a field across the line's end.
+                let starts = !self.in_quotes;
+                let quotes = line.iter().filter(|&&b| b == b'"').count();
+                self.in_quotes ^= quotes % 2 == 1;
+                starts
+            }
             Kind::Log => boundaries::starts_log_entry(line),
             Kind::Text => !blank && self.prev_blank,
             Kind::Markdown => {
@@ -388,12 +399,19 @@ pub fn index_until(
                 ends_sentence: boundaries::ends_sentence(&buf),
             });
         } else {
-            // Too long for one chunk on its own: cut it into pieces that fit.
+            // Too long for one chunk on its own: cut it into pieces that fit, between the
+            // items of a list written on one line when it is one.
+            let items = boundaries::item_starts(&buf).unwrap_or_default();
             let mut rest = text;
             let mut at = offset;
             let mut first = true;
             while !rest.is_empty() {
-                let cut = boundaries::cut_point(rest, cut_bytes);
+                let done = (at - offset) as usize;
+                let fits = items.partition_point(|&s| s <= done + cut_bytes.min(rest.len()));
+                let cut = match items[..fits].last() {
+                    Some(&s) if s > done && rest.len() > cut_bytes => s - done,
+                    _ => boundaries::cut_point(rest, cut_bytes),
+                };
                 let (part, tail) = rest.split_at(cut);
                 packer.push(Piece {
                     start: at,

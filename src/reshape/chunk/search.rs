@@ -8,6 +8,11 @@
 //! match"); only the blocks of the window (`skip` blocks on, within a token budget) are kept.
 //! `context: N` adds N lines before and after each match; matches whose context touches merge
 //! into one block. Patterns are the `regex` crate's: linear time, size-limited.
+//!
+//! A line too long to be one entry (a database's `str(rows)` on one line, minified HTML, a
+//! log joined with spaces) is not shown whole: each hit comes in a window of its own, the
+//! record of a list written on one line that holds it, else a few hundred bytes around it cut
+//! at a tag's end, a comma or a space; the block says which bytes of the line it holds.
 
 use std::collections::VecDeque;
 
@@ -25,6 +30,12 @@ pub const MAX_PATTERN_BYTES: usize = 1_000;
 pub const MAX_CONTEXT: usize = 50;
 /// An entry longer than this is searched (and shown) in parts of this size.
 const MAX_UNIT_BYTES: usize = 1 << 20;
+/// A line longer than this is shown in windows around its hits, not whole.
+const LONG_LINE_BYTES: usize = 2 << 10;
+/// Bytes shown on each side of a hit in a long line (a record of a list is shown whole up to
+/// [`MAX_RECORD_BYTES`]).
+const WINDOW_BYTES: usize = 240;
+const MAX_RECORD_BYTES: usize = 8 << 10;
 
 /// Compiles `pattern` (the regex crate's syntax; `^` and `$` at line ends), or says why not.
 pub fn compile(pattern: &str) -> Result<Regex, String> {
@@ -83,6 +94,19 @@ pub struct Block {
     pub text: String,
     /// The block's last line, when it was cut to fit the budget (`end_line` is then less).
     pub cut_from: Option<u64>,
+    /// For a window of a long line: the bytes of that line it holds, from 1, inclusive.
+    pub bytes: Option<(u64, u64)>,
+}
+
+impl Block {
+    /// Where the block is, for its heading: `lines 12-14`, or `line 1, bytes 1200-1650` for
+    /// a window of a long line.
+    pub fn place(&self) -> String {
+        match self.bytes {
+            Some((from, to)) => format!("line {}, bytes {from}-{to}", self.start_line),
+            None => format!("lines {}-{}", self.start_line, self.end_line),
+        }
+    }
 }
 
 /// What a search found.
@@ -114,6 +138,8 @@ struct Open {
     end_line: u64,
     text: Vec<u8>,
     after_left: usize,
+    /// A window of a long line: which of its bytes (see [`Block::bytes`]).
+    bytes: Option<(u64, u64)>,
 }
 
 /// Reads a text pushed in pieces and finds what matches.
@@ -263,6 +289,12 @@ impl Searcher {
         }
         let end_line = self.unit.start_line + self.unit.lines - 1;
         let context = self.query.context;
+        if self.unit.lines == 1 && self.unit.bytes.len() > LONG_LINE_BYTES {
+            self.windows_of_long_line();
+            self.unit.bytes.clear();
+            self.unit.lines = 0;
+            return;
+        }
         if self.query.pattern.is_match(&self.unit.bytes) {
             self.entries += 1;
             match &mut self.open {
@@ -283,6 +315,7 @@ impl Searcher {
                         end_line,
                         text,
                         after_left: context,
+                        bytes: None,
                     });
                 }
             }
@@ -317,6 +350,40 @@ impl Searcher {
         self.unit.lines = 0;
     }
 
+    /// The unit is one long line: each hit (merged with those whose windows overlap) is a
+    /// block of its own. A long line is no one's context: it would be shown whole.
+    fn windows_of_long_line(&mut self) {
+        let line = std::mem::take(&mut self.unit.bytes);
+        let items = boundaries::item_starts(&line);
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        for hit in self.query.pattern.find_iter(&line) {
+            self.entries += 1;
+            let span = items
+                .as_deref()
+                .and_then(|starts| record_around(starts, &line, hit.start(), hit.end()))
+                .unwrap_or_else(|| window_around(&line, hit.start(), hit.end()));
+            match spans.last_mut() {
+                Some(last) if span.0 <= last.1 => last.1 = last.1.max(span.1),
+                _ => spans.push(span),
+            }
+        }
+        if let Some(open) = self.open.take() {
+            self.emit(open);
+        }
+        self.before.clear();
+        let at = self.unit.start_line;
+        for (start, end) in spans {
+            self.emit(Open {
+                start_line: at,
+                end_line: at,
+                text: line[start..end].to_vec(),
+                after_left: 0,
+                bytes: Some((start as u64 + 1, end as u64)),
+            });
+        }
+        self.unit.bytes = line;
+    }
+
     fn emit(&mut self, open: Open) {
         let index = self.blocks as usize;
         self.blocks += 1;
@@ -349,6 +416,7 @@ impl Searcher {
             end_line: open.end_line,
             text,
             cut_from: None,
+            bytes: open.bytes,
         });
     }
 
@@ -373,8 +441,60 @@ impl Searcher {
             end_line: last.min(open.end_line),
             text: prefix.to_owned(),
             cut_from: Some(open.end_line),
+            bytes: open
+                .bytes
+                .map(|(from, _)| (from, from + prefix.len() as u64 - 1)),
         }
     }
+}
+
+/// The item of a list written on one line that holds the hit at `start..end` (items, when
+/// it spans several), without the comma after it; `None` when that is over
+/// [`MAX_RECORD_BYTES`].
+fn record_around(
+    starts: &[usize],
+    line: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<(usize, usize)> {
+    let first = starts.partition_point(|&s| s <= start).saturating_sub(1);
+    let from = starts[first].min(start);
+    let next = starts.partition_point(|&s| s < end);
+    let mut to = starts.get(next).copied().unwrap_or(line.len()).max(end);
+    while to > end && matches!(line[to - 1], b' ' | b',' | b'\n' | b'\r') {
+        to -= 1;
+    }
+    (to - from <= MAX_RECORD_BYTES).then_some((from, to))
+}
+
+/// [`WINDOW_BYTES`] on each side of the hit at `start..end`, its ends moved in to a tag's end,
+/// a comma or a space when one is near, and never inside a character.
+fn window_around(line: &[u8], start: usize, end: usize) -> (usize, usize) {
+    let boundary = |b: &u8| matches!(b, b' ' | b'\t' | b'>' | b',' | b';');
+    let mut from = start.saturating_sub(WINDOW_BYTES);
+    if from > 0
+        && let Some(at) = line[from..start.min(from + WINDOW_BYTES / 2)]
+            .iter()
+            .position(boundary)
+    {
+        from += at + 1;
+    }
+    let mut to = (end + WINDOW_BYTES).min(line.len());
+    if to < line.len()
+        && let Some(at) = line[end.max(to - WINDOW_BYTES / 2)..to]
+            .iter()
+            .rposition(boundary)
+    {
+        to = end.max(to - WINDOW_BYTES / 2) + at + 1;
+    }
+    let continuation = |i: usize| line.get(i).is_some_and(|b| b & 0xC0 == 0x80);
+    while from < start && continuation(from) {
+        from += 1;
+    }
+    while to < line.len() && continuation(to) {
+        to += 1;
+    }
+    (from, to)
 }
 
 /// Searches a whole text held in memory (the CLI's files, a result read whole).
@@ -505,5 +625,71 @@ mod tests {
                 .unwrap_err()
                 .contains("too costly")
         );
+    }
+
+    #[test]
+    fn a_long_line_answers_with_a_window_per_hit_never_the_whole_line() {
+        let html: String = (0..2000)
+            .map(|i| {
+                format!(
+                    "<div class=\"row\"><span>item {i}</span>, value {}.</div> ",
+                    i * 7
+                )
+            })
+            .collect();
+        let found = search(html.as_bytes(), query("item 1234<", 0, None), window(0));
+        assert_eq!((found.entries, found.blocks), (1, 1));
+        let block = &found.shown[0];
+        assert!(
+            block.text.len() <= 2 * WINDOW_BYTES + 10,
+            "{}",
+            block.text.len()
+        );
+        assert!(block.text.contains("item 1234<"), "{}", block.text);
+        let (from, to) = block.bytes.unwrap();
+        assert_eq!(&html[from as usize - 1..to as usize], block.text);
+        assert_eq!(block.place(), format!("line 1, bytes {from}-{to}"));
+        // Hits whose windows overlap are one block; every hit is counted.
+        let found = search(html.as_bytes(), query("item 12[0-9]<", 0, None), window(0));
+        assert_eq!(found.entries, 10);
+        assert!(found.blocks < 10, "{}", found.blocks);
+    }
+
+    #[test]
+    fn a_hit_in_a_list_on_one_line_answers_with_its_record_whole() {
+        let rows: Vec<String> = (1..=500)
+            .map(|i| {
+                format!(
+                    "({i}, 'customer_{}', 'note, with a comma', Decimal('1.50'))",
+                    i % 90
+                )
+            })
+            .collect();
+        let text = format!("[{}]", rows.join(", "));
+        let found = search(text.as_bytes(), query("customer_42'", 0, None), window(0));
+        assert_eq!(found.entries, 6, "42, 132, ... 492");
+        let shown: Vec<&str> = found.shown.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            shown[0],
+            "(42, 'customer_42', 'note, with a comma', Decimal('1.50'))"
+        );
+        assert!(
+            shown
+                .iter()
+                .all(|t| t.starts_with('(') && t.ends_with("))")),
+            "{shown:?}"
+        );
+    }
+
+    #[test]
+    fn a_csv_record_with_a_line_break_in_a_field_is_one_entry() {
+        let csv = "id,note,total\n1,\"line one\nline two\",3\n2,plain,4\n";
+        let found = search(
+            csv.as_bytes(),
+            query("line one", 0, Some(Kind::Csv)),
+            window(0),
+        );
+        assert_eq!(found.shown[0].text, "1,\"line one\nline two\",3\n");
+        assert_eq!((found.shown[0].start_line, found.shown[0].end_line), (2, 3));
     }
 }

@@ -196,7 +196,8 @@ complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l max-lines -d
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l kind -d 'What the text is (detected from the name and the first 64 KB otherwise)' -r -f -a "log\t''
 markdown\t''
 text\t''
-jsonl\t''"
+jsonl\t''
+csv\t''"
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l cursor -d 'The nextCursor of the previous chunk' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l lines -d 'Just these lines, 1-based and inclusive: 100:200, 100: (to the end), or 100' -r
 complete -c mcpguard -n "__fish_mcpguard_using_subcommand chunk" -l match -d 'Find instead of chunk: every entry (log entry with its stack trace, Markdown block, JSONL record; in plain text, the line) that matches this regular expression (the regex crate\'s syntax; (?i) for any case), whole, under `--- lines A-B`' -r
