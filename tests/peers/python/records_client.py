@@ -107,7 +107,9 @@ def texts(result):
 async def check(mcpguard, name, command, tool, arguments, fields, expected, env):
     """One server behind the proxy; returns its figures."""
     status, total = fields
-    params = StdioServerParameters(command=mcpguard, args=["proxy", "--", *command], env=env)
+    # Run in the work directory: the proxy's store (.mcpguard/artifacts) is made there.
+    params = StdioServerParameters(command=mcpguard, args=["proxy", "--", *command], env=env,
+                                   cwd=env["XDG_CACHE_HOME"].rsplit("/", 1)[0])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
