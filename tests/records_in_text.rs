@@ -39,6 +39,31 @@ fn paginate(file: &str, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `mcpguard proxy` in front of the catalog fixture serving one recorded `tool`, which answers
+/// every call from `answer` (`--answer-file`: its text; `--answer-result`: the whole result),
+/// initialized.
+fn proxy_in_front(
+    dir: &std::path::Path,
+    tool: Value,
+    how: &str,
+    answer: &std::path::Path,
+) -> Session {
+    let server = tool["server"].as_str().unwrap().to_owned();
+    let tools = dir.join("tools.json");
+    std::fs::write(&tools, json!({ "tools": [tool] }).to_string()).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
+    cmd.arg("proxy")
+        .arg("--")
+        .arg(common::live::catalog_server())
+        .args(["--name", &server, "--recorded"])
+        .arg(&tools)
+        .arg(how)
+        .arg(answer);
+    let mut s = Session::spawn(cmd, dir);
+    s.initialize();
+    s
+}
+
 #[test]
 fn every_format_counts_and_sums_as_the_database_does() {
     let expected = expected();
@@ -144,25 +169,9 @@ fn through_the_proxy_a_shrunk_repr_answers_where_and_aggregate() {
     .unwrap();
     let answer = dir.path().join("rows.txt");
     std::fs::write(&answer, text["content"][0]["text"].as_str().unwrap()).unwrap();
-    let tools = dir.path().join("tools.json");
-    std::fs::write(
-        &tools,
-        json!({"tools": [{"server": "sqlite", "tool": "read_query", "description": "Run a SELECT query",
-                          "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}}]})
-        .to_string(),
-    )
-    .unwrap();
-    let server = common::live::catalog_server();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
-    cmd.arg("proxy")
-        .arg("--")
-        .arg(server)
-        .args(["--name", "sqlite", "--recorded"])
-        .arg(&tools)
-        .arg("--answer-file")
-        .arg(&answer);
-    let mut s = Session::spawn(cmd, dir.path());
-    s.initialize();
+    let tool = json!({"server": "sqlite", "tool": "read_query", "description": "Run a SELECT query",
+                      "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}});
+    let mut s = proxy_in_front(dir.path(), tool, "--answer-file", &answer);
     let shrunk = s.call("read_query", json!({"query": "SELECT * FROM orders"}));
     let preview = shrunk.to_string();
     assert!(
@@ -297,26 +306,10 @@ fn through_the_proxy_a_csv_under_structured_content_answers_where_and_match_with
             .to_string(),
     )
     .unwrap();
-    let tools = dir.path().join("tools.json");
-    std::fs::write(
-        &tools,
-        json!({"tools": [{"server": "filesystem", "tool": "read_text_file", "description": "Read a file",
-                          "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
-                          "outputSchema": {"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}}]})
-        .to_string(),
-    )
-    .unwrap();
-    let server = common::live::catalog_server();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
-    cmd.arg("proxy")
-        .arg("--")
-        .arg(server)
-        .args(["--name", "filesystem", "--recorded"])
-        .arg(&tools)
-        .arg("--answer-result")
-        .arg(&answer);
-    let mut s = Session::spawn(cmd, dir.path());
-    s.initialize();
+    let tool = json!({"server": "filesystem", "tool": "read_text_file", "description": "Read a file",
+                      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+                      "outputSchema": {"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}});
+    let mut s = proxy_in_front(dir.path(), tool, "--answer-result", &answer);
     let shrunk = s.call("read_text_file", json!({"path": "orders.csv"}));
     let preview = shrunk.to_string();
     assert!(
