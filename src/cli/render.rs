@@ -53,17 +53,11 @@ pub fn write_matches(
 ) -> anyhow::Result<()> {
     for b in &found.shown {
         if json {
-            serde_json::to_writer(
-                &mut *out,
-                &match b.bytes {
-                    Some((from, to)) => {
-                        serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "bytes": [from, to], "text": b.text})
-                    }
-                    None => {
-                        serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "text": b.text})
-                    }
-                },
-            )?;
+            let mut block = serde_json::json!({"startLine": b.start_line, "endLine": b.end_line, "text": b.text});
+            if let Some((from, to)) = b.bytes {
+                block["bytes"] = serde_json::json!([from, to]);
+            }
+            serde_json::to_writer(&mut *out, &block)?;
             writeln!(out)?;
         } else {
             writeln!(out, "--- {}", b.place())?;

@@ -143,9 +143,6 @@ pub fn find_text(
     Ok(text_answer(&found, ask, pattern_text, window, place, cx))
 }
 
-/// How much of a text is read before a search chooses between its lines and its records.
-const SNIFF_BYTES: usize = 64 << 10;
-
 /// Whether a text's head says it is records: JSON data, or what [`document::records`] reads.
 fn holds_records(head: &[u8]) -> bool {
     // A piece may end inside a character: the head is judged up to its last whole one.
@@ -188,7 +185,8 @@ pub fn search_stored(
         let streamed = result_text::stream(reader, &mut |piece| {
             if let Some(held) = &mut head {
                 held.extend_from_slice(piece);
-                if held.len() < SNIFF_BYTES {
+                // Held until it tells: as much as the records reader sniffs.
+                if held.len() < document::records::SNIFF_BYTES {
                     return true;
                 }
                 if holds_records(held) {

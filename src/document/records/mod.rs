@@ -46,12 +46,25 @@ pub fn read(text: &str) -> Result<Records, String> {
     }
 }
 
-/// Whether the start of a text (its first 64 KB, say) looks like records [`read`] would take:
-/// a Python list or tuple of dicts or tuples, a Markdown table, or delimited lines under a
-/// header row. For a reader that must choose before it has the whole text (a search that
-/// streams lines, or matches records): `false` is never wrong to act on, `true` is checked by
-/// reading the whole.
-pub fn sniff(head: &str) -> bool {
+/// How much of a text [`sniff`] reads.
+pub const SNIFF_BYTES: usize = 64 << 10;
+
+/// The first [`SNIFF_BYTES`] of `text`, never cut inside a character.
+fn head(text: &str) -> &str {
+    let mut end = text.len().min(SNIFF_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Whether the start of a text (its first [`SNIFF_BYTES`]) looks like records [`read`] would
+/// take: a Python list or tuple of dicts or tuples, a Markdown table, or delimited lines under
+/// a header row. For a reader that must choose before it has the whole text (a search that
+/// streams lines, or matches records), or that would rather not parse what is not records:
+/// `false` is never wrong to act on, `true` is checked by reading the whole.
+pub fn sniff(text: &str) -> bool {
+    let head = head(text);
     let trimmed = head.trim_start();
     let mut chars = trimmed.chars();
     match chars.next() {
@@ -83,11 +96,7 @@ pub fn sniff(head: &str) -> bool {
 /// would carry it as its text, so every command reads its records as it reads a server's. Any
 /// other text comes back as it is, to be read (or refused) as JSON.
 pub fn as_result_text(text: String) -> String {
-    let mut end = text.len().min(64 << 10);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = text[..end].trim_start();
+    let head = head(&text).trim_start();
     // JSON starts alike: `[{"` or `[[` is JSON's, `[{'` and `[(` a Python repr's.
     let python = |rest: &str| {
         let rest = rest.trim_start();

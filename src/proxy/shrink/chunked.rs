@@ -55,11 +55,15 @@ pub(super) fn first_chunk(
 /// How to find entries in `text` (records, a log, JSONL, Markdown) rather than read them in
 /// order; none for plain text.
 pub(super) fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Option<String> {
-    let mut end = text.len().min(64 << 10);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    if crate::document::records::sniff(&text[..end]) {
+    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    let kind = chunk::Kind::detect(None, head);
+    // `detect` has sniffed delimited records (Csv) already; a Python repr or a Markdown table
+    // is sniffed here, without parsing the head as delimited text a second time.
+    let repr_or_table = matches!(
+        text.trim_start().as_bytes().first(),
+        Some(b'[' | b'(' | b'|')
+    );
+    if kind == chunk::Kind::Csv || (repr_or_table && crate::document::records::sniff(text)) {
         return Some(format!(
             " Its text holds records: filter, count and sum them with `where`, `aggregate` and `group_by` instead of reading them all: {}.",
             result::call(
@@ -68,12 +72,11 @@ pub(super) fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Opti
             )
         ));
     }
-    let head = &text.as_bytes()[..end];
-    let (what, example) = match chunk::Kind::detect(None, head) {
+    let (what, example) = match kind {
         chunk::Kind::Log => ("log entries", "ERROR|FATAL"),
-        chunk::Kind::Jsonl | chunk::Kind::Csv => ("records", "\"error\""),
+        chunk::Kind::Jsonl => ("records", "\"error\""),
         chunk::Kind::Markdown => ("sections", "^#+ .*Install"),
-        chunk::Kind::Text => return None,
+        chunk::Kind::Text | chunk::Kind::Csv => return None,
     };
     Some(format!(
         " To find {what} instead of reading them all: {}.",

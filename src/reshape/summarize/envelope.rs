@@ -319,15 +319,10 @@ pub(super) fn unwrap(
 /// The records in a result's one text block that is not JSON (a Python repr, CSV, a Markdown
 /// table), read only when its head looks like them: most text is not, and is never parsed.
 fn records_in(texts: &[&str]) -> Option<document::records::Records> {
-    let [text] = texts else { return None };
-    let mut end = text.len().min(64 << 10);
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    match texts {
+        [text] if document::records::sniff(text) => document::records::read(text).ok(),
+        _ => None,
     }
-    if !document::records::sniff(&text[..end]) {
-        return None;
-    }
-    document::records::read(text).ok()
 }
 
 /// Replaces base64 runs inside every string; returns the bytes saved.
