@@ -5,6 +5,7 @@
 
 use std::io::{Read as _, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most mcpguard's own config (or a calls file) may hold: real ones are kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -124,16 +125,27 @@ fn write_streamed_as(
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        if durability != Durability::Synced || like.is_some() {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
+    // A temporary file of this write alone: two threads writing the same file (a gateway's
+    // status) each rename a whole file of their own, never one the other is still writing.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if durability != Durability::Synced || like.is_some() {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let (temp, file) = loop {
+        let n = WRITES.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+        match options.open(&temp) {
+            // One left by a process that had this id before and died mid-write.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n % 1000 != 999 => {}
+            opened => break (temp, opened),
         }
-        let file = options.open(&temp)?;
+    };
+    let result = (|| {
+        let file = file?;
         if let Some(like) = like {
             // Set on the open file, before a byte is written: the mode as it was, umask or not.
             file.set_permissions(like.permissions())?;
@@ -174,5 +186,29 @@ mod tests {
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         assert!(super::write_atomic(&dir.join("missing/x.json"), b"x").is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn threads_writing_one_file_each_leave_a_whole_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("status.json");
+        let texts: Vec<Vec<u8>> = (0..16u8).map(|i| vec![b'a' + i; 200_000]).collect();
+        std::thread::scope(|scope| {
+            for text in &texts {
+                let path = &path;
+                scope.spawn(move || {
+                    for _ in 0..5 {
+                        super::write_with(path, text, super::Durability::PrivateCache).unwrap();
+                    }
+                });
+            }
+        });
+        let written = std::fs::read(&path).unwrap();
+        assert!(texts.contains(&written), "a whole text, not a mix");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
     }
 }
