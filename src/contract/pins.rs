@@ -221,20 +221,32 @@ impl Pins {
         tools: &[(String, Value)],
         now: &str,
     ) -> (Vec<Change>, bool) {
+        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
+        self.check_hashed(server, tools, &hashes, now)
+    }
+
+    /// [`Pins::check`] with each tool's [`digest`] made already (a caller that shares the
+    /// pins between threads hashes before it takes them).
+    pub fn check_hashed(
+        &mut self,
+        server: &str,
+        tools: &[(String, Value)],
+        hashes: &[String],
+        now: &str,
+    ) -> (Vec<Change>, bool) {
         if !self.knows(server) {
-            self.approve_all(server, tools, now);
+            self.approve_hashed(server, tools, hashes, now);
             return (Vec::new(), true);
         }
-        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
-        let changes = self.compare_hashed(server, tools, &hashes);
+        let changes = self.compare_hashed(server, tools, hashes);
         let pinned = self.servers.entry(server.to_owned()).or_default();
         let mut touched = false;
         for ((name, definition), hash) in tools.iter().zip(hashes) {
             let pin = pinned.entry(name.clone()).or_default();
-            if pin.approved.as_ref().is_some_and(|a| a.sha256 == hash) {
+            if pin.approved.as_ref().is_some_and(|a| a.sha256 == *hash) {
                 touched |= pin.pending.take().is_some();
-            } else if pin.pending.as_ref().is_none_or(|p| p.sha256 != hash) {
-                pin.pending = Some(Seen::of(definition, hash, now));
+            } else if pin.pending.as_ref().is_none_or(|p| p.sha256 != *hash) {
+                pin.pending = Some(Seen::of(definition, hash.clone(), now));
                 touched = true;
             }
         }
@@ -243,12 +255,22 @@ impl Pins {
 
     /// Pins every tool `server` lists now as approved (what `audit --update-pins` does).
     pub fn approve_all(&mut self, server: &str, tools: &[(String, Value)], now: &str) {
+        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
+        self.approve_hashed(server, tools, &hashes, now);
+    }
+
+    fn approve_hashed(
+        &mut self,
+        server: &str,
+        tools: &[(String, Value)],
+        hashes: &[String],
+        now: &str,
+    ) {
         let pinned = self.servers.entry(server.to_owned()).or_default();
-        for (name, definition) in tools {
+        for ((name, definition), hash) in tools.iter().zip(hashes) {
             let pin = pinned.entry(name.clone()).or_default();
-            let hash = digest(definition);
-            if pin.approved.as_ref().is_none_or(|a| a.sha256 != hash) {
-                pin.approved = Some(Seen::of(definition, hash, now));
+            if pin.approved.as_ref().is_none_or(|a| a.sha256 != *hash) {
+                pin.approved = Some(Seen::of(definition, hash.clone(), now));
             }
             pin.pending = None;
         }

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::contract::pins::{Change, PinMode, Pins};
+use crate::contract::pins::{Change, PinMode, Pins, digest};
 use crate::util::dirs;
 use crate::util::fsutil::{self, Durability};
 
@@ -95,15 +95,18 @@ impl PinBook {
     /// Reads the file when it was never read or something else changed it since; whether
     /// anything was read.
     pub fn reload_if_changed(&self) -> Result<bool, String> {
+        // Held while the file is read: the servers' threads check at once, and one reads it
+        // for all (each reading it was a copy of the pins per server at the same time).
+        let mut stamp = lock(&self.stamp);
         let now = self.on_disk();
-        if *lock(&self.stamp) == Some(now) {
+        if *stamp == Some(now) {
             return Ok(false);
         }
         // Records not written yet are made again by the next check: the file's word wins.
         self.dirty.store(false, Ordering::SeqCst);
         let pins = load(&self.file)?;
         *lock(&self.pins) = pins;
-        *lock(&self.stamp) = Some(now);
+        *stamp = Some(now);
         Ok(true)
     }
 
@@ -119,9 +122,11 @@ impl PinBook {
                 Some((tool["name"].as_str()?.to_owned(), tool))
             })
             .collect();
+        // Hashed before the pins are taken: the servers' threads check at once.
+        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
         // What another process approved meanwhile counts before this check records.
         self.reload_if_changed()?;
-        let (changes, touched) = lock(&self.pins).check(server, &tools, &now());
+        let (changes, touched) = lock(&self.pins).check_hashed(server, &tools, &hashes, &now());
         if touched {
             self.dirty.store(true, Ordering::SeqCst);
         }
@@ -140,13 +145,15 @@ impl PinBook {
 
     /// Writes what checks recorded since the last write, once for a batch of servers.
     pub fn flush(&self) -> Result<(), String> {
+        // The stamp before the pins, as a reload takes them.
+        let mut stamp = lock(&self.stamp);
         if !self.dirty.swap(false, Ordering::SeqCst) {
             return Ok(());
         }
         let pins = lock(&self.pins);
         save(&self.file, &pins)
             .map_err(|e| format!("cannot write the pins file {}: {e}", self.file.display()))?;
-        *lock(&self.stamp) = Some(self.on_disk());
+        *stamp = Some(self.on_disk());
         Ok(())
     }
 
