@@ -13,6 +13,11 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Started by a proxy to become one of its servers: that, and nothing else.
+    if let Some(failure) = mcpguard::proxy::launch::launch_if_asked() {
+        eprintln!("mcpguard: {failure}");
+        return ExitCode::from(127);
+    }
     let args = cli::Cli::parse();
     args.color.apply();
     match cli::run(args) {

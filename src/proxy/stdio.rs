@@ -11,7 +11,7 @@
 //! its stdin closed, a grace period, then killed.
 
 use std::io::{BufReader, Read, Write};
-use std::process::{Child, Command, Stdio as Pipe};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -155,7 +155,7 @@ pub fn run(
     events: (Sender<Event>, Receiver<Event>),
     sinks: Sinks,
 ) -> Result<Ended, ProxyError> {
-    let Some(command) = server_process(&opts.command, &opts.env) else {
+    let Some(command) = super::launch::server_process(&opts.command, &opts.env) else {
         return Err(ProxyError::Spawn {
             command: String::new(),
             cause: std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command"),
@@ -289,74 +289,6 @@ pub fn serve(
     let _ = lock(&shared.to_client).flush();
     ended
 }
-
-/// The server's process as either proxy runs it (`None` for an empty command): its stdin and
-/// stdout piped to the proxy, its stderr the proxy's, ended with the proxy.
-pub(crate) fn server_process(
-    command: &[String],
-    env: &std::collections::BTreeMap<String, String>,
-) -> Option<Command> {
-    let (program, args) = command.split_first()?;
-    let mut process = Command::new(program);
-    process
-        .args(args)
-        .envs(env)
-        .stdin(Pipe::piped())
-        .stdout(Pipe::piped())
-        .stderr(Pipe::inherit());
-    end_with_parent(&mut process);
-    Some(process)
-}
-
-/// Whether this process turned transparent huge pages off for itself ([`huge_pages_off`]):
-/// the servers it starts get them back.
-static HUGE_PAGES_OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Turns transparent huge pages off for this process, not for the servers it starts (Linux;
-/// elsewhere nothing). The gateway runs a few threads per server, and the allocator gives
-/// each thread regions it asks to be huge pages, each zeroed whole when first touched: with
-/// 100 servers that was 230-260 MB and 1.2-1.4 s to list them cold, against 81 MB and 0.85 s
-/// without.
-pub fn huge_pages_off() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_THP_DISABLE takes integer arguments and touches no memory of
-    // ours.
-    if unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) } == 0 {
-        HUGE_PAGES_OFF.store(true, Ordering::SeqCst);
-    }
-}
-
-/// On Linux the child is sent SIGTERM when the proxy dies, however it dies (killed, a
-/// signal it does not handle): the kernel keeps the promise the guard below cannot keep then.
-#[cfg(target_os = "linux")]
-fn end_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt as _;
-    let parent = std::process::id();
-    let huge_pages_back = HUGE_PAGES_OFF.load(Ordering::SeqCst);
-    // SAFETY: runs in the child between fork and exec, and only calls prctl and getppid, which
-    // are async-signal-safe; nothing is allocated.
-    unsafe {
-        command.pre_exec(move || {
-            // The setting is inherited across exec: the server gets the system's default.
-            if huge_pages_back {
-                libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
-            }
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The proxy died before the prctl: nobody would send the signal.
-            if libc::getppid() as u32 != parent {
-                return Err(std::io::Error::other(
-                    "the proxy exited while starting the server",
-                ));
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn end_with_parent(_: &mut Command) {}
 
 /// Ends the child on every way out: a grace period after its stdin closed, then a kill.
 struct ChildGuard(Option<Child>);

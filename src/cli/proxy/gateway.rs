@@ -72,7 +72,7 @@ pub fn options(
     let env = |var: &str| std::env::var(var).ok();
     let servers = servers(args, &env)?;
     // Before the gateway's threads allocate.
-    mcpguard::proxy::stdio::huge_pages_off();
+    mcpguard::proxy::launch::huge_pages_off();
     let cache = cache_dir(args);
     let status_file = match (&cache, &args.mcp_config) {
         (Some(dir), Some(config)) => Some(status::file_for(dir, config)),

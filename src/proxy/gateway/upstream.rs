@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::super::bridge;
+use super::super::launch;
 use super::super::stdio::{self, ServerEnd, lock};
 use crate::net::mcp::{Target, era};
 use crate::net::oauth::session::OAuth;
@@ -318,7 +319,7 @@ impl Upstream {
         lock(&self.stderr).clear();
         let end = match &self.target {
             Target::Stdio { command, env, .. } => {
-                let mut process = stdio::server_process(command, env)
+                let mut process = launch::server_process(command, env)
                     .ok_or_else(|| NotOpened::Failed("its command is empty".to_owned()))?;
                 process.stderr(std::process::Stdio::piped());
                 let (end, stderr) = spawn(process).map_err(|e| {

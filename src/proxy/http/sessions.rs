@@ -183,7 +183,7 @@ impl Children {
         session: Option<String>,
         scope: String,
     ) -> Result<Arc<Child>, String> {
-        let Some(command) = crate::proxy::stdio::server_process(&self.command, &self.env) else {
+        let Some(command) = crate::proxy::launch::server_process(&self.command, &self.env) else {
             return Err("the server's command is empty".to_owned());
         };
         let mut process = tokio::process::Command::from(command)
