@@ -166,6 +166,17 @@ impl Pins {
         self.servers.contains_key(server)
     }
 
+    /// Whether `server`'s tool `name` is pinned as `hash` with nothing pending: a check of it
+    /// would find and record nothing.
+    pub fn settled(&self, server: &str, name: &str, hash: &str) -> bool {
+        self.servers
+            .get(server)
+            .and_then(|tools| tools.get(name))
+            .is_some_and(|pin| {
+                pin.pending.is_none() && pin.approved.as_ref().is_some_and(|a| a.sha256 == hash)
+            })
+    }
+
     /// What `server` lists now against its pins, changing nothing.
     pub fn compare(&self, server: &str, tools: &[(String, Value)]) -> Vec<Change> {
         let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();

@@ -114,18 +114,37 @@ impl PinBook {
     /// memory: [`PinBook::flush`] writes it), and returns the changes not said before in this
     /// run.
     pub fn check(&self, server: &str, catalog: &Catalog) -> Result<Vec<Change>, String> {
-        let tools: Vec<(String, Value)> = catalog
+        // Hashed before the pins are taken, each tree dropped once hashed: the servers'
+        // threads check at once, and most tools match their pin.
+        let hashed: Vec<(usize, String, String)> = catalog
             .tools
             .iter()
-            .filter_map(|item| {
+            .enumerate()
+            .filter_map(|(i, item)| {
                 let tool: Value = serde_json::from_str(item.get()).ok()?;
-                Some((tool["name"].as_str()?.to_owned(), tool))
+                Some((i, tool["name"].as_str()?.to_owned(), digest(&tool)))
             })
             .collect();
-        // Hashed before the pins are taken: the servers' threads check at once.
-        let hashes: Vec<String> = tools.iter().map(|(_, t)| digest(t)).collect();
         // What another process approved meanwhile counts before this check records.
         self.reload_if_changed()?;
+        let open: Vec<&(usize, String, String)> = {
+            let pins = lock(&self.pins);
+            hashed
+                .iter()
+                .filter(|(_, name, hash)| !pins.settled(server, name, hash))
+                .collect()
+        };
+        if open.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Only what is new or changed is read again as a tree, for its pin or its diff.
+        let (tools, hashes): (Vec<(String, Value)>, Vec<String>) = open
+            .into_iter()
+            .filter_map(|(i, name, hash)| {
+                let tool = serde_json::from_str(catalog.tools[*i].get()).ok()?;
+                Some(((name.clone(), tool), hash.clone()))
+            })
+            .unzip();
         let (changes, touched) = lock(&self.pins).check_hashed(server, &tools, &hashes, &now());
         if touched {
             self.dirty.store(true, Ordering::SeqCst);
