@@ -419,6 +419,12 @@ fn install_gateway_puts_a_lists_servers_behind_one_entry_and_uninstall_brings_th
         .map(|a| a.as_str().unwrap())
         .collect();
     assert_eq!(args[..2], ["proxy", "--mcp-config"]);
+    // Claude Code names a tool `mcp__mcpguard__` + the gateway's name, and cuts nothing: the
+    // gateway's names leave room for those 15 characters within 64.
+    assert_eq!(
+        servers["mcpguard"]["env"],
+        serde_json::json!({"MCPGUARD_MAX_TOOL_NAME_LENGTH": "49"})
+    );
     let kept = PathBuf::from(args[2]);
     assert!(
         kept.starts_with(m.home.join(".config/mcpguard/gateways")),

@@ -41,13 +41,13 @@ pub enum GatherError {
 }
 
 /// Takes the servers `names` names (all, when empty) out of the list at `layout` in `text`, and
-/// puts one entry in the first one's place: `entry`, under [`KEY`] (or `mcpguard-gateway`
+/// puts one entry in the first one's place: `entry` of its key, [`KEY`] (or `mcpguard-gateway`
 /// when a server keeps that name).
 pub fn gather(
     text: &str,
     layout: &Layout,
     names: &[String],
-    entry: &Map<String, Value>,
+    entry: &dyn Fn(&str) -> Map<String, Value>,
 ) -> Result<Gathered, GatherError> {
     let Layout::Json(path) = layout else {
         return Err(GatherError::Toml(layout.shown()));
@@ -90,7 +90,7 @@ pub fn gather(
     for (.., prop) in &taken {
         prop.clone().remove();
     }
-    servers.insert(first, &key, cst_value(&Value::Object(entry.clone())));
+    servers.insert(first, &key, cst_value(&Value::Object(entry(&key))));
     Ok(Gathered {
         text: root.to_string(),
         key,
@@ -149,11 +149,14 @@ mod tests {
         Layout::Json(vec!["mcpServers".into()])
     }
 
-    fn entry() -> Map<String, Value> {
-        json!({"command": "/usr/bin/mcpguard", "args": ["proxy", "--mcp-config", "/g.json"]})
-            .as_object()
-            .unwrap()
-            .clone()
+    /// The entry of a key: its key among its arguments, so a test sees which it was given.
+    fn entry() -> impl Fn(&str) -> Map<String, Value> {
+        |key: &str| {
+            json!({"command": "/usr/bin/mcpguard", "args": ["proxy", "--mcp-config", "/g.json", key]})
+                .as_object()
+                .unwrap()
+                .clone()
+        }
     }
 
     #[test]
@@ -162,7 +165,7 @@ mod tests {
         let after: Value = serde_json::from_str(&gathered.text).unwrap();
         assert_eq!(
             after,
-            json!({"mcpServers": {"mcpguard": entry()}, "other": true})
+            json!({"mcpServers": {"mcpguard": entry()("mcpguard")}, "other": true})
         );
         let names: Vec<&str> = gathered.servers.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["github", "linear", "time"]);
@@ -215,5 +218,10 @@ mod tests {
         let named = r#"{"mcpServers": {"mcpguard": {"command": "x"}, "b": {"command": "y"}}}"#;
         let gathered = gather(named, &mcp(), &["b".into()], &entry()).unwrap();
         assert_eq!(gathered.key, "mcpguard-gateway");
+        let after: Value = serde_json::from_str(&gathered.text).unwrap();
+        assert_eq!(
+            after["mcpServers"]["mcpguard-gateway"],
+            json!(entry()("mcpguard-gateway"))
+        );
     }
 }

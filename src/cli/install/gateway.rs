@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use mcpguard::install::clients::Client;
 use mcpguard::install::edit::Layout;
 use mcpguard::install::gateway::{self, GatherError};
 use mcpguard::install::launcher::Launcher;
@@ -75,6 +76,23 @@ fn record_path(path: &Path, layout: &Layout) -> anyhow::Result<PathBuf> {
         .join(format!("{}-{digest}.json", stem.trim_matches('-'))))
 }
 
+/// The longest name a client accepts for a tool (Claude Desktop's and the API's pattern).
+const CLIENT_NAME_MAX: usize = 64;
+
+/// Whether the list is Claude Code's, which names each MCP tool `mcp__ENTRY__TOOL` (2.1.330:
+/// `(e,o)=>`mcp__${xn(e)}__${o}``, the entry's key reduced to `[a-zA-Z0-9_-]`, nothing cut):
+/// `--client claude-code`, or a project's `.mcp.json`.
+fn claude_code_list(target: &Target, path: &Path) -> bool {
+    target.client.as_deref() == Some(Client::ClaudeCode.name())
+        || path.file_name().is_some_and(|n| n == ".mcp.json")
+}
+
+/// The longest name the gateway may give a tool so that Claude Code's whole name for it, under
+/// the entry `key`, stays within [`CLIENT_NAME_MAX`].
+fn names_room_under(key: &str) -> usize {
+    CLIENT_NAME_MAX - format!("mcp__{key}__").len()
+}
+
 /// `install --gateway`: each list's chosen servers behind one gateway entry.
 pub fn install(
     target: &Target,
@@ -98,9 +116,20 @@ pub fn install(
         args.push(Value::from("--mcp-config"));
         args.push(Value::from(record_file.display().to_string()));
         args.extend(proxy_args.iter().map(|a| Value::from(a.as_str())));
-        let mut entry = Map::new();
-        entry.insert("command".into(), Value::from(mcpguard.command.as_str()));
-        entry.insert("args".into(), Value::Array(args));
+        let prefixed = claude_code_list(target, path);
+        let entry = |key: &str| {
+            let mut entry = Map::new();
+            entry.insert("command".into(), Value::from(mcpguard.command.as_str()));
+            entry.insert("args".into(), Value::Array(args.clone()));
+            if prefixed {
+                let room = names_room_under(key);
+                entry.insert(
+                    "env".into(),
+                    serde_json::json!({ "MCPGUARD_MAX_TOOL_NAME_LENGTH": room.to_string() }),
+                );
+            }
+            entry
+        };
         let gather = |text: &str| match gateway::gather(text, layout, &target.names, &entry) {
             Ok(g) => Ok(Some(g)),
             Err(GatherError::Nothing) => Ok(None),
