@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::session::Session;
@@ -22,21 +22,27 @@ fn expected() -> Value {
     serde_json::from_str(&std::fs::read_to_string(fixture("expected.json")).unwrap()).unwrap()
 }
 
-/// `mcpguard paginate FILE ARGS` as JSON.
-fn paginate(file: &str, args: &[&str]) -> Value {
+/// `mcpguard COMMAND FILE ARGS`, which must succeed: its stdout.
+fn mcpguard_ok(command: &str, file: &Path, args: &[&str]) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-        .arg("paginate")
-        .arg(fixture(file))
+        .arg(command)
+        .arg(file)
         .args(args)
         .env("MCPGUARD_CURSOR_SECRET", "records-in-text-test-secret")
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{file}: {}",
+        "{command} {}: {}",
+        file.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+/// `mcpguard paginate FILE ARGS` as JSON.
+fn paginate(file: &str, args: &[&str]) -> Value {
+    serde_json::from_slice(&mcpguard_ok("paginate", &fixture(file), args)).unwrap()
 }
 
 /// `mcpguard proxy` in front of the catalog fixture serving one recorded `tool`, which answers
@@ -228,23 +234,17 @@ fn a_csv_file_or_a_saved_repr_on_the_command_line_is_read_as_records() {
         ("sqlite-orders.result.json", "rows.txt"),
     ] {
         let path = text_file(dir.path(), fixture_name, file);
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .arg("paginate")
-            .arg(&path)
-            .args([
+        let out = mcpguard_ok(
+            "paginate",
+            &path,
+            &[
                 "--where",
                 "status=cancelled",
                 "--aggregate",
                 "count, sum(total)",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            ],
         );
-        let figures: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let figures: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(figures["count"], cancelled["count"], "{file}: {figures}");
         assert_eq!(
             figures["sum(total)"], cancelled["sum_total"],
@@ -253,18 +253,8 @@ fn a_csv_file_or_a_saved_repr_on_the_command_line_is_read_as_records() {
 
         // summarize previews records projected to the fields asked for, and says what they
         // were read from.
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .arg("summarize")
-            .arg(&path)
-            .args(["--fields", "status,total"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let out = mcpguard_ok("summarize", &path, &["--fields", "status,total"]);
+        let result: Value = serde_json::from_slice(&out).unwrap();
         let preview: Value =
             serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
         let summary = preview["summary"].as_str().unwrap();
@@ -354,19 +344,12 @@ fn chunks_of_a_csv_and_of_a_repr_on_one_line_end_between_records() {
     ] {
         let path = text_file(dir.path(), fixture_name, file);
         let whole = std::fs::read_to_string(&path).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
-            .arg("chunk")
-            .arg(&path)
-            .args(["--all", "--format", "jsonl", "--max-tokens", "1500"])
-            .env("MCPGUARD_CURSOR_SECRET", "records-in-text-test-secret")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = mcpguard_ok(
+            "chunk",
+            &path,
+            &["--all", "--format", "jsonl", "--max-tokens", "1500"],
         );
-        let chunks: Vec<String> = String::from_utf8(out.stdout)
+        let chunks: Vec<String> = String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|l| {

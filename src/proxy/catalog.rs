@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::util::utf8::floor_char_boundary;
+
 /// What trimming did to one page of tools.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trimmed {
@@ -48,10 +50,7 @@ pub fn trim(
 /// with an ellipsis to say it was cut.
 fn cut_description(text: &str, max: usize) -> String {
     let room = max.saturating_sub('…'.len_utf8());
-    let mut end = room.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = floor_char_boundary(text, room);
     let head = &text[..end];
     let at = head
         .rfind(". ")

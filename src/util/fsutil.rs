@@ -128,24 +128,17 @@ fn write_streamed_as(
     // A temporary file of this write alone: two threads writing the same file (a gateway's
     // status) each rename a whole file of their own, never one the other is still writing.
     static WRITES: AtomicU64 = AtomicU64::new(0);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    if durability != Durability::Synced || like.is_some() {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    let (temp, file) = loop {
-        let n = WRITES.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-        match options.open(&temp) {
-            // One left by a process that had this id before and died mid-write.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n % 1000 != 999 => {}
-            opened => break (temp, opened),
-        }
-    };
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
     let result = (|| {
-        let file = file?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if durability != Durability::Synced || like.is_some() {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let file = options.open(&temp)?;
         if let Some(like) = like {
             // Set on the open file, before a byte is written: the mode as it was, umask or not.
             file.set_permissions(like.permissions())?;

@@ -7,3 +7,4 @@ pub mod lines;
 pub mod parallel;
 pub mod random;
 pub mod text_memo;
+pub mod utf8;

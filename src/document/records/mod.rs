@@ -16,6 +16,8 @@ pub mod python;
 
 use serde_json::{Map, Value};
 
+use crate::util::utf8::floor_char_boundary;
+
 /// The rows of a text, and what they were read as.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Records {
@@ -51,11 +53,7 @@ pub const SNIFF_BYTES: usize = 64 << 10;
 
 /// The first [`SNIFF_BYTES`] of `text`, never cut inside a character.
 fn head(text: &str) -> &str {
-    let mut end = text.len().min(SNIFF_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    &text[..floor_char_boundary(text, SNIFF_BYTES)]
 }
 
 /// Whether the start of a text (its first [`SNIFF_BYTES`]) looks like records [`read`] would

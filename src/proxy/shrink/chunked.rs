@@ -55,7 +55,7 @@ pub(super) fn first_chunk(
 /// How to find entries in `text` (records, a log, JSONL, Markdown) rather than read them in
 /// order; none for plain text.
 pub(super) fn search_hint(text: &str, reference: &str, cx: &Context<'_>) -> Option<String> {
-    let head = &text.as_bytes()[..text.len().min(64 << 10)];
+    let head = &text.as_bytes()[..text.len().min(crate::document::records::SNIFF_BYTES)];
     let kind = chunk::Kind::detect(None, head);
     // `detect` has sniffed delimited records (Csv) already; a Python repr or a Markdown table
     // is sniffed here, without parsing the head as delimited text a second time.

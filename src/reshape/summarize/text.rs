@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use crate::measure;
 use crate::util::human::thousands;
+use crate::util::utf8::floor_char_boundary;
 
 /// Words that mark a sentence worth keeping in any record (seed 001 R003's list).
 const DOMAIN_TERMS: [&str; 8] = [
@@ -92,17 +93,6 @@ fn count_words(text: &str) -> usize {
         .map(|w| usize::from(space(w[0]) & !space(w[1])))
         .sum::<usize>();
     starts + usize::from(b.first().is_some_and(|&c| !space(c)))
-}
-
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
-    }
-    let mut i = at;
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Replaces every base64 run (an inlined image, a data: URI) with `[base64 MIME, N bytes]`.
