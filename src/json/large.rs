@@ -120,8 +120,9 @@ enum Member<'a> {
 /// `serde_json`'s rule, the last value at the first key's place).
 struct Envelope<'a>(Vec<(String, Member<'a>)>);
 
-/// An object's members as spans, in order, duplicates kept.
-struct Members<'a>(Vec<(String, &'a RawValue)>);
+/// An object's members as spans, in order, duplicates kept (a page whose one large member is
+/// rewritten and the others passed as they are).
+pub struct Members<'a>(pub Vec<(String, &'a RawValue)>);
 
 impl<'de> serde::Deserialize<'de> for Envelope<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

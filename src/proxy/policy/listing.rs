@@ -1,12 +1,14 @@
 //! The server's `tools/list` as the client sees it: the injected tool appended, each tool's
 //! schemas remembered, and under `catalog: tiered` the hot list with search and describe.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::config;
+use crate::json::large::Members;
 use crate::proxy::more;
 
 use super::Policy;
@@ -22,10 +24,8 @@ const SEARCH_LIMIT: usize = 5;
 #[derive(Default)]
 pub(super) struct Tiers {
     pub(super) usage: crate::proxy::tiers::Usage,
-    /// Every tool definition the server listed, in its order (one per name), and where each
-    /// name is in it.
-    pub(super) seen: Vec<Value>,
-    pub(super) seen_at: HashMap<String, usize>,
+    /// Every tool definition the server listed, in its order (one per name).
+    pub(super) seen: crate::proxy::tiers::Definitions,
     /// The search index over `seen`, built at the first search after `seen` changed.
     pub(super) ranker: Option<crate::proxy::ranker::Ranker>,
     /// Tools `describe` put on the list.
@@ -62,11 +62,10 @@ impl Policy {
         if self.config.catalog == config::Catalog::Auto {
             self.decide_auto(result, fx);
         }
-        if matches!(
-            self.config.catalog,
-            config::Catalog::Full | config::Catalog::Auto
-        ) && !self.tiered()
-        {
+        if self.tiered() {
+            return self.tiered_list(result, pending, fx);
+        }
+        if self.config.catalog != config::Catalog::Trim {
             return self.full_list(result, pending, fx);
         }
         let mut value: Value = serde_json::from_str(result).ok()?;
@@ -80,57 +79,36 @@ impl Policy {
         }
         self.rename_own_tools(fx);
         let mut changed = false;
-        if self.config.catalog == config::Catalog::Trim {
-            let limit = self.config.limits.max_tool_description_bytes as usize;
-            let t = crate::proxy::catalog::trim(&mut value, limit, self.config.tokenizer.counter());
-            if t.descriptions_cut + t.boilerplate_dropped > 0 {
-                changed = true;
-                record.sizes.tokens_before = t.tokens_before;
-                record.sizes.tokens_after = t.tokens_after;
-                record.outcome = "trimmed";
-                let verb = if self.shadow { "would save" } else { "saved" };
-                fx.logs.push(
-                    Log::new(
-                        Level::Info,
-                        format!(
-                            "tools/list: {} descriptions cut, {} schema boilerplate members dropped: {} -> {} tokens ({verb} {})",
-                            t.descriptions_cut,
-                            t.boilerplate_dropped,
-                            t.tokens_before,
-                            t.tokens_after,
-                            t.tokens_before.saturating_sub(t.tokens_after)
-                        ),
-                    )
-                    .with("tokensSaved", t.tokens_before.saturating_sub(t.tokens_after)),
-                );
-            }
-        }
-        if self.tiered() {
-            changed |= self.tier_page(&mut value, fx);
+        let limit = self.config.limits.max_tool_description_bytes as usize;
+        let t = crate::proxy::catalog::trim(&mut value, limit, self.config.tokenizer.counter());
+        if t.descriptions_cut + t.boilerplate_dropped > 0 {
+            changed = true;
+            record.sizes.tokens_before = t.tokens_before;
+            record.sizes.tokens_after = t.tokens_after;
+            record.outcome = "trimmed";
+            let verb = if self.shadow { "would save" } else { "saved" };
+            fx.logs.push(
+                Log::new(
+                    Level::Info,
+                    format!(
+                        "tools/list: {} descriptions cut, {} schema boilerplate members dropped: {} -> {} tokens ({verb} {})",
+                        t.descriptions_cut,
+                        t.boilerplate_dropped,
+                        t.tokens_before,
+                        t.tokens_after,
+                        t.tokens_before.saturating_sub(t.tokens_after)
+                    ),
+                )
+                .with("tokensSaved", t.tokens_before.saturating_sub(t.tokens_after)),
+            );
         }
         if value.get("nextCursor").is_none_or(Value::is_null) {
             let tools = value.get_mut("tools")?.as_array_mut()?;
             tools.push(more::definition(&self.more_tool));
-            if self.tiered() {
-                let tiers = &self.tiers;
-                tools.push(crate::proxy::tiers::find_definition(
-                    &tiers.find_tool,
-                    &tiers.describe_tool,
-                ));
-                tools.push(crate::proxy::tiers::describe_definition(
-                    &tiers.describe_tool,
-                ));
-                tools.push(crate::proxy::tiers::call_definition(&tiers.call_tool));
-            }
             changed = true;
         }
         if !changed || self.shadow {
             return None;
-        }
-        if pending.modern && self.tiered() {
-            // The tiers follow this client's own calls: no cache may share the list. The
-            // server's ttlMs stays (the proxy's changes do not make the list change sooner).
-            value["cacheScope"] = json!("private");
         }
         Some(result_line(&pending.raw_id, &value))
     }
@@ -212,24 +190,9 @@ impl Policy {
             #[serde(borrow, default, rename = "nextCursor")]
             next_cursor: Option<&'a RawValue>,
         }
-        #[derive(serde::Deserialize)]
-        struct Tool<'a> {
-            #[serde(borrow, default)]
-            name: Option<std::borrow::Cow<'a, str>>,
-            #[serde(borrow, default, rename = "outputSchema")]
-            output_schema: Option<&'a RawValue>,
-            #[serde(borrow, default, rename = "inputSchema")]
-            input_schema: Option<&'a RawValue>,
-        }
         let page: Page<'_> = serde_json::from_str(result).ok()?;
-        let tools: Vec<Tool<'_>> = serde_json::from_str(page.tools.get()).ok()?;
-        for tool in &tools {
-            let Some(name) = &tool.name else { continue };
-            let output = tool
-                .output_schema
-                .and_then(|s| serde_json::from_str(s.get()).ok());
-            self.learn_tool(name, output, tool.input_schema.map(RawValue::get));
-        }
+        let tools: Vec<&RawValue> = serde_json::from_str(page.tools.get()).ok()?;
+        self.learn_tools(&tools);
         self.rename_own_tools(fx);
         let last = page.next_cursor.is_none_or(|c| c.get() == "null");
         if !last || self.shadow {
@@ -256,6 +219,178 @@ impl Policy {
         line.extend_from_slice(&result.as_bytes()[end..]);
         line.extend_from_slice(b"}\n");
         Some(line)
+    }
+
+    /// A tools/list page under the tiered catalog, read without building its tree either:
+    /// every tool kept as its text for search and describe, only the hot and the described
+    /// ones left on the page, the catalog's own tools added to the last page. The page's other
+    /// members pass as the server wrote them.
+    fn tiered_list(
+        &mut self,
+        result: &str,
+        pending: &Pending,
+        fx: &mut Effects,
+    ) -> Option<Vec<u8>> {
+        let Members(members) = serde_json::from_str(result).ok()?;
+        // The last `tools` member, as a tree's reader would take it.
+        let list = members.iter().rev().find(|(key, _)| key == "tools")?.1;
+        let tools: Vec<&RawValue> = serde_json::from_str(list.get()).ok()?;
+        let names = self.learn_tools(&tools);
+        self.rename_own_tools(fx);
+        if !tools.is_empty() {
+            // The search index is built again from `seen` at the next search.
+            self.tiers.ranker = None;
+        }
+        for (tool, name) in tools.iter().zip(&names) {
+            if let Some(name) = name {
+                self.tiers.seen.insert(name, (*tool).to_owned());
+            }
+        }
+        let hot = self.hot_tools();
+        let kept: Vec<&RawValue> = tools
+            .iter()
+            .zip(&names)
+            .filter(|(_, name)| {
+                name.as_deref()
+                    .is_none_or(|n| hot.contains(n) || self.tiers.promoted.contains(n))
+            })
+            .map(|(tool, _)| *tool)
+            .collect();
+        if kept.len() < tools.len() {
+            fx.logs.push(Log::new(
+                Level::Info,
+                format!(
+                    "tools/list (tiered): {} of {} tools on this page listed; the rest through {} and {}",
+                    kept.len(),
+                    tools.len(),
+                    self.tiers.find_tool,
+                    self.tiers.describe_tool
+                ),
+            ));
+        }
+        let last = members
+            .iter()
+            .rev()
+            .find(|(key, _)| key == "nextCursor")
+            .is_none_or(|(_, cursor)| cursor.get() == "null");
+        if (kept.len() == tools.len() && !last) || self.shadow {
+            return None;
+        }
+        let mut line =
+            Vec::with_capacity(kept.iter().map(|t| t.get().len() + 1).sum::<usize>() + 4096);
+        line.extend_from_slice(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{",
+                pending.raw_id
+            )
+            .as_bytes(),
+        );
+        // The tiers follow this client's own calls: no cache may share the list. The server's
+        // ttlMs stays (the proxy's changes do not make the list change sooner).
+        let private = pending.modern;
+        let mut scoped = false;
+        for (key, value) in &members {
+            let text = match key.as_str() {
+                "tools" if std::ptr::eq(*value, list) => self.listed_text(&kept, last),
+                "tools" => continue,
+                "cacheScope" if private => {
+                    scoped = true;
+                    "\"private\"".to_owned()
+                }
+                _ => value.get().to_owned(),
+            };
+            if line.last() != Some(&b'{') {
+                line.push(b',');
+            }
+            line.extend_from_slice(Value::from(key.as_str()).to_string().as_bytes());
+            line.push(b':');
+            line.extend_from_slice(text.as_bytes());
+        }
+        if private && !scoped {
+            line.extend_from_slice(b",\"cacheScope\":\"private\"");
+        }
+        line.extend_from_slice(b"}}\n");
+        Some(line)
+    }
+
+    /// A tiered page's list: the tools kept, and on the last page the catalog's own four.
+    fn listed_text(&self, kept: &[&RawValue], last: bool) -> String {
+        let mut texts: Vec<String> = kept.iter().map(|t| t.get().to_owned()).collect();
+        if last {
+            let tiers = &self.tiers;
+            texts.extend(
+                [
+                    more::definition(&self.more_tool),
+                    crate::proxy::tiers::find_definition(&tiers.find_tool, &tiers.describe_tool),
+                    crate::proxy::tiers::describe_definition(&tiers.describe_tool),
+                    crate::proxy::tiers::call_definition(&tiers.call_tool),
+                ]
+                .iter()
+                .map(Value::to_string),
+            );
+        }
+        format!("[{}]", texts.join(","))
+    }
+
+    /// Seed 004's T0: the hot tools within maxCatalogTokens (2,000), by the exact count,
+    /// ranked among every tool seen so far and every tool with calls on record, so a page is
+    /// decided as the whole catalog would be: a used tool on a later page takes its place in
+    /// the hot list before the first page is answered.
+    fn hot_tools(&self) -> HashSet<String> {
+        let seen = &self.tiers.seen;
+        let mut names: Vec<&str> = seen.names().collect();
+        for used in self.tiers.usage.names() {
+            if !seen.contains(used) {
+                names.push(used);
+            }
+        }
+        let exact = match self.config.tokenizer {
+            crate::tokens::Tokenizer::Auto => crate::tokens::Tokenizer::Claude,
+            t => t,
+        }
+        .counter();
+        let cost = |name: &str| {
+            seen.index_of(name)
+                .map_or(0, |i| exact.count(seen.text(i)) as u64)
+        };
+        self.tiers
+            .usage
+            .hot_within(
+                &names,
+                &self.config.hot,
+                self.config.catalog_hot_tools as usize,
+                self.config.limits.max_catalog_tokens,
+                cost,
+            )
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Learns each tool of a page from its fields alone (no tree of the page): its name and
+    /// schemas. Returns the names, `None` for a tool without one.
+    fn learn_tools<'a>(&mut self, tools: &[&'a RawValue]) -> Vec<Option<Cow<'a, str>>> {
+        #[derive(serde::Deserialize)]
+        struct Tool<'a> {
+            #[serde(borrow, default)]
+            name: Option<Cow<'a, str>>,
+            #[serde(borrow, default, rename = "outputSchema")]
+            output_schema: Option<&'a RawValue>,
+            #[serde(borrow, default, rename = "inputSchema")]
+            input_schema: Option<&'a RawValue>,
+        }
+        tools
+            .iter()
+            .map(|raw| {
+                let tool: Tool<'a> = serde_json::from_str(raw.get()).ok()?;
+                let name = tool.name?;
+                let output = tool
+                    .output_schema
+                    .and_then(|s| serde_json::from_str(s.get()).ok());
+                self.learn_tool(&name, output, tool.input_schema.map(RawValue::get));
+                Some(name)
+            })
+            .collect()
     }
 
     /// Remembers a tool the server listed: its name, its outputSchema, and its inputSchema
@@ -298,88 +433,6 @@ impl Policy {
                 ));
             }
         }
-    }
-
-    /// Keeps on a tools/list page only the hot tools and those described; remembers every tool
-    /// for search and describe. Returns whether the page changed.
-    pub(super) fn tier_page(&mut self, page: &mut Value, fx: &mut Effects) -> bool {
-        let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
-            return false;
-        };
-        if !tools.is_empty() {
-            // The search index is built again from `seen` at the next search.
-            self.tiers.ranker = None;
-        }
-        for tool in tools.iter() {
-            let Some(name) = tool.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            match self.tiers.seen_at.get(name) {
-                Some(&i) => self.tiers.seen[i] = tool.clone(),
-                None => {
-                    self.tiers
-                        .seen_at
-                        .insert(name.to_owned(), self.tiers.seen.len());
-                    self.tiers.seen.push(tool.clone());
-                }
-            }
-        }
-        // Ranked among every tool seen so far and every tool with calls on record, so a page
-        // is decided as the whole catalog would be: a used tool on a later page takes its
-        // place in the hot list before the first page is answered.
-        let mut names: Vec<&str> = self
-            .tiers
-            .seen
-            .iter()
-            .filter_map(|t| t.get("name").and_then(Value::as_str))
-            .collect();
-        for used in self.tiers.usage.names() {
-            if !self.tiers.seen_at.contains_key(used) {
-                names.push(used);
-            }
-        }
-        // Seed 004's T0: the hot tools within maxCatalogTokens (2,000), by the exact count.
-        let exact = match self.config.tokenizer {
-            crate::tokens::Tokenizer::Auto => crate::tokens::Tokenizer::Claude,
-            t => t,
-        }
-        .counter();
-        let seen = (&self.tiers.seen, &self.tiers.seen_at);
-        let cost = |name: &str| {
-            seen.1
-                .get(name)
-                .map_or(0, |&i| exact.count(&seen.0[i].to_string()) as u64)
-        };
-        let hot: std::collections::HashSet<String> = self
-            .tiers
-            .usage
-            .hot_within(
-                &names,
-                &self.config.hot,
-                self.config.catalog_hot_tools as usize,
-                self.config.limits.max_catalog_tokens,
-                cost,
-            )
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        let before = tools.len();
-        tools.retain(|t| {
-            t.get("name")
-                .and_then(Value::as_str)
-                .is_none_or(|n| hot.contains(n) || self.tiers.promoted.contains(n))
-        });
-        let kept = tools.len();
-        if kept < before {
-            fx.logs.push(Log::new(
-                Level::Info,
-                format!(
-                    "tools/list (tiered): {kept} of {before} tools on this page listed; the rest through {} and {}",
-                    self.tiers.find_tool, self.tiers.describe_tool
-                ),
-            ));
-        }
-        kept < before
     }
 
     /// A call of the tiered catalog's find or describe tool, answered here.
@@ -464,7 +517,7 @@ impl Policy {
             ));
         }
         let (known, unknown): (Vec<&String>, Vec<&String>) =
-            names.iter().partition(|n| tiers.seen_at.contains_key(*n));
+            names.iter().partition(|n| tiers.seen.contains(n));
         if known.is_empty() {
             return crate::proxy::result::error(format!(
                 "{}: no tool named {unknown:?}; call `{}` to find one",
@@ -476,7 +529,10 @@ impl Policy {
             .iter()
             .map(|name| {
                 promoted |= tiers.promoted.insert((*name).clone());
-                tiers.seen[tiers.seen_at[*name]].clone()
+                tiers
+                    .seen
+                    .index_of(name)
+                    .map_or(Value::Null, |i| tiers.seen.tree(i))
             })
             .collect();
         if promoted {

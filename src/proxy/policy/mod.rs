@@ -711,6 +711,72 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_tiered_page_keeps_the_servers_bytes_and_describes_from_them() {
+        let config = Config {
+            catalog: config::Catalog::Tiered,
+            hot: vec!["b".to_owned()],
+            ..Config::default()
+        };
+        let mut p = Policy::new(
+            Arc::new(config),
+            Secrets::parse("test-secret-test-secret", "test").unwrap(),
+            Box::new(NoStore),
+            false,
+        );
+        client(
+            &mut p,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        // A pretty-printed tool, members around the list, and a cache scope to overrule.
+        let page = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"_meta\":{\"k\": [1, 2]},\"tools\":[{\"name\":\"a\",\"inputSchema\":{}},{ \"name\": \"b\",\n  \"description\": \"Bee.\", \"inputSchema\": {} }],\"cacheScope\":\"shared\",\"ttlMs\":5}}";
+        let fx = server(&mut p, page);
+        let Route::Client(bytes) = &fx.sends[0] else {
+            panic!()
+        };
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            text.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"_meta\":{\"k\": [1, 2]},\"tools\":[{ \"name\": \"b\",\n  \"description\": \"Bee.\", \"inputSchema\": {} },"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(",\"cacheScope\":\"private\",\"ttlMs\":5}}\n"),
+            "{text}"
+        );
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let names: Vec<&str> = v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "b",
+                "mcpguard_more",
+                "mcpguard_find_tools",
+                "mcpguard_describe_tools",
+                "mcpguard_call_tool"
+            ]
+        );
+        let describe = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcpguard_describe_tools","arguments":{"names":["a"]}}}"#;
+        let fx = client(&mut p, describe);
+        let answer: Value = fx
+            .sends
+            .iter()
+            .find_map(|s| match s {
+                Route::Client(b) if b.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":2") => {
+                    serde_json::from_slice(b).ok()
+                }
+                _ => None,
+            })
+            .unwrap();
+        let described: Value =
+            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(described, json!([{"name": "a", "inputSchema": {}}]));
+    }
+
     /// A tools/call of `tool` as request `id`, then the server's `result`: what the client got.
     fn call_answered(p: &mut Policy, id: u64, result: &str) -> (Value, Effects) {
         client(

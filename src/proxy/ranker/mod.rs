@@ -110,51 +110,71 @@ pub struct Ranker {
     names: HashMap<String, Vec<u32>>,
 }
 
-impl Ranker {
-    pub fn new<'a>(tools: impl IntoIterator<Item = Tool<'a>>) -> Self {
-        let terms = Terms::default();
-        let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
-        let mut lengths = Vec::new();
-        let mut names: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut buffer = Vec::new();
-        for (i, tool) in tools.into_iter().enumerate() {
-            let id = i as u32;
-            if terms.of(tool.name).len() > 1 {
-                names.entry(tool.name.to_lowercase()).or_default().push(id);
+/// A [`Ranker`] built one tool at a time, for a catalog whose tools are read one by one (a
+/// tool's text parsed, indexed and dropped before the next).
+#[derive(Default)]
+pub struct Builder {
+    terms: Terms,
+    postings: HashMap<String, Vec<Posting>>,
+    lengths: Vec<[u16; FIELDS]>,
+    names: HashMap<String, Vec<u32>>,
+    buffer: Vec<String>,
+}
+
+impl Builder {
+    /// Indexes the next tool of the catalog.
+    pub fn add(&mut self, tool: &Tool<'_>) {
+        let terms = &self.terms;
+        let buffer = &mut self.buffer;
+        let id = self.lengths.len() as u32;
+        if terms.of(tool.name).len() > 1 {
+            self.names
+                .entry(tool.name.to_lowercase())
+                .or_default()
+                .push(id);
+        }
+        let mut length = [0u16; FIELDS];
+        let mut counts: HashMap<String, [u16; FIELDS]> = HashMap::new();
+        for (field, texts) in [
+            (Field::Name, vec![tool.name]),
+            (Field::Server, vec![tool.server, tool.category]),
+            (Field::Description, vec![tool.description]),
+            (
+                Field::Parameters,
+                tool.parameters.iter().flat_map(|(n, d)| [*n, *d]).collect(),
+            ),
+        ] {
+            let f = field as usize;
+            buffer.clear();
+            for text in texts {
+                terms.push(text, buffer);
             }
-            let mut length = [0u16; FIELDS];
-            let mut counts: HashMap<String, [u16; FIELDS]> = HashMap::new();
-            for (field, texts) in [
-                (Field::Name, vec![tool.name]),
-                (Field::Server, vec![tool.server, tool.category]),
-                (Field::Description, vec![tool.description]),
-                (
-                    Field::Parameters,
-                    tool.parameters.iter().flat_map(|(n, d)| [*n, *d]).collect(),
-                ),
-            ] {
-                let f = field as usize;
-                buffer.clear();
-                for text in texts {
-                    terms.push(text, &mut buffer);
-                }
-                if field == Field::Server && tool.server == tool.category {
-                    buffer.truncate(buffer.len() / 2);
-                }
-                length[f] = saturate(buffer.len());
-                for term in buffer.drain(..) {
-                    let c = &mut counts.entry(term).or_default()[f];
-                    *c = c.saturating_add(1);
-                }
+            if field == Field::Server && tool.server == tool.category {
+                buffer.truncate(buffer.len() / 2);
             }
-            lengths.push(length);
-            for (term, counts) in counts {
-                postings
-                    .entry(term)
-                    .or_default()
-                    .push(Posting { tool: id, counts });
+            length[f] = saturate(buffer.len());
+            for term in buffer.drain(..) {
+                let c = &mut counts.entry(term).or_default()[f];
+                *c = c.saturating_add(1);
             }
         }
+        self.lengths.push(length);
+        for (term, counts) in counts {
+            self.postings
+                .entry(term)
+                .or_default()
+                .push(Posting { tool: id, counts });
+        }
+    }
+
+    pub fn finish(self) -> Ranker {
+        let Builder {
+            terms,
+            postings,
+            lengths,
+            names,
+            ..
+        } = self;
         let n = lengths.len().max(1) as f32;
         let mut mean_length = [0f32; FIELDS];
         for length in &lengths {
@@ -173,6 +193,16 @@ impl Ranker {
             mean_length,
             names,
         }
+    }
+}
+
+impl Ranker {
+    pub fn new<'a>(tools: impl IntoIterator<Item = Tool<'a>>) -> Self {
+        let mut builder = Builder::default();
+        for tool in tools {
+            builder.add(&tool);
+        }
+        builder.finish()
     }
 
     pub fn len(&self) -> usize {

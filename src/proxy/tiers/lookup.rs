@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::super::ranker::{Ranker, Tool};
-use super::{Usage, server_of};
+use super::super::ranker::{self, Ranker, Tool};
+use super::{Definitions, Usage, server_of};
 
 /// The most bytes of lines one page holds (about 3,000 tokens: T2's budget of 6,000-8,000
 /// less what T0 and T1 took).
@@ -27,7 +27,7 @@ const POPULAR: usize = 3;
 /// The catalog a search looks in: every tool seen (in the catalog's order), its index, the
 /// call records, and each server's category by its name part.
 pub struct Lookup<'a> {
-    pub tools: &'a [Value],
+    pub tools: &'a Definitions,
     pub ranker: &'a Ranker,
     pub usage: &'a Usage,
     pub categories: &'a HashMap<String, String>,
@@ -68,14 +68,17 @@ impl Request<'_> {
     }
 }
 
-/// The index over a catalog of tool definitions, each read with its server and category.
-pub fn ranker(catalog: &[Value], categories: &HashMap<String, String>) -> Ranker {
-    Ranker::new(catalog.iter().map(|tool| {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        let server = server_of(name).unwrap_or("");
+/// The index over a catalog of tool definitions, each read with its server and category (one
+/// tree at a time).
+pub fn ranker(catalog: &Definitions, categories: &HashMap<String, String>) -> Ranker {
+    let mut builder = ranker::Builder::default();
+    for index in 0..catalog.len() {
+        let tool = catalog.tree(index);
+        let server = server_of(catalog.name(index)).unwrap_or("");
         let category = categories.get(server).map_or("", String::as_str);
-        Tool::from_definition(server, category, tool)
-    }))
+        builder.add(&Tool::from_definition(server, category, &tool));
+    }
+    builder.finish()
 }
 
 /// Seed 004's `simplify_params`: each top-level parameter with its type, the optional ones
@@ -116,10 +119,7 @@ pub fn simplify_params(schema: &Value) -> String {
 
 impl Lookup<'_> {
     fn name(&self, index: usize) -> &str {
-        self.tools[index]
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
+        self.tools.name(index)
     }
 
     /// A tool's category: its server's from the config, else the server's name part (`""`
@@ -244,7 +244,7 @@ impl Lookup<'_> {
 
     /// `name: first sentence (params) · figures`.
     fn summary_line(&self, index: usize) -> String {
-        let tool = &self.tools[index];
+        let tool = self.tools.tree(index);
         let name = self.name(index);
         let description = tool
             .get("description")
@@ -424,9 +424,10 @@ mod tests {
             .iter()
             .map(|(s, c)| ((*s).to_owned(), (*c).to_owned()))
             .collect();
-        let ranker = ranker(tools, &categories);
+        let tools = Definitions::of(tools);
+        let ranker = ranker(&tools, &categories);
         Lookup {
-            tools,
+            tools: &tools,
             ranker: &ranker,
             usage,
             categories: &categories,

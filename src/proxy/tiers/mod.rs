@@ -16,6 +16,7 @@
 //! and `describe` puts a tool on the list (the client is told the list changed). [`lookup`]
 //! answers `mcpguard_find_tools` (T1 and T2).
 
+pub mod definitions;
 pub mod lookup;
 pub mod plan;
 
@@ -23,6 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+pub use definitions::Definitions;
 pub use lookup::{Lookup, Request, simplify_params};
 
 /// What the proxy knows of one tool's calls.

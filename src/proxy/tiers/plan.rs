@@ -17,8 +17,8 @@ use crate::tokens::TokenCounter;
 use super::super::{more, names};
 use super::lookup::{self, Lookup, Request};
 use super::{
-    MAX_DESCRIBED, Usage, call_definition, categories, describe_definition, find_definition,
-    server_of,
+    Definitions, MAX_DESCRIBED, Usage, call_definition, categories, describe_definition,
+    find_definition, server_of,
 };
 
 const FIND: &str = "mcpguard_find_tools";
@@ -90,9 +90,10 @@ pub fn plan(
     ]);
     let t0 = count(&Value::Array(listed));
 
-    let ranker = lookup::ranker(catalog, categories);
+    let definitions = Definitions::of(catalog);
+    let ranker = lookup::ranker(&definitions, categories);
     let look = Lookup {
-        tools: catalog,
+        tools: &definitions,
         ranker: &ranker,
         usage: &usage,
         categories,
