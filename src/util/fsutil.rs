@@ -19,7 +19,10 @@ pub const MAX_SECRET_BYTES: u64 = 64 << 10;
 /// reading past the limit: a FIFO, `/dev/zero` or a 2 GB sparse file costs `limit` at most.
 pub fn read_text_capped(path: &Path, limit: u64) -> std::io::Result<String> {
     let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
+    // Sized once from the file's length: growing by doubling holds up to three times the
+    // text at the moment of the last copy (a 12 MB pins file peaked at 36 MB).
+    let length = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::with_capacity(length.min(limit) as usize + 1);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(std::io::Error::new(
