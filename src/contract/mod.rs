@@ -4,6 +4,7 @@
 //! writes the same numbers down with their sources, and a test keeps the two in step. Rule codes
 //! are stable: a code is never reused for another check.
 
+pub mod pin_hashes;
 pub mod pins;
 pub mod telemetry;
 pub mod tiers;

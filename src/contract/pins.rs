@@ -142,15 +142,8 @@ impl Change {
 impl Pins {
     /// Reads a pins file's text; `what` names it in the error.
     pub fn from_json(text: &str, what: &str) -> Result<Pins, String> {
-        let pins: Pins = serde_json::from_str(text).map_err(|e| {
-            format!("{what}: not a mcpguard pins file ({e}); `mcpguard pins list` shows what a pins file holds")
-        })?;
-        if pins.version != VERSION {
-            return Err(format!(
-                "{what}: a pins file of version {}, this mcpguard reads version {VERSION}",
-                pins.version
-            ));
-        }
+        let pins: Pins = read_file_text(text, what)?;
+        check_version(pins.version, what)?;
         Ok(pins)
     }
 
@@ -344,6 +337,26 @@ impl Pins {
             }
         }
     }
+}
+
+/// A pins file's text read as `T` (the whole pins, or their hashes); `what` names it.
+pub(crate) fn read_file_text<'a, T: Deserialize<'a>>(
+    text: &'a str,
+    what: &str,
+) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!("{what}: not a mcpguard pins file ({e}); `mcpguard pins list` shows what a pins file holds")
+    })
+}
+
+/// Refuses a pins file of another version than this mcpguard's.
+pub(crate) fn check_version(version: u32, what: &str) -> Result<(), String> {
+    if version == VERSION {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: a pins file of version {version}, this mcpguard reads version {VERSION}"
+    ))
 }
 
 /// The SHA-256 of a definition's canonical text, in hex.
