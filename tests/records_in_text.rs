@@ -283,6 +283,76 @@ fn a_csv_file_or_a_saved_repr_on_the_command_line_is_read_as_records() {
 }
 
 #[test]
+fn a_csv_without_its_header_row_is_read_with_fields_named_by_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = text_file(dir.path(), "orders-csv.result.json", "orders.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    assert_eq!(header, "id,customer,status,total,note\r");
+    let headless = dir.path().join("orders-no-header.csv");
+    std::fs::write(&headless, rows).unwrap();
+    let cancelled = &expected()["cancelled"];
+    let out = mcpguard_ok(
+        "paginate",
+        &headless,
+        &["--where", "3=cancelled", "--aggregate", "count, sum(4)"],
+    );
+    let figures: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(figures["of"], expected()["rows"], "{figures}");
+    assert_eq!(figures["count"], cancelled["count"], "{figures}");
+    assert_eq!(figures["sum(4)"], cancelled["sum_total"], "{figures}");
+
+    let out = mcpguard_ok("summarize", &headless, &["--fields", "1,3"]);
+    let result: Value = serde_json::from_slice(&out).unwrap();
+    let preview: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(preview["count"], expected()["rows"], "{preview}");
+    assert_eq!(
+        preview["items"][0],
+        json!({"1": 1, "3": "refunded"}),
+        "{preview}"
+    );
+}
+
+#[test]
+fn artifacts_show_answers_on_records_stored_as_text() {
+    use mcpguard::proxy::store::{Artifacts as _, DirStore};
+    use mcpguard::reshape::artifact::Ref;
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("store");
+    let mut store = DirStore::new(&store_dir, std::time::Duration::from_secs(3600), 1 << 30);
+    let cancelled = &expected()["cancelled"];
+    for (file, status, total) in [
+        ("sqlite-orders.result.json", "status", "total"),
+        ("duckdb-orders.result.json", "3", "4"),
+    ] {
+        let result = std::fs::read(fixture(file)).unwrap();
+        let reference = Ref::for_content("read_query", &result);
+        store.put(&reference, &result).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpguard"))
+            .args(["artifacts", "show", "--artifact-dir"])
+            .arg(&store_dir)
+            .arg(reference.to_string())
+            .args(["--where", &format!("{status}=cancelled")])
+            .args(["--aggregate", &format!("count, sum({total})")])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let figures: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(figures["count"], cancelled["count"], "{file}: {figures}");
+        assert_eq!(
+            figures[&format!("sum({total})")],
+            cancelled["sum_total"],
+            "{file}: {figures}"
+        );
+    }
+}
+
+#[test]
 fn through_the_proxy_a_csv_under_structured_content_answers_where_and_match_with_whole_records() {
     // server-filesystem's read_text_file: the file as text, and structuredContent
     // `{"content": "<the same text>"}` (no list in it).

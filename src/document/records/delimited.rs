@@ -2,7 +2,9 @@
 //! breaks inside quotes), the delimiter and the header row sniffed: the delimiter is the one of
 //! `,` `\t` `;` `|` that splits every row into the same number of fields (two or more), and
 //! the first row is a header when its fields are distinct, non-empty and not numbers while a
-//! column below it holds numbers only. A row with another number of fields makes the text not
+//! column below it holds numbers only. Without a header, a column of numbers from the first
+//! row to the last is what says the rows are records (fields named by position), where a log
+//! of evenly punctuated lines has none. A row with another number of fields makes the text not
 //! delimited, and says which row.
 
 /// The delimiters tried, in this order of preference on a tie.
@@ -14,6 +16,21 @@ pub struct Table {
     pub delimiter: u8,
     pub header: Option<Vec<String>>,
     pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Whether the rows are records: they have a header row, or a column holds numbers in
+    /// every row (the first included: then it is a row, not a header).
+    pub fn holds_records(&self) -> bool {
+        self.header.is_some() || self.numbered()
+    }
+
+    /// Header-less rows with a column of numbers all through, the evidence that they are
+    /// records rather than lines that happen to split alike.
+    pub fn numbered(&self) -> bool {
+        let width = self.rows.first().map_or(0, Vec::len);
+        self.header.is_none() && (0..width).any(|col| self.rows.iter().all(|r| numeric(&r[col])))
+    }
 }
 
 /// Reads `text` whole as delimited rows.
@@ -158,10 +175,17 @@ mod tests {
         assert_eq!((tsv.delimiter, tsv.rows.len()), (b'\t', 2));
         let semi = parse("x;y\n1,5;2\n").unwrap();
         assert_eq!(semi.delimiter, b';');
-        // No column of numbers under it: the first row is a row.
+        // No column of numbers under it: the first row is a row, and nothing says the rows
+        // are records.
         let names = parse("ann,bob\ncid,dee\n").unwrap();
         assert!(names.header.is_none());
         assert_eq!(names.rows.len(), 2);
+        assert!(!names.holds_records());
+        // Numbers from the first row on: header-less records.
+        let numbered = parse("1,ann,2.5\n2,\"bob, jr\",3\n").unwrap();
+        assert!(numbered.header.is_none() && numbered.numbered());
+        assert_eq!(numbered.rows.len(), 2);
+        assert!(parse("id,name\n1,ann\n").unwrap().holds_records());
     }
 
     #[test]

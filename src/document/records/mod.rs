@@ -6,9 +6,11 @@
 //! sorted, counted and paged as JSON lists are. It never guesses: a text it cannot read whole
 //! as one of these stays text, and the error says why.
 //!
-//! Records without field names (tuples, lists) get positional ones: `1`, `2`, ... Delimited
-//! text needs its header row: without one a log of evenly punctuated lines would pass for CSV. Cells of delimited text and tables that read as numbers become numbers (`007`
-//! stays text: a leading zero is an identifier's), the rest stay strings.
+//! Records without field names (tuples, lists, header-less CSV) get positional ones: `1`, `2`,
+//! ... Delimited text needs evidence that its rows are records, a header row or a column of
+//! numbers in every row: without it a log of evenly punctuated lines would pass for CSV. Cells
+//! of delimited text and tables that read as numbers become numbers (`007` stays text: a
+//! leading zero is an identifier's), the rest stay strings.
 
 pub mod delimited;
 pub mod markdown;
@@ -58,7 +60,7 @@ fn head(text: &str) -> &str {
 
 /// Whether the start of a text (its first [`SNIFF_BYTES`]) looks like records [`read`] would
 /// take: a Python list or tuple of dicts or tuples, a Markdown table, or delimited lines under
-/// a header row. For a reader that must choose before it has the whole text (a search that
+/// a header row (or with a column of numbers in every line). For a reader that must choose before it has the whole text (a search that
 /// streams lines, or matches records), or that would rather not parse what is not records:
 /// `false` is never wrong to act on, `true` is checked by reading the whole.
 pub fn sniff(text: &str) -> bool {
@@ -78,7 +80,7 @@ pub fn sniff(text: &str) -> bool {
                     return false;
                 };
                 match delimited::parse(&head[..at + 1]) {
-                    Ok(table) => return table.header.is_some(),
+                    Ok(table) => return table.holds_records(),
                     Err(e) if e.contains("never closes") => end = at,
                     Err(_) => return false,
                 }
@@ -165,14 +167,23 @@ fn from_delimited(text: &str) -> Result<Records, String> {
     };
     let width = table.rows.first().map_or(0, Vec::len);
     // Without a header row, a log whose lines hold the same number of commas would read as
-    // CSV: the header is the evidence, so header-less text stays text.
-    let Some(header) = table.header else {
-        return Err(format!(
-            "not CSV or TSV: every line splits into {width} fields at {kind}'s delimiter, but no header row names them (a log's lines can do that too)"
-        ));
+    // CSV: a header, or a column of numbers in every row, is the evidence; without either the
+    // text stays text.
+    let numbered = table.numbered();
+    let (header, what) = match table.header {
+        Some(header) => (header, format!("{kind} with a header row, {width} fields")),
+        None if numbered => (
+            (1..=width).map(|i| i.to_string()).collect(),
+            format!("{kind} without a header row, {width} fields named by position"),
+        ),
+        None => {
+            return Err(format!(
+                "not CSV or TSV: every line splits into {width} fields at {kind}'s delimiter, but no header row names them and no column holds a number in every line (a log's lines can split alike)"
+            ));
+        }
     };
     Ok(Records {
-        what: format!("{kind} with a header row, {width} fields"),
+        what,
         rows: table.rows.into_iter().map(|r| named(&header, r)).collect(),
     })
 }
@@ -270,6 +281,7 @@ mod tests {
             "[(55, 'customer_710', datetime.date(2026, 1, 3)), (56, 'c",
             "| id | who |\n|---|---|\n| 1 | a",
             "id,note,total\n1,\"line one\nline two\",3\n2,\"a, b\",4\n3,\"cut inside a quo",
+            "1,ann,2.5\n2,bob,3\n3,c",
         ] {
             assert!(sniff(head), "{head:?}");
         }
@@ -303,6 +315,22 @@ mod tests {
         ] {
             assert_eq!(as_result_text(other.into()), other);
         }
+    }
+
+    #[test]
+    fn header_less_rows_with_a_column_of_numbers_get_positional_fields() {
+        let records = read("7,\"Smith, Jo\",2.5\n8,Ann,3\n").unwrap();
+        assert_eq!(
+            records.what,
+            "CSV without a header row, 3 fields named by position"
+        );
+        assert_eq!(
+            records.rows,
+            [
+                serde_json::json!({"1": 7, "2": "Smith, Jo", "3": 2.5}),
+                serde_json::json!({"1": 8, "2": "Ann", "3": 3})
+            ]
+        );
     }
 
     #[test]
