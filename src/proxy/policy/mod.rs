@@ -484,8 +484,12 @@ mod tests {
     use std::time::Duration;
 
     fn policy() -> Policy {
+        policy_with(Config::default())
+    }
+
+    fn policy_with(config: Config) -> Policy {
         Policy::new(
-            Arc::new(Config::default()),
+            Arc::new(config),
             Secrets::parse("test-secret-test-secret", "test").unwrap(),
             Box::new(NoStore),
             false,
@@ -680,12 +684,7 @@ mod tests {
             catalog: config::Catalog::Trim,
             ..Config::default()
         };
-        let mut p = Policy::new(
-            Arc::new(config),
-            Secrets::parse("test-secret-test-secret", "test").unwrap(),
-            Box::new(NoStore),
-            false,
-        );
+        let mut p = policy_with(config);
         client(&mut p, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
         let page = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "git_status",
             "inputSchema": {"type": "object", "properties": {"repo_path": {"title": "Repo Path", "type": "string"}}},
@@ -718,12 +717,7 @@ mod tests {
             hot: vec!["b".to_owned()],
             ..Config::default()
         };
-        let mut p = Policy::new(
-            Arc::new(config),
-            Secrets::parse("test-secret-test-secret", "test").unwrap(),
-            Box::new(NoStore),
-            false,
-        );
+        let mut p = policy_with(config);
         client(
             &mut p,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
