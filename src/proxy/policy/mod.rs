@@ -487,6 +487,16 @@ mod tests {
         policy_with(Config::default())
     }
 
+    /// The names of the tools a tools/list answer lists, in order.
+    fn tool_names(answer: &Value) -> Vec<&str> {
+        answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect()
+    }
+
     fn policy_with(config: Config) -> Policy {
         Policy::new(
             Arc::new(config),
@@ -570,12 +580,7 @@ mod tests {
             panic!()
         };
         let v: Value = serde_json::from_slice(bytes).unwrap();
-        let names: Vec<&str> = v["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
+        let names = tool_names(&v);
         assert_eq!(names, ["mcpguard_more", "mcpguard_more_2"]);
         assert_eq!(v["result"]["ttlMs"], 1000);
         assert_eq!(v["id"], 3);
@@ -738,12 +743,7 @@ mod tests {
             "{text}"
         );
         let v: Value = serde_json::from_str(&text).unwrap();
-        let names: Vec<&str> = v["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
+        let names = tool_names(&v);
         assert_eq!(
             names,
             [
