@@ -35,8 +35,11 @@ const FIELDS: usize = 4;
 /// `b`): names are short and every word of them matters; descriptions vary in length.
 const WEIGHTS: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.5];
 const LENGTH_NORM: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.75];
-/// BM25's saturation: how fast more occurrences stop adding.
-const K1: f32 = 1.2;
+/// BM25's saturation: how fast more occurrences stop adding. It applies to the weighted term
+/// frequency, whose scale the name's weight sets: at BM25's usual 1.2 one word in a name
+/// already saturated, and a tool with the query's word in its name and its description scored
+/// hardly more than one with it in its name alone.
+const K1: f32 = 3.0;
 /// Added to the score of a tool the query names exactly.
 const EXACT_NAME: f32 = 100.0;
 /// A query word and a catalog word meet when one begins the other and the shorter has at least

@@ -52,6 +52,9 @@ const GROUPS: &[&[&str]] = &[
     &["url", "link", "webpage", "website", "page", "site"],
     &["relation", "relationship", "link", "connection", "edge"],
     &["history", "log", "past", "previous"],
+    &["node", "entity", "vertex"],
+    &["fact", "observation"],
+    &["tree", "nested", "recursive", "hierarchy", "hierarchical"],
     &["size", "large", "big", "bytes"],
     &[
         "information",
@@ -103,6 +106,8 @@ mod tests {
         assert!(removing.iter().any(|s| s == "delet"), "{removing:?}");
         assert!(!removing.iter().any(|s| s == "remov"));
         assert!(thesaurus.of("folder").iter().any(|s| s == "directori"));
+        assert!(thesaurus.of("node").iter().any(|s| s == "entiti"));
+        assert!(thesaurus.of("nest").iter().any(|s| s == "tree"));
         assert!(thesaurus.of("zebra").is_empty());
     }
 }
