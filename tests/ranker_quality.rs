@@ -32,8 +32,9 @@ fn mcpproxy_go_graded_queries_find_their_tools() {
     );
     assert_eq!((data.tools.len(), data.queries.len()), (45, 47));
     let q = measured(&data);
-    assert!(q.recall[1].1 >= 0.80, "recall@5 {:?}", q.recall);
-    assert!(q.mrr >= 0.72, "MRR {}", q.mrr);
+    // The bar.
+    assert!(q.recall[1].1 >= 0.85, "recall@5 {:?}", q.recall);
+    assert!(q.mrr >= 0.75, "MRR {}", q.mrr);
 }
 
 #[test]
@@ -41,8 +42,8 @@ fn agent_queries_over_527_tools_find_their_tools() {
     let data = dataset("livemcptool-tools.json", "livemcptool-queries.json");
     assert_eq!((data.tools.len(), data.queries.len()), (527, 125));
     let q = measured(&data);
-    assert!(q.recall[1].1 >= 0.90, "recall@5 {:?}", q.recall);
-    assert!(q.mrr >= 0.85, "MRR {}", q.mrr);
+    assert!(q.recall[1].1 >= 0.91, "recall@5 {:?}", q.recall);
+    assert!(q.mrr >= 0.86, "MRR {}", q.mrr);
 }
 
 #[test]
