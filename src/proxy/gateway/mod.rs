@@ -1,9 +1,10 @@
 //! The gateway (DESIGN.md section 12): one MCP server in front of every server of a client's
 //! config, which the proxy's policy serves as it serves any one server ([`start`] gives the
-//! same [`ServerEnd`] a child process or the stdio bridge gives). It routes, it does not
-//! merge: tools and prompts are listed as `SERVER__NAME` ([`super::names`]), every request goes to
-//! the server that has the name under the name it knows ([`routes`]), and the shrinking,
-//! `mcpguard_more`, artifacts and records stay the policy's, one for all servers.
+//! same [`ServerEnd`](super::stdio::ServerEnd) a child process or the stdio bridge gives). It
+//! routes, it does not merge: tools and prompts are listed as `SERVER__NAME`
+//! ([`super::names`]), every request goes to the server that has the name under the name it
+//! knows ([`routes`]), and the shrinking, `mcpguard_more`, artifacts and records stay the
+//! policy's, one for all servers.
 //!
 //! Servers start lazily ([`upstream`]): `tools/list` is answered from each server's cached
 //! catalog ([`cache`]) when there is one, else every server without one is started at once and
@@ -19,6 +20,7 @@
 
 pub mod cache;
 mod catalogs;
+mod in_process;
 mod listen;
 pub mod pinned;
 pub mod routes;
@@ -26,18 +28,20 @@ mod servers;
 pub mod status;
 pub mod upstream;
 
+pub use in_process::start;
+
 use std::collections::HashMap;
 use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, mpsc};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::names;
 use super::policy::{Level, Log};
-use super::stdio::{ServerEnd, lock};
+use super::stdio::lock;
 use crate::net::mcp::{Target, era};
 use crate::net::oauth::session::OAuth;
 use crate::net::version::{HANDSHAKE_VERSIONS, V2025_11_25, V2026_07_28};
@@ -84,37 +88,10 @@ const TICK: Duration = Duration::from_millis(200);
 /// JSON-RPC's "invalid params": an unknown tool, prompt or resource.
 const INVALID_PARAMS: i64 = -32602;
 
-/// Starts the gateway on a thread of its own: the server end the proxy serves.
-pub fn start(opts: Options) -> std::io::Result<ServerEnd> {
-    let (from_gateway, gateway_out) = std::io::pipe()?;
-    let (gateway_in, to_gateway) = std::io::pipe()?;
-    let (done, finished) = mpsc::channel::<()>();
-    std::thread::spawn(move || {
-        serve(gateway_in, Box::new(gateway_out), opts);
-        drop(done);
-    });
-    Ok(ServerEnd {
-        input: Box::new(to_gateway),
-        output: Box::new(from_gateway),
-        ended: Box::new(move |grace| match finished.recv_timeout(grace) {
-            Err(mpsc::RecvTimeoutError::Timeout) => None,
-            _ => Some(Some(0)),
-        }),
-    })
-}
-
 /// Serves the client on `input` and `output` until its input ends; then every server ends.
 pub fn serve(input: impl Read, output: Box<dyn Write + Send>, opts: Options) {
     let cap = opts.max_message_bytes;
-    let gateway = Gateway::new(opts, output);
-    if gateway.eager {
-        let g = gateway.clone();
-        std::thread::spawn(move || g.ensure_catalogs(true));
-    }
-    let ticker = {
-        let weak = Arc::downgrade(&gateway);
-        std::thread::spawn(move || tick(weak))
-    };
+    let (gateway, ticker) = begin(opts, output);
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut buf = Vec::new();
     loop {
@@ -130,6 +107,28 @@ pub fn serve(input: impl Read, output: Box<dyn Write + Send>, opts: Options) {
             Ok(Capped::End) | Err(_) => break,
         }
     }
+    end(gateway, ticker);
+}
+
+/// Builds the gateway and starts what runs beside it: the eager start, the ticker.
+fn begin(
+    opts: Options,
+    output: Box<dyn Write + Send>,
+) -> (Arc<Gateway>, std::thread::JoinHandle<()>) {
+    let gateway = Gateway::new(opts, output);
+    if gateway.eager {
+        let g = gateway.clone();
+        std::thread::spawn(move || g.ensure_catalogs(true));
+    }
+    let ticker = {
+        let weak = Arc::downgrade(&gateway);
+        std::thread::spawn(move || tick(weak))
+    };
+    (gateway, ticker)
+}
+
+/// The client's side has closed: every server ends, the state is written.
+fn end(gateway: Arc<Gateway>, ticker: std::thread::JoinHandle<()>) {
     gateway.closing.store(true, Ordering::SeqCst);
     for upstream in &gateway.upstreams {
         upstream.stop();
