@@ -41,7 +41,7 @@ pub fn start(opts: Options) -> io::Result<ServerEnd> {
 }
 
 /// Where the policy writes the client's lines: each whole line is handed to the gateway as it
-/// completes.
+/// completes (a blank one is not JSON, which the gateway skips).
 struct ToGateway {
     gateway: Option<Arc<Gateway>>,
     built: mpsc::Receiver<Arc<Gateway>>,
@@ -71,11 +71,11 @@ impl Write for ToGateway {
         let mut rest = buf;
         while let Some(at) = memchr::memchr(b'\n', rest) {
             if self.partial.is_empty() {
-                deliver(&gateway, &rest[..at]);
+                gateway.from_client(&rest[..at]);
             } else {
                 self.partial.extend_from_slice(&rest[..at]);
                 let line = std::mem::take(&mut self.partial);
-                deliver(&gateway, &line);
+                gateway.from_client(&line);
             }
             rest = &rest[at + 1..];
         }
@@ -85,12 +85,6 @@ impl Write for ToGateway {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-fn deliver(gateway: &Arc<Gateway>, line: &[u8]) {
-    if !line.iter().all(u8::is_ascii_whitespace) {
-        gateway.from_client(line);
     }
 }
 

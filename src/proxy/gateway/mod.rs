@@ -96,7 +96,7 @@ pub fn serve(input: impl Read, output: Box<dyn Write + Send>, opts: Options) {
     let mut buf = Vec::new();
     loop {
         match lines::read_capped(&mut reader, &mut buf, cap) {
-            Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => {}
+            // A blank line is not JSON, which from_client skips.
             Ok(Capped::Line) => gateway.from_client(&buf),
             // The policy caps what the client sends before it gets here.
             Ok(Capped::TooLong) => {
