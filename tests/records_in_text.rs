@@ -283,6 +283,63 @@ fn a_csv_file_or_a_saved_repr_on_the_command_line_is_read_as_records() {
 }
 
 #[test]
+fn a_csv_of_many_megabytes_is_read_as_records_and_paged_in_order() {
+    // The captured orders repeated past 10 MB (the reader once stopped at 8 MB and left a
+    // longer text as text): every copy counts, and pages come in the order asked for.
+    let dir = tempfile::tempdir().unwrap();
+    let path = text_file(dir.path(), "orders-csv.result.json", "orders.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (header, rows) = text.split_once('\n').unwrap();
+    let copies = (10 << 20) / rows.len() + 1;
+    let big = dir.path().join("orders-big.csv");
+    std::fs::write(&big, format!("{header}\n{}", rows.repeat(copies))).unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 10 << 20);
+    let cancelled = &expected()["cancelled"];
+    let out = mcpguard_ok(
+        "paginate",
+        &big,
+        &[
+            "--where",
+            "status=cancelled",
+            "--aggregate",
+            "count, sum(total)",
+        ],
+    );
+    let figures: Value = serde_json::from_slice(&out).unwrap();
+    let count = cancelled["count"].as_u64().unwrap() * copies as u64;
+    assert_eq!(figures["count"], count, "{figures}");
+    let rows_in_all = expected()["rows"].as_u64().unwrap() * copies as u64;
+    assert_eq!(figures["of"], rows_in_all, "{figures}");
+    let sum = cancelled["sum_total"].as_f64().unwrap() * copies as f64;
+    let got = figures["sum(total)"].as_f64().unwrap();
+    assert!((got - sum).abs() < 1e-6 * sum, "{got} vs {sum}");
+
+    let out = mcpguard_ok(
+        "paginate",
+        &big,
+        &[
+            "--where",
+            "status=cancelled",
+            "--order-by",
+            "total:desc",
+            "--limit",
+            "5",
+        ],
+    );
+    let page: Value = serde_json::from_slice(&out).unwrap();
+    let page: Value = serde_json::from_str(page["content"][0]["text"].as_str().unwrap()).unwrap();
+    let totals: Vec<f64> = (page["items"].as_array().unwrap().iter())
+        .map(|item| {
+            assert_eq!(item["status"], "cancelled");
+            item["total"].as_f64().unwrap()
+        })
+        .collect();
+    assert_eq!(totals.len(), 5);
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "{totals:?}");
+    assert_eq!(page["meta"]["totalCount"], count, "{page}");
+}
+
+#[test]
 fn a_csv_without_its_header_row_is_read_with_fields_named_by_position() {
     let dir = tempfile::tempdir().unwrap();
     let path = text_file(dir.path(), "orders-csv.result.json", "orders.csv");

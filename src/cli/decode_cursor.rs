@@ -152,8 +152,8 @@ pub fn run(args: Args, config: &Option<PathBuf>) -> anyhow::Result<Code> {
                 let located = paginate::locate(&doc.value, args.path.as_deref())
                     .with_context(|| format!("--data {file}"))?;
                 let order = p.order.as_deref().map(paginate::Order::parse).transpose()?;
-                let fp = paginate::fingerprint(
-                    located.items(),
+                let fp = paginate::fingerprint_of(
+                    &located,
                     order.as_ref(),
                     &paginate::issued_filters(p)?,
                 );

@@ -549,7 +549,7 @@ fn why_not_records(value: &Value) -> Option<String> {
         .find_map(|p| match &p.content {
             PartContent::Text {
                 text, json: None, ..
-            } => document::records::read(text).err(),
+            } => document::records::index(text).err(),
             _ => None,
         })
 }

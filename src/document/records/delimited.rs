@@ -7,15 +7,23 @@
 //! of evenly punctuated lines has none. A row with another number of fields makes the text not
 //! delimited, and says which row.
 
+use std::ops::Range;
+
 /// The delimiters tried, in this order of preference on a tie.
 const DELIMITERS: [u8; 4] = [b',', b'\t', b';', b'|'];
 
-/// A table read from delimited text: its delimiter, whether it had a header, its rows.
+/// A table found in delimited text: its delimiter, its header when it had one, and where each
+/// row is (the text is not copied: [`fields`] reads a row when it is wanted).
 #[derive(Debug)]
 pub struct Table {
     pub delimiter: u8,
     pub header: Option<Vec<String>>,
-    pub rows: Vec<Vec<String>>,
+    /// Fields in every row.
+    pub width: usize,
+    /// The rows after the header, as byte ranges of the text (blank lines left out).
+    pub rows: Vec<Range<usize>>,
+    /// A column holds numbers in every row, the first included.
+    numbered: bool,
 }
 
 impl Table {
@@ -28,28 +36,21 @@ impl Table {
     /// Header-less rows with a column of numbers all through, the evidence that they are
     /// records rather than lines that happen to split alike.
     pub fn numbered(&self) -> bool {
-        let width = self.rows.first().map_or(0, Vec::len);
-        self.header.is_none() && (0..width).any(|col| self.rows.iter().all(|r| numeric(&r[col])))
+        self.header.is_none() && self.numbered
     }
 }
 
-/// Reads `text` whole as delimited rows.
+/// Reads `text` whole as delimited rows: one pass per delimiter tried, each row's fields
+/// checked and let go.
 pub fn parse(text: &str) -> Result<Table, String> {
     let mut why = String::from("no delimiter splits its rows alike");
     for delimiter in DELIMITERS {
         if !text.as_bytes().contains(&delimiter) {
             continue;
         }
-        match rows(text, delimiter) {
-            Ok(rows) if rows.len() >= 2 && rows[0].len() >= 2 => {
-                let (header, rows) = split_header(rows);
-                return Ok(Table {
-                    delimiter,
-                    header,
-                    rows,
-                });
-            }
-            Ok(_) => why = "fewer than two rows of two fields".to_owned(),
+        match table(text, delimiter) {
+            Ok(Some(table)) => return Ok(table),
+            Ok(None) => why = "fewer than two rows of two fields".to_owned(),
             Err(e) if delimiter == b',' || delimiter == b'\t' => why = e,
             Err(_) => {}
         }
@@ -57,99 +58,150 @@ pub fn parse(text: &str) -> Result<Table, String> {
     Err(format!("not CSV or TSV: {why}"))
 }
 
-/// Every row of `text` split at `delimiter`, each with the first row's number of fields.
-fn rows(text: &str, delimiter: u8) -> Result<Vec<Vec<String>>, String> {
-    let bytes = text.as_bytes();
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut row: Vec<String> = Vec::new();
-    let mut field: Vec<u8> = Vec::new();
-    let mut at = 0;
-    let mut quoted = false;
+/// The fields of one row of a [`Table`] (`row`: its range in the text the table was read
+/// from, where it parsed).
+pub fn fields(row: &str, delimiter: u8) -> Vec<String> {
+    let mut fields = Vec::new();
     let mut line = 1;
-    let end_row = |row: &mut Vec<String>, rows: &mut Vec<Vec<String>>, line: usize| {
-        let row = std::mem::take(row);
-        if row.len() == 1 && row[0].is_empty() {
-            return Ok(()); // a blank line
+    // The row was read whole before: it ends, and its quotes close.
+    let _ = next_row(row, 0, delimiter, &mut line, &mut fields);
+    fields
+}
+
+/// The table `text` makes at `delimiter`, every row with the first row's number of fields;
+/// `None` when that is fewer than two rows of two fields.
+fn table(text: &str, delimiter: u8) -> Result<Option<Table>, String> {
+    let mut rows = Vec::new();
+    let mut first: Vec<String> = Vec::new();
+    // Per column: a number in the first row; a number in every row after it.
+    let mut first_numeric: Vec<bool> = Vec::new();
+    let mut below_numeric: Vec<bool> = Vec::new();
+    let mut fields = Vec::new();
+    let mut at = 0;
+    let mut line = 1;
+    while at < text.len() {
+        let start = at;
+        let row_line = line;
+        fields.clear();
+        at = next_row(text, at, delimiter, &mut line, &mut fields)?;
+        if fields.len() == 1 && fields[0].is_empty() {
+            continue; // a blank line
         }
-        if let Some(first) = rows.first()
-            && first.len() != row.len()
-        {
+        if rows.is_empty() {
+            first_numeric = fields.iter().map(|f| numeric(f)).collect();
+            below_numeric = vec![true; fields.len()];
+            first = std::mem::take(&mut fields);
+        } else if fields.len() != first.len() {
             return Err(format!(
-                "line {line} has {} fields where the first row has {}",
-                row.len(),
+                "line {row_line} has {} fields where the first row has {}",
+                fields.len(),
                 first.len()
             ));
+        } else {
+            for (all, field) in below_numeric.iter_mut().zip(&fields) {
+                *all = *all && numeric(field);
+            }
         }
-        rows.push(row);
-        Ok(())
-    };
+        rows.push(start..at);
+    }
+    if rows.len() < 2 || first.len() < 2 {
+        return Ok(None);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let names_like = first
+        .iter()
+        .all(|f| !f.trim().is_empty() && !numeric(f) && seen.insert(f.trim()));
+    let header = (names_like && below_numeric.contains(&true)).then(|| {
+        rows.remove(0);
+        first.iter().map(|f| f.trim().to_owned()).collect()
+    });
+    let numbered = (first_numeric.iter().zip(&below_numeric)).any(|(a, b)| *a && *b);
+    Ok(Some(Table {
+        delimiter,
+        header,
+        width: first.len(),
+        rows,
+        numbered,
+    }))
+}
+
+/// Reads the row starting at byte `at` into `fields` (RFC 4180 quoting: a quote opens only at
+/// a field's start, doubled inside it); where the next row starts. `line` counts the line
+/// breaks passed, for messages.
+fn next_row(
+    text: &str,
+    mut at: usize,
+    delimiter: u8,
+    line: &mut usize,
+    fields: &mut Vec<String>,
+) -> Result<usize, String> {
+    let bytes = text.as_bytes();
+    let mut field = String::new();
+    // Bytes since `from` go into the field as they are when it ends (delimiters and quotes
+    // are ASCII: a cut there is always on a character's boundary).
+    let mut from = at;
+    let mut quoted = false;
     while at < bytes.len() {
         let c = bytes[at];
-        at += 1;
         if quoted {
             match c {
-                b'"' if bytes.get(at) == Some(&b'"') => {
-                    field.push(b'"');
+                b'"' if bytes.get(at + 1) == Some(&b'"') => {
+                    field.push_str(&text[from..at + 1]);
+                    at += 2;
+                    from = at;
+                }
+                b'"' => {
+                    field.push_str(&text[from..at]);
+                    quoted = false;
+                    at += 1;
+                    from = at;
+                }
+                b'\n' => {
+                    *line += 1;
                     at += 1;
                 }
-                b'"' => quoted = false,
-                b'\n' => {
-                    line += 1;
-                    field.push(c);
-                }
-                _ => field.push(c),
+                _ => at += 1,
             }
             continue;
         }
         match c {
-            b'"' if field.is_empty() => quoted = true,
-            _ if c == delimiter => row.push(take(&mut field)),
-            b'\r' if bytes.get(at) == Some(&b'\n') => {}
-            b'\n' => {
-                row.push(take(&mut field));
-                end_row(&mut row, &mut rows, line)?;
-                line += 1;
+            b'"' if field.is_empty() && from == at => {
+                quoted = true;
+                at += 1;
+                from = at;
             }
-            _ => field.push(c),
+            _ if c == delimiter => {
+                field.push_str(&text[from..at]);
+                fields.push(std::mem::take(&mut field));
+                at += 1;
+                from = at;
+            }
+            b'\r' if bytes.get(at + 1) == Some(&b'\n') => {
+                field.push_str(&text[from..at]);
+                at += 1;
+                from = at;
+            }
+            b'\n' => {
+                field.push_str(&text[from..at]);
+                fields.push(field);
+                *line += 1;
+                return Ok(at + 1);
+            }
+            _ => at += 1,
         }
     }
     if quoted {
         return Err(format!("a quote opened before line {line} never closes"));
     }
-    if !field.is_empty() || !row.is_empty() {
-        row.push(take(&mut field));
-        end_row(&mut row, &mut rows, line)?;
-    }
-    Ok(rows)
-}
-
-fn take(field: &mut Vec<u8>) -> String {
-    String::from_utf8_lossy(&std::mem::take(field)).into_owned()
+    field.push_str(&text[from..at]);
+    fields.push(field);
+    Ok(at)
 }
 
 /// Whether a field reads as a number (as [`super::typed`] would make it one).
 fn numeric(field: &str) -> bool {
     let f = field.trim();
     !f.is_empty() && f.parse::<f64>().is_ok_and(f64::is_finite)
-}
-
-/// The header row, when the first row is one.
-fn split_header(mut rows: Vec<Vec<String>>) -> (Option<Vec<String>>, Vec<Vec<String>>) {
-    let first = &rows[0];
-    let mut seen = std::collections::HashSet::new();
-    let names_like = first
-        .iter()
-        .all(|f| !f.trim().is_empty() && !numeric(f) && seen.insert(f.trim()));
-    let numbers_below = (0..first.len()).any(|col| rows[1..].iter().all(|r| numeric(&r[col])));
-    if names_like && numbers_below {
-        let header = rows
-            .remove(0)
-            .into_iter()
-            .map(|f| f.trim().to_owned())
-            .collect();
-        return (Some(header), rows);
-    }
-    (None, rows)
 }
 
 #[cfg(test)]
@@ -162,11 +214,9 @@ mod tests {
         let table = parse(text).unwrap();
         assert_eq!(table.delimiter, b',');
         assert_eq!(table.header.unwrap(), ["id", "name", "note", "total"]);
-        assert_eq!(
-            table.rows[0],
-            ["1", "Smith, Jo", "said \"hi\"\nthen left", "12.5"]
-        );
-        assert_eq!(table.rows[1], ["2", "Ann", "", "3"]);
+        let row = |i: usize| fields(&text[table.rows[i].clone()], table.delimiter);
+        assert_eq!(row(0), ["1", "Smith, Jo", "said \"hi\"\nthen left", "12.5"]);
+        assert_eq!(row(1), ["2", "Ann", "", "3"]);
     }
 
     #[test]

@@ -3,21 +3,20 @@
 //! split at each `|` not escaped as `\|`. Text around the table, or a row with another number
 //! of cells, makes the text not a table.
 
-/// Reads `text` whole as one pipe table: its header and rows.
-pub fn parse(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(n, l)| (n + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty());
+use std::ops::Range;
+
+/// Reads `text` whole as one pipe table: its header, and where each row is (byte ranges of
+/// the text, read by [`cells`] when wanted).
+pub fn parse(text: &str) -> Result<(Vec<String>, Vec<Range<usize>>), String> {
+    let mut lines = lines(text).filter(|(_, span)| !text[span.clone()].trim().is_empty());
     let not = |why: String| format!("not a Markdown table: {why}");
     let (_, head) = lines.next().ok_or_else(|| not("it is empty".into()))?;
     let header =
-        cells(head).ok_or_else(|| not("its first line is not a row of `|` cells".into()))?;
+        cells(&text[head]).ok_or_else(|| not("its first line is not a row of `|` cells".into()))?;
     let (n, delimiter) = lines
         .next()
         .ok_or_else(|| not("no delimiter row (| --- |) under the header".into()))?;
-    let marks = cells(delimiter).unwrap_or_default();
+    let marks = cells(&text[delimiter]).unwrap_or_default();
     let is_mark = |c: &String| {
         let c = c.trim_matches(':');
         c.len() >= 3 && c.bytes().all(|b| b == b'-')
@@ -28,8 +27,9 @@ pub fn parse(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
         )));
     }
     let mut rows = Vec::new();
-    for (n, line) in lines {
-        let row = cells(line).ok_or_else(|| not(format!("line {n} is not a row")))?;
+    for (n, span) in lines {
+        let row =
+            cells(&text[span.clone()]).ok_or_else(|| not(format!("line {n} is not a row")))?;
         if row.len() != header.len() {
             return Err(not(format!(
                 "line {n} has {} cells where the header has {}",
@@ -37,13 +37,27 @@ pub fn parse(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>), String> {
                 header.len()
             )));
         }
-        rows.push(row);
+        rows.push(span);
     }
     Ok((header, rows))
 }
 
+/// The lines of `text`, numbered from 1, as byte ranges without their line breaks.
+fn lines(text: &str) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+    let mut at = 0;
+    text.split_inclusive('\n')
+        .enumerate()
+        .map(move |(n, line)| {
+            let start = at;
+            at += line.len();
+            let content = line.trim_end_matches(['\n', '\r']);
+            (n + 1, start..start + content.len())
+        })
+}
+
 /// The cells of a `| a | b |` line (the outer pipes optional when there are inner ones).
-fn cells(line: &str) -> Option<Vec<String>> {
+pub fn cells(line: &str) -> Option<Vec<String>> {
+    let line = line.trim();
     let mut cells = Vec::new();
     let mut cell = String::new();
     let mut chars = line.chars().peekable();
@@ -83,6 +97,7 @@ mod tests {
         let text = "\n| id | name | total |\n|---:|:-----|------:|\n| 1 | a \\| b | 12.5 |\n| 2 | Zoë |  |\n";
         let (header, rows) = parse(text).unwrap();
         assert_eq!(header, ["id", "name", "total"]);
+        let rows: Vec<_> = rows.into_iter().map(|r| cells(&text[r]).unwrap()).collect();
         assert_eq!(rows, [["1", "a | b", "12.5"], ["2", "Zoë", ""]]);
     }
 

@@ -1,10 +1,11 @@
 //! Records wherever servers write them. Many real servers answer in text that is not JSON:
 //! a database server's `str(rows)` (a Python list of dicts, or of tuples holding
 //! `datetime.date(...)`), a CSV file read through a filesystem server, a Markdown table made
-//! for people. [`read`] recognises each of them in a text read whole ([`python`],
-//! [`delimited`], [`markdown`]) and gives its rows as JSON records, so they can be filtered,
-//! sorted, counted and paged as JSON lists are. It never guesses: a text it cannot read whole
-//! as one of these stays text, and the error says why.
+//! for people. [`index`] recognises each of them in a text read whole ([`python`],
+//! [`delimited`], [`markdown`]) and finds its rows, each read as a JSON record when it is
+//! wanted, so they can be filtered, sorted, counted and paged as JSON lists are without the
+//! text ever being held as one tree. It never guesses: a text it cannot read whole as one of
+//! these stays text, and the error says why.
 //!
 //! Records without field names (tuples, lists, header-less CSV) get positional ones: `1`, `2`,
 //! ... Delimited text needs evidence that its rows are records, a header row or a column of
@@ -16,31 +17,78 @@ pub mod delimited;
 pub mod markdown;
 pub mod python;
 
+use std::ops::Range;
+
 use serde_json::{Map, Value};
 
 use crate::util::utf8::floor_char_boundary;
 
-/// The rows of a text, and what they were read as.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Records {
+/// The rows of a text found and checked but not built: where each row is, read as a JSON
+/// record when it is wanted ([`Index::row`]). A text of a million rows is held as itself and
+/// 16 bytes a row, where its records as one tree would take about 35 times the text.
+#[derive(Clone, Debug)]
+pub struct Index<'t> {
     /// What the text was, in words: "a Python list of tuples with 6 fields".
     pub what: String,
-    pub rows: Vec<Value>,
+    text: &'t str,
+    shape: Shape,
+    rows: Vec<Range<usize>>,
 }
 
-/// The longest text read as records. Records are held as one tree (not streamed yet), about
-/// 35 times the text's size: past this, a text stays text and is chunked as text.
-pub const MAX_TEXT_BYTES: usize = 8 << 20;
+/// How a row's text becomes a record.
+#[derive(Clone, Debug)]
+enum Shape {
+    /// A Python literal; tuples and lists get positional names.
+    Python,
+    Delimited {
+        delimiter: u8,
+        header: Vec<String>,
+    },
+    Markdown {
+        header: Vec<String>,
+    },
+}
 
-/// The text's rows as JSON records, or why it holds none.
-pub fn read(text: &str) -> Result<Records, String> {
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "{} bytes, over the {} MB read as records (they are not streamed yet); read it as text",
-            text.len(),
-            MAX_TEXT_BYTES >> 20
-        ));
+impl Index<'_> {
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
     }
+
+    /// True when there are none (never, for an index [`index`] made).
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i` as a JSON record (`Null` past the end).
+    pub fn row(&self, i: usize) -> Value {
+        let Some(span) = self.rows.get(i) else {
+            return Value::Null;
+        };
+        let text = &self.text[span.clone()];
+        match &self.shape {
+            // Every row parsed when the index was made.
+            Shape::Python => match python::parse(text).unwrap_or_default() {
+                Value::Array(values) => positional(values),
+                record => record,
+            },
+            Shape::Delimited { delimiter, header } => {
+                named(header, delimited::fields(text, *delimiter))
+            }
+            Shape::Markdown { header } => named(header, markdown::cells(text).unwrap_or_default()),
+        }
+    }
+
+    /// Every row, built one at a time.
+    pub fn rows(&self) -> impl Iterator<Item = Value> + '_ {
+        (0..self.len()).map(|i| self.row(i))
+    }
+}
+
+/// Where the text's rows are, each checked to read as a record, or why it holds none: one
+/// pass that holds no row but the one being read (and, for delimited text, one pass per
+/// delimiter tried).
+pub fn index(text: &str) -> Result<Index<'_>, String> {
     let trimmed = text.trim_start();
     match trimmed.as_bytes().first() {
         Some(b'[' | b'(') => from_python(trimmed),
@@ -116,56 +164,52 @@ pub fn as_result_text(text: String) -> String {
     serde_json::json!({"content": [{"type": "text", "text": text}]}).to_string()
 }
 
-fn from_python(text: &str) -> Result<Records, String> {
-    let items = match python::parse(text)? {
-        Value::Array(items) if !items.is_empty() => items,
-        Value::Array(_) => return Err("an empty Python list holds no records".to_owned()),
-        _ => return Err("not a Python list or tuple of records".to_owned()),
-    };
+fn from_python(text: &str) -> Result<Index<'_>, String> {
     let container = if text.starts_with('(') {
         "tuple"
     } else {
         "list"
     };
-    if items.iter().all(Value::is_object) {
-        let fields = items[0].as_object().map_or(0, Map::len);
-        return Ok(Records {
-            what: format!("a Python {container} of dicts with {fields} fields"),
-            rows: items,
-        });
-    }
-    if items.iter().all(Value::is_array) {
-        let of = if text[1..].trim_start().starts_with('(') {
-            "tuples"
-        } else {
-            "lists"
+    let mixed = || {
+        format!("a Python {container} whose items are not all dicts or all tuples holds no records")
+    };
+    // The first item decides what every item must be: dicts, or tuples (lists) of values.
+    let mut first: Option<(&str, usize)> = None;
+    let mut rows = Vec::new();
+    python::each_item(text, |span, item| {
+        let (kind, fields) = match &item {
+            Value::Object(m) => ("dicts", m.len()),
+            Value::Array(values) if text[span.clone()].starts_with('(') => ("tuples", values.len()),
+            Value::Array(values) => ("lists", values.len()),
+            _ => return Err(mixed()),
         };
-        let fields = items[0].as_array().map_or(0, Vec::len);
-        let rows = items
-            .into_iter()
-            .map(|item| match item {
-                Value::Array(values) => positional(values),
-                other => other,
-            })
-            .collect();
-        return Ok(Records {
-            what: format!("a Python {container} of {of} with {fields} fields"),
-            rows,
-        });
-    }
-    Err(format!(
-        "a Python {container} whose items are not all dicts or all tuples holds no records"
-    ))
+        match first {
+            None => first = Some((kind, fields)),
+            Some((seen, _)) if (seen == "dicts") != (kind == "dicts") => return Err(mixed()),
+            Some(_) => {}
+        }
+        rows.push(span);
+        Ok(())
+    })?;
+    let Some((of, fields)) = first else {
+        return Err(format!("an empty Python {container} holds no records"));
+    };
+    Ok(Index {
+        what: format!("a Python {container} of {of} with {fields} fields"),
+        text,
+        shape: Shape::Python,
+        rows,
+    })
 }
 
-fn from_delimited(text: &str) -> Result<Records, String> {
+fn from_delimited(text: &str) -> Result<Index<'_>, String> {
     let table = delimited::parse(text)?;
     let kind = match table.delimiter {
         b',' => "CSV".to_owned(),
         b'\t' => "TSV".to_owned(),
         d => format!("text delimited by {:?}", d as char),
     };
-    let width = table.rows.first().map_or(0, Vec::len);
+    let width = table.width;
     // Without a header row, a log whose lines hold the same number of commas would read as
     // CSV: a header, or a column of numbers in every row, is the evidence; without either the
     // text stays text.
@@ -182,22 +226,29 @@ fn from_delimited(text: &str) -> Result<Records, String> {
             ));
         }
     };
-    Ok(Records {
+    Ok(Index {
         what,
-        rows: table.rows.into_iter().map(|r| named(&header, r)).collect(),
+        text,
+        shape: Shape::Delimited {
+            delimiter: table.delimiter,
+            header,
+        },
+        rows: table.rows,
     })
 }
 
-fn from_markdown(text: &str) -> Result<Records, String> {
+fn from_markdown(text: &str) -> Result<Index<'_>, String> {
     let (header, rows) = markdown::parse(text)?;
     let header: Vec<String> = header
         .into_iter()
         .enumerate()
         .map(|(i, h)| if h.is_empty() { (i + 1).to_string() } else { h })
         .collect();
-    Ok(Records {
+    Ok(Index {
         what: format!("a Markdown table with {} columns", header.len()),
-        rows: rows.into_iter().map(|r| named(&header, r)).collect(),
+        text,
+        shape: Shape::Markdown { header },
+        rows,
     })
 }
 
@@ -251,27 +302,27 @@ mod tests {
 
     #[test]
     fn each_format_reads_as_records_that_say_what_they_were() {
-        let dicts = read("[{'id': 1, 'status': 'cancelled', 'total': 45.49}, {'id': 2, 'status': 'paid', 'total': 3}]").unwrap();
+        let dicts = index("[{'id': 1, 'status': 'cancelled', 'total': 45.49}, {'id': 2, 'status': 'paid', 'total': 3}]").unwrap();
         assert_eq!(dicts.what, "a Python list of dicts with 3 fields");
         assert_eq!(
-            dicts.rows[0],
+            dicts.row(0),
             json!({"id": 1, "status": "cancelled", "total": 45.49})
         );
-        let tuples = read("[(55, 'customer_710', datetime.date(2026, 1, 3)), (56, 'c', datetime.date(2026, 1, 4))]").unwrap();
+        let tuples = index("[(55, 'customer_710', datetime.date(2026, 1, 3)), (56, 'c', datetime.date(2026, 1, 4))]").unwrap();
         assert_eq!(tuples.what, "a Python list of tuples with 3 fields");
-        assert_eq!(
-            tuples.rows[1],
-            json!({"1": 56, "2": "c", "3": "2026-01-04"})
-        );
-        let csv = read("id,code,total\n1,007,12.50\n2,010,-3\n").unwrap();
+        assert_eq!(tuples.row(1), json!({"1": 56, "2": "c", "3": "2026-01-04"}));
+        let csv = index("id,code,total\n1,007,12.50\n2,010,-3\n").unwrap();
         assert_eq!(csv.what, "CSV with a header row, 3 fields");
-        assert_eq!(csv.rows[0], json!({"id": 1, "code": "007", "total": 12.5}));
-        let tsv = read("name\tn\nx\t1\n").unwrap();
+        assert_eq!(csv.row(0), json!({"id": 1, "code": "007", "total": 12.5}));
+        let tsv = index("name\tn\nx\t1\n").unwrap();
         assert_eq!(tsv.what, "TSV with a header row, 2 fields");
-        assert_eq!(tsv.rows[0], json!({"name": "x", "n": 1}));
-        let md = read("| id | who |\n|---|---|\n| 1 | ann |\n").unwrap();
+        assert_eq!(tsv.row(0), json!({"name": "x", "n": 1}));
+        let md = index("| id | who |\n|---|---|\n| 1 | ann |\n").unwrap();
         assert_eq!(md.what, "a Markdown table with 2 columns");
-        assert_eq!(md.rows, [json!({"id": 1, "who": "ann"})]);
+        assert_eq!(
+            md.rows().collect::<Vec<_>>(),
+            [json!({"id": 1, "who": "ann"})]
+        );
     }
 
     #[test]
@@ -319,13 +370,13 @@ mod tests {
 
     #[test]
     fn header_less_rows_with_a_column_of_numbers_get_positional_fields() {
-        let records = read("7,\"Smith, Jo\",2.5\n8,Ann,3\n").unwrap();
+        let records = index("7,\"Smith, Jo\",2.5\n8,Ann,3\n").unwrap();
         assert_eq!(
             records.what,
             "CSV without a header row, 3 fields named by position"
         );
         assert_eq!(
-            records.rows,
+            records.rows().collect::<Vec<_>>(),
             [
                 serde_json::json!({"1": 7, "2": "Smith, Jo", "3": 2.5}),
                 serde_json::json!({"1": 8, "2": "Ann", "3": 3})
@@ -334,9 +385,20 @@ mod tests {
     }
 
     #[test]
-    fn text_past_the_size_read_as_records_stays_text() {
-        let big = format!("id,n\n{}", "1,2\n".repeat(MAX_TEXT_BYTES / 4 + 1));
-        assert!(read(&big).unwrap_err().contains("not streamed yet"));
+    fn a_text_of_many_megabytes_is_indexed_and_its_rows_built_one_at_a_time() {
+        let rows = 1_200_000;
+        let mut text = String::from("id,status,total\n");
+        for i in 0..rows {
+            text.push_str(&format!("{i},\"a, b\",{}.5\n", i % 7));
+        }
+        assert!(text.len() > 16 << 20);
+        let index = index(&text).unwrap();
+        assert_eq!(index.len(), rows);
+        assert_eq!(
+            index.row(rows - 1),
+            json!({"id": rows - 1, "status": "a, b", "total": ((rows - 1) % 7) as f64 + 0.5})
+        );
+        assert_eq!(index.row(rows), Value::Null);
     }
 
     #[test]
@@ -353,7 +415,7 @@ mod tests {
                 "no header row names them",
             ),
         ] {
-            let e = read(text).unwrap_err();
+            let e = index(text).unwrap_err();
             assert!(e.contains(says), "{text:?}: {e}");
         }
     }

@@ -6,6 +6,8 @@
 //! number, `UUID('...')` as its text, `datetime.timedelta(...)` as seconds. Anything else (a
 //! class's own repr, `<object at 0x...>`) is not a literal, and the text stays text.
 
+use std::ops::Range;
+
 use serde_json::{Map, Number, Value};
 
 /// The deepest nesting read.
@@ -13,18 +15,29 @@ const MAX_DEPTH: usize = 64;
 
 /// Reads `text` whole as one Python literal.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let mut p = Parser {
-        text: text.as_bytes(),
-        at: 0,
-        depth: 0,
-        calls: 0,
-    };
+    let mut p = Parser::new(text);
     let value = p.value()?;
-    p.space();
-    if p.at < p.text.len() {
-        return Err(p.error("text after the value"));
-    }
+    p.end()?;
     Ok(value)
+}
+
+/// Reads `text` whole as a Python list or tuple, handing `each` every item's byte range in
+/// `text` with its value as it is read, so a list of a million rows is checked without being
+/// held. `each` may refuse an item; that error ends the reading.
+pub fn each_item(
+    text: &str,
+    mut each: impl FnMut(Range<usize>, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut p = Parser::new(text);
+    p.space();
+    let close = match p.peek() {
+        Some(b'[') => b']',
+        Some(b'(') => b')',
+        _ => return Err(p.error("not a list or tuple")),
+    };
+    p.depth = 1;
+    p.items(close, &mut each)?;
+    p.end()
 }
 
 struct Parser<'t> {
@@ -37,6 +50,24 @@ struct Parser<'t> {
 }
 
 impl Parser<'_> {
+    fn new(text: &str) -> Parser<'_> {
+        Parser {
+            text: text.as_bytes(),
+            at: 0,
+            depth: 0,
+            calls: 0,
+        }
+    }
+
+    /// Nothing but space left.
+    fn end(&mut self) -> Result<(), String> {
+        self.space();
+        if self.at < self.text.len() {
+            return Err(self.error("text after the value"));
+        }
+        Ok(())
+    }
+
     fn error(&self, what: &str) -> String {
         format!("not a Python literal: {what} at byte {}", self.at)
     }
@@ -82,18 +113,35 @@ impl Parser<'_> {
         value
     }
 
-    /// The items up to `close`, a trailing comma allowed.
+    /// The items up to `close`.
     fn sequence(&mut self, close: u8) -> Result<Vec<Value>, String> {
-        self.at += 1;
         let mut items = Vec::new();
+        self.items(close, &mut |_, item| {
+            items.push(item);
+            Ok(())
+        })?;
+        Ok(items)
+    }
+
+    /// From an opening bracket to its `close`, a trailing comma allowed: each item with its
+    /// byte range, handed on as read.
+    fn items(
+        &mut self,
+        close: u8,
+        each: &mut dyn FnMut(Range<usize>, Value) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.at += 1;
         loop {
             if self.eat(close) {
-                return Ok(items);
+                return Ok(());
             }
-            items.push(self.value()?);
+            self.space();
+            let start = self.at;
+            let item = self.value()?;
+            each(start..self.at, item)?;
             if !self.eat(b',') {
                 if self.eat(close) {
-                    return Ok(items);
+                    return Ok(());
                 }
                 return Err(self.error("a missing comma"));
             }

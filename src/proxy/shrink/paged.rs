@@ -161,7 +161,7 @@ pub(crate) fn page_of(
         offset + page.count,
         pager.total()
     );
-    if let Some(what) = &located.read_from {
+    if let Some(what) = located.read_from() {
         shown.push_str(&format!(
             " (records read from its text, {what}, shown as JSON)"
         ));

@@ -58,7 +58,7 @@ pub fn locate_lean(doc: &Value) -> Option<Located<'_>> {
         pointer: chosen,
         map: None,
         spans: Some(spans),
-        read_from: None,
+        rows: None,
     })
 }
 
@@ -122,7 +122,7 @@ impl<'t> LeanDocument<'t> {
                 items: self.spans.items.clone(),
                 fingerprint: self.spans.fingerprint.clone(),
             }),
-            read_from: None,
+            rows: None,
         }
     }
 }

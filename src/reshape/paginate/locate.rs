@@ -59,9 +59,10 @@ pub struct Located<'d> {
     /// When the list is read lazily ([`super::lean`]): its items' JSON texts, each parsed
     /// when a page shows it, and the fingerprint worked out as they were checked.
     pub(super) spans: Option<Spans<'d>>,
-    /// What the records were read from when the text was not JSON ("a Python list of dicts
-    /// with 5 fields"): see [`crate::document::records`].
-    pub read_from: Option<String>,
+    /// When the list is records read from a text that is not JSON (a Python repr, CSV, a
+    /// Markdown table): where its rows are, each built when it is wanted (see
+    /// [`crate::document::records`]).
+    pub(super) rows: Option<records::Index<'d>>,
 }
 
 /// A list left as text: the spans of its items and its fingerprint (input order, no filter).
@@ -92,9 +93,10 @@ impl MapEntries {
 impl Located<'_> {
     /// How many items the list has.
     pub fn len(&self) -> usize {
-        match &self.spans {
-            Some(spans) => spans.items.len(),
-            None => self.items().len(),
+        match (&self.spans, &self.rows) {
+            (Some(spans), _) => spans.items.len(),
+            (_, Some(rows)) => rows.len(),
+            _ => self.items().len(),
         }
     }
 
@@ -105,16 +107,29 @@ impl Located<'_> {
 
     /// Item `i` (parsed now when the list is read lazily; its span was checked to parse).
     pub fn item(&self, i: usize) -> Cow<'_, Value> {
-        match &self.spans {
-            Some(spans) => Cow::Owned(
+        match (&self.spans, &self.rows) {
+            (Some(spans), _) => Cow::Owned(
                 spans
                     .items
                     .get(i)
                     .and_then(|raw| serde_json::from_str(raw.get()).ok())
                     .unwrap_or_default(),
             ),
-            None => Cow::Borrowed(self.items().get(i).unwrap_or(&Value::Null)),
+            (_, Some(rows)) => Cow::Owned(rows.row(i)),
+            _ => Cow::Borrowed(self.items().get(i).unwrap_or(&Value::Null)),
         }
+    }
+
+    /// True when the items are read one at a time as they are wanted (a JSON list left as
+    /// text, or records in a text that is not JSON): [`Located::items`] is then empty.
+    pub fn is_lazy(&self) -> bool {
+        self.spans.is_some() || self.rows.is_some()
+    }
+
+    /// What the records were read from when the text was not JSON ("a Python list of dicts
+    /// with 5 fields").
+    pub fn read_from(&self) -> Option<&str> {
+        self.rows.as_ref().map(|rows| rows.what.as_str())
     }
 
     /// Item `i`'s JSON text as the document has it, when the list is read lazily.
@@ -122,8 +137,8 @@ impl Located<'_> {
         self.spans.as_ref()?.items.get(i).map(|raw| raw.get())
     }
 
-    /// The items, when the list is held parsed (empty for a list read lazily: use
-    /// [`Located::len`] and [`Located::item`]).
+    /// The items, when the list is held parsed (empty for a list read lazily, see
+    /// [`Located::is_lazy`]: use [`Located::len`] and [`Located::item`]).
     pub fn items(&self) -> &[Value] {
         if let Some(map) = &self.map {
             return &map.records;
@@ -159,7 +174,7 @@ impl Located<'_> {
 /// itself if it is an array, else its largest array member.
 pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, PaginateError> {
     let mut anatomy = document::anatomy(doc, "");
-    let mut read_from = None;
+    let mut rows = None;
     let (holder, data) = match anatomy.kind {
         Kind::ToolResult => {
             // The parsed text is moved out of the anatomy, not copied: it can be 100 MB (or it
@@ -186,10 +201,10 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
                     PartContent::Text {
                         text, json: None, ..
                     } => {
-                        let records = records::read(text).ok()?;
-                        read_from = Some(records.what);
-                        let rows = Value::Array(records.rows);
-                        block_index(&p.pointer).map(|i| (i, Cow::Owned(rows)))
+                        // Its rows stand for the list: the data is the empty list they page.
+                        let block = block_index(&p.pointer)?;
+                        rows = Some(records::index(text).ok()?);
+                        Some((block, Cow::Owned(Value::Array(Vec::new()))))
                     }
                     _ => None,
                 })
@@ -251,7 +266,7 @@ pub fn locate<'d>(doc: &'d Value, path: Option<&str>) -> Result<Located<'d>, Pag
         pointer,
         map,
         spans: None,
-        read_from,
+        rows,
     })
 }
 

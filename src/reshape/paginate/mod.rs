@@ -29,7 +29,7 @@ pub use filter::{BadFilter, Where};
 pub use lean::{LeanDocument, locate_lean};
 pub use locate::{Located, locate};
 pub use order::{CREATION_FIELDS, Order, default_order};
-pub use scan::fingerprint;
+pub use scan::{fingerprint, fingerprint_of};
 pub use session::{Session, Settings, Size};
 
 use crate::json::pointer;
@@ -178,7 +178,11 @@ impl<'l, 'd> Pager<'l, 'd> {
             // A map of records pages in key order unless asked otherwise; a list newest first
             // when its records say when they were made.
             (None, None) if located.is_map() || request.input_order => None,
-            (None, None) => default_order(items),
+            (None, None) => match items {
+                // A list read lazily: its first item, as the first of a parsed list.
+                [] if located.is_lazy() => default_order(std::slice::from_ref(&*located.item(0))),
+                items => default_order(items),
+            },
         };
         let filters = match (&request.filters, issued) {
             (Some(f), _) => f.clone(),
@@ -228,25 +232,15 @@ impl<'l, 'd> Pager<'l, 'd> {
         }
 
         let (view, keys, fingerprint) = match &located.spans {
-            // A list read lazily pages in its own order, unfiltered (the proxy's way): its
+            // A JSON list left as text, in its own order and unfiltered (the proxy's way): its
             // fingerprint is known, and nothing else needs its items.
             Some(spans) if order.is_none() && filters.is_empty() => (
                 (0..spans.items.len() as u32).collect(),
                 Vec::new(),
                 spans.fingerprint.clone(),
             ),
-            Some(_) => {
-                return Err(PaginateError::Mismatch {
-                    what: "paging by",
-                    flag: "--order-by or --filter",
-                    issued: order.as_ref().map_or_else(
-                        || format!("{} filters", filters.conditions.len()),
-                        Order::to_string,
-                    ),
-                    requested: "the list's own order, unfiltered".to_owned(),
-                });
-            }
-            None => scan::scan(items, order.as_ref(), &filters),
+            _ if located.is_lazy() => scan::scan_lazy(located, order.as_ref(), &filters),
+            _ => scan::scan(items, order.as_ref(), &filters),
         };
         let descending = order.as_ref().is_some_and(|o| o.descending);
         let presorted = keys.is_empty()

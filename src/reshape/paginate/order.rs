@@ -1,6 +1,7 @@
 //! Ordering and filtering items: `--order-by FIELD[:asc|desc]` (dotted for nested fields), the
 //! default order (newest first by creation time, FR-006), and sort keys that compare cheaply.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -84,7 +85,7 @@ pub(super) enum SortKey<'a> {
     Num(f64),
     /// A string and its first 16 bytes as a big-endian number: comparing the numbers orders
     /// most keys (ISO dates, ids) without touching the strings.
-    Str(u128, &'a str),
+    Str(u128, Cow<'a, str>),
     /// Arrays and objects, compared by their JSON text.
     Other(String),
     /// Missing or null: last, whatever the direction.
@@ -100,10 +101,21 @@ impl<'a> SortKey<'a> {
                 let mut head = [0u8; 16];
                 let n = s.len().min(16);
                 head[..n].copy_from_slice(&s.as_bytes()[..n]);
-                SortKey::Str(u128::from_be_bytes(head), s)
+                SortKey::Str(u128::from_be_bytes(head), Cow::Borrowed(s))
             }
             Some(Value::Null) | None => SortKey::Missing,
             Some(other) => SortKey::Other(other.to_string()),
+        }
+    }
+
+    /// The key holding its own text, for an item that is let go once it is looked at.
+    pub(super) fn into_owned(self) -> SortKey<'static> {
+        match self {
+            SortKey::Bool(b) => SortKey::Bool(b),
+            SortKey::Num(n) => SortKey::Num(n),
+            SortKey::Str(head, s) => SortKey::Str(head, Cow::Owned(s.into_owned())),
+            SortKey::Other(s) => SortKey::Other(s),
+            SortKey::Missing => SortKey::Missing,
         }
     }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::filter::Where;
+use super::locate::Located;
 use super::order::{Order, SortKey, field, member};
 
 /// Fields that identify an item, looked for in this order.
@@ -221,6 +222,59 @@ impl<'de> Visitor<'de> for Checked {
 
 /// Lists left as text of at least this many bytes are checked on two threads.
 const PARALLEL_SPANS_MIN_BYTES: usize = 256 * 1024;
+
+/// Lists read lazily at least this long are scanned on two threads (each item is parsed).
+const PARALLEL_LAZY_SCAN_MIN: usize = 2_000;
+
+/// [`scan`] of a list read lazily ([`Located::is_lazy`]): each item built, looked at and let
+/// go, its sort key kept. The fingerprint is [`fingerprint`]'s of the items built.
+pub(super) fn scan_lazy(
+    located: &Located<'_>,
+    order: Option<&Order>,
+    filters: &Where,
+) -> (Vec<u32>, Vec<SortKey<'static>>, String) {
+    let part = |range: std::ops::Range<usize>| {
+        let mut view = Vec::new();
+        let mut keys = Vec::with_capacity(if order.is_some() { range.len() } else { 0 });
+        let mut buf = Vec::with_capacity(range.len() * 48);
+        for i in range {
+            let item = located.item(i);
+            let key = order.and_then(|o| field(&item, &o.field));
+            fingerprint_item(&mut buf, &item, key, filters);
+            if order.is_some() {
+                keys.push(SortKey::of(key).into_owned());
+            }
+            if filters.is_empty() || filters.matches(&item) {
+                view.push(i as u32);
+            }
+        }
+        (view, keys, buf)
+    };
+    let len = located.len();
+    let ((mut view, mut keys, mut buf), b) = if len >= PARALLEL_LAZY_SCAN_MIN {
+        let half = len / 2;
+        let (b, a) = crate::util::parallel::join(&|| part(half..len), || part(0..half));
+        (a, Some(b))
+    } else {
+        (part(0..len), None)
+    };
+    if let Some(b) = b {
+        view.extend(b.0);
+        keys.extend(b.1);
+        buf.extend_from_slice(&b.2);
+    }
+    view.shrink_to_fit();
+    (view, keys, finish_fingerprint(&buf, len))
+}
+
+/// The fingerprint of `located`'s list, however it is held (see [`fingerprint`]).
+pub fn fingerprint_of(located: &Located<'_>, order: Option<&Order>, filters: &Where) -> String {
+    if located.is_lazy() {
+        scan_lazy(located, order, filters).2
+    } else {
+        fingerprint(located.items(), order, filters)
+    }
+}
 
 /// Lists at least this long are scanned on two threads.
 const PARALLEL_SCAN_MIN: usize = 20_000;

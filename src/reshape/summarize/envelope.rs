@@ -113,6 +113,8 @@ pub(super) fn unwrap(
     let mut fixes = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
     let mut read_from = None;
+    // How many rows records read from the text held (the payload keeps the first ones).
+    let mut records_len = None;
     // What to move out of the document once its anatomy (which borrows it) is gone: the data
     // is taken, not copied, so a 100 MB response is not held twice.
     enum Take {
@@ -208,9 +210,12 @@ pub(super) fn unwrap(
                         Take::At(at)
                     }
                     None => match records_in(&texts) {
-                        Some(records) => {
-                            read_from = Some(records.what);
-                            Take::Ready(Payload::Json(Value::Array(records.rows)))
+                        Some(index) => {
+                            // Rows built up to the sample's cap, as a JSON list is cut.
+                            let rows: Vec<Value> = index.rows().take(sampler.cap()).collect();
+                            records_len = Some(index.len());
+                            read_from = Some(index.what);
+                            Take::Ready(Payload::Json(Value::Array(rows)))
                         }
                         None => Take::Ready(Payload::Text(texts.join("\n"))),
                     },
@@ -271,8 +276,13 @@ pub(super) fn unwrap(
     let success = !is_error;
     let mut payload = payload;
     let Sampler {
-        lengths, skimmed, ..
+        mut lengths,
+        skimmed,
+        ..
     } = sampler;
+    if let (Some(len), Payload::Json(Value::Array(rows))) = (records_len, &payload) {
+        lengths.record(rows, len);
+    }
     if let Payload::Json(v) = &mut payload {
         // What the sample holds is described; what was skimmed is counted as it would be.
         let saved = describe_blobs(v) + skimmed.base64_chars;
@@ -317,10 +327,10 @@ pub(super) fn unwrap(
 }
 
 /// The records in a result's one text block that is not JSON (a Python repr, CSV, a Markdown
-/// table), read only when its head looks like them: most text is not, and is never parsed.
-fn records_in(texts: &[&str]) -> Option<document::records::Records> {
+/// table), found only when its head looks like them: most text is not, and is never parsed.
+fn records_in<'t>(texts: &[&'t str]) -> Option<document::records::Index<'t>> {
     match texts {
-        [text] if document::records::sniff(text) => document::records::read(text).ok(),
+        [text] if document::records::sniff(text) => document::records::index(text).ok(),
         _ => None,
     }
 }

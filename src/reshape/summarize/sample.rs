@@ -49,6 +49,13 @@ impl Lengths {
             .unwrap_or(map.len())
     }
 
+    /// Records that `list` holds the first items of a list of `len`.
+    pub fn record(&mut self, list: &[Value], len: usize) {
+        if len > list.len() && !list.is_empty() {
+            self.0.insert(list.as_ptr() as usize, len);
+        }
+    }
+
     /// True when some array or map was cut.
     pub fn any(&self) -> bool {
         !self.0.is_empty()
@@ -78,6 +85,11 @@ impl Sampler {
             lengths: Lengths::default(),
             skimmed: Skimmed::default(),
         }
+    }
+
+    /// The most items an array keeps.
+    pub fn cap(&self) -> usize {
+        self.cap
     }
 
     pub fn parse(&mut self, text: &str) -> Result<Value, serde_json::Error> {
