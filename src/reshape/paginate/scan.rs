@@ -2,6 +2,7 @@
 //! and the fingerprint of what decides offsets, which a cursor carries to detect changed data.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -233,7 +234,7 @@ pub(super) fn scan_lazy(
     order: Option<&Order>,
     filters: &Where,
 ) -> (Vec<u32>, Vec<SortKey<'static>>, String) {
-    let part = |range: std::ops::Range<usize>| {
+    let part = |range: Range<usize>| {
         let mut view = Vec::new();
         let mut keys = Vec::with_capacity(if order.is_some() { range.len() } else { 0 });
         let mut buf = Vec::with_capacity(range.len() * 48);
@@ -251,18 +252,7 @@ pub(super) fn scan_lazy(
         (view, keys, buf)
     };
     let len = located.len();
-    let ((mut view, mut keys, mut buf), b) = if len >= PARALLEL_LAZY_SCAN_MIN {
-        let half = len / 2;
-        let (b, a) = crate::util::parallel::join(&|| part(half..len), || part(0..half));
-        (a, Some(b))
-    } else {
-        (part(0..len), None)
-    };
-    if let Some(b) = b {
-        view.extend(b.0);
-        keys.extend(b.1);
-        buf.extend_from_slice(&b.2);
-    }
+    let (mut view, keys, buf) = in_halves(len, PARALLEL_LAZY_SCAN_MIN, &part);
     view.shrink_to_fit();
     (view, keys, finish_fingerprint(&buf, len))
 }
@@ -287,7 +277,9 @@ pub(super) fn scan<'a>(
     order: Option<&Order>,
     filters: &Where,
 ) -> (Vec<u32>, Vec<SortKey<'a>>, String) {
-    let part = |base: usize, items: &'a [Value]| {
+    let part = |range: Range<usize>| {
+        let base = range.start;
+        let items = &items[range];
         let mut view = Vec::with_capacity(items.len());
         let mut keys = Vec::with_capacity(if order.is_some() { items.len() } else { 0 });
         let mut buf = Vec::with_capacity(items.len() * 48);
@@ -303,20 +295,30 @@ pub(super) fn scan<'a>(
         }
         (view, keys, buf)
     };
-    let (mut view, mut keys, mut buf) = if items.len() >= PARALLEL_SCAN_MIN {
-        let (left, right) = items.split_at(items.len() / 2);
-        let (b, a) = crate::util::parallel::join(&|| part(left.len(), right), || part(0, left));
-        let (mut view, mut keys, mut buf) = a;
-        view.extend(b.0);
-        keys.extend(b.1);
-        buf.extend_from_slice(&b.2);
-        (view, keys, buf)
-    } else {
-        part(0, items)
-    };
+    let (mut view, mut keys, buf) = in_halves(items.len(), PARALLEL_SCAN_MIN, &part);
     view.shrink_to_fit();
     keys.shrink_to_fit();
-    let fingerprint = finish_fingerprint(&buf, items.len());
-    buf.clear();
-    (view, keys, fingerprint)
+    (view, keys, finish_fingerprint(&buf, items.len()))
+}
+
+/// What a pass over part of a list found: the indices kept, the sort keys, the fingerprint's
+/// bytes.
+type Part<K> = (Vec<u32>, Vec<K>, Vec<u8>);
+
+/// `part` of `0..len`, as two halves at once when `len` reaches `parallel_min`, joined in
+/// order.
+fn in_halves<K: Send>(
+    len: usize,
+    parallel_min: usize,
+    part: &(dyn Fn(Range<usize>) -> Part<K> + Sync),
+) -> Part<K> {
+    if len < parallel_min {
+        return part(0..len);
+    }
+    let half = len / 2;
+    let (right, mut whole) = crate::util::parallel::join(&|| part(half..len), || part(0..half));
+    whole.0.extend(right.0);
+    whole.1.extend(right.1);
+    whole.2.extend_from_slice(&right.2);
+    whole
 }

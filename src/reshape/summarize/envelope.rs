@@ -96,7 +96,7 @@ pub(super) fn unwrap(
     mut value: Value,
     text: &str,
     json_text: Option<(String, Value)>,
-    sampler: Sampler,
+    mut sampler: Sampler,
     opts: &Options<'_>,
     warnings: &mut Vec<String>,
 ) -> Unwrapped {
@@ -113,8 +113,6 @@ pub(super) fn unwrap(
     let mut fixes = Vec::new();
     let mut left_out: Vec<String> = Vec::new();
     let mut read_from = None;
-    // How many rows records read from the text held (the payload keeps the first ones).
-    let mut records_len = None;
     // What to move out of the document once its anatomy (which borrows it) is gone: the data
     // is taken, not copied, so a 100 MB response is not held twice.
     enum Take {
@@ -213,7 +211,7 @@ pub(super) fn unwrap(
                         Some(index) => {
                             // Rows built up to the sample's cap, as a JSON list is cut.
                             let rows: Vec<Value> = index.rows().take(sampler.cap()).collect();
-                            records_len = Some(index.len());
+                            sampler.lengths.record(&rows, index.len());
                             read_from = Some(index.what);
                             Take::Ready(Payload::Json(Value::Array(rows)))
                         }
@@ -276,13 +274,8 @@ pub(super) fn unwrap(
     let success = !is_error;
     let mut payload = payload;
     let Sampler {
-        mut lengths,
-        skimmed,
-        ..
+        lengths, skimmed, ..
     } = sampler;
-    if let (Some(len), Payload::Json(Value::Array(rows))) = (records_len, &payload) {
-        lengths.record(rows, len);
-    }
     if let Payload::Json(v) = &mut payload {
         // What the sample holds is described; what was skimmed is counted as it would be.
         let saved = describe_blobs(v) + skimmed.base64_chars;
