@@ -1065,6 +1065,27 @@ fn the_stdio_bridge_shrinks_a_remote_servers_log_and_reads_it_back_in_both_eras(
 }
 
 #[test]
+fn the_stdio_bridge_opens_its_get_stream_before_the_next_request() {
+    // A 2025-11-25 server may answer a request on the session's GET stream while it is open;
+    // the fixture answers that GET after 500 ms and refuses a tools/list sent meanwhile.
+    let dir = tempfile::tempdir().unwrap();
+    let remote = common::live::HttpFixture::start(Some("slow-get"));
+    let mut s = bridge(dir.path(), &remote.url, &[]);
+    s.initialize();
+    let mut names = Vec::new();
+    for page in s.tools_pages() {
+        let page: Value = serde_json::from_str(&page).unwrap();
+        let tools = page["result"]["tools"].as_array();
+        for tool in tools.unwrap_or_else(|| panic!("{page}")) {
+            names.push(tool["name"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    assert!(names.iter().any(|n| n == "read_log"), "{names:?}");
+    let (code, log) = s.finish();
+    assert_eq!(code, Some(0), "{log}");
+}
+
+#[test]
 fn the_stdio_bridge_answers_each_request_with_an_error_when_the_server_cannot_be_reached() {
     let dir = tempfile::tempdir().unwrap();
     let (_held, port) = common::listen::refused_port();

@@ -21,7 +21,8 @@
 //! though 2026-07-28 is listed, as the suite's request-metadata scenario does: a client must
 //! ask again), `ask-roots` (a legacy call that asks the client for roots and
 //! waits), and over HTTP `sse-poll` (a legacy stream closed after a priming event, resumed with
-//! Last-Event-ID), `sse-never` (resumption that never delivers), `cut-once` and `cut-always`
+//! Last-Event-ID), `sse-never` (resumption that never delivers), `slow-get` (the GET stream answered late, a
+//! tools/list sent before it refused), `cut-once` and `cut-always`
 //! (a modern response stream cut before its answer).
 //!
 //! Tools that misbehave when called: `hang` never answers, `crash` exits the process, `garbage`
@@ -93,6 +94,9 @@ pub enum Fault {
     AskRoots,
     SsePoll,
     SseNever,
+    /// HTTP: the session's GET stream is answered after 500 ms, and a tools/list that comes
+    /// while it waits is refused: a client must not race its requests past its GET stream.
+    SlowGet,
     CutOnce,
     CutAlways,
 }
@@ -123,6 +127,7 @@ impl Fault {
             "ask-roots" => Fault::AskRoots,
             "sse-poll" => Fault::SsePoll,
             "sse-never" => Fault::SseNever,
+            "slow-get" => Fault::SlowGet,
             "cut-once" => Fault::CutOnce,
             "cut-always" => Fault::CutAlways,
             _ => return None,

@@ -40,6 +40,8 @@ struct Seen {
     /// Legacy SSE answers held back until the client resumes, by event id.
     held: HashMap<u64, String>,
     next_event: u64,
+    /// GET streams asked for and not yet answered (slow-get).
+    gets_waiting: usize,
 }
 
 pub struct Layer {
@@ -261,7 +263,14 @@ pub async fn http_layer(State(layer): State<Arc<Layer>>, request: Request, next:
         {
             return layer.resume(last);
         }
-        return next.run(Request::from_parts(parts, body)).await;
+        if layer.fault != Fault::SlowGet {
+            return next.run(Request::from_parts(parts, body)).await;
+        }
+        layer.seen().gets_waiting += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let response = next.run(Request::from_parts(parts, body)).await;
+        layer.seen().gets_waiting -= 1;
+        return response;
     }
     let Ok(bytes) = axum::body::to_bytes(body, 16 << 20).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
@@ -275,6 +284,22 @@ pub async fn http_layer(State(layer): State<Arc<Layer>>, request: Request, next:
     if layer.era == Era::Legacy && method.as_deref() == Some("server/discover") {
         // A legacy HTTP server that knows nothing of 2026-07-28: a bare 400.
         return StatusCode::BAD_REQUEST.into_response();
+    }
+    if layer.fault == Fault::SlowGet
+        && method.as_deref() == Some("tools/list")
+        && layer.seen().gets_waiting > 0
+    {
+        let id = message.as_ref().and_then(|m| m.get("id")).cloned();
+        let body = error(
+            id.as_ref().unwrap_or(&Value::Null),
+            -32600,
+            "tools/list came while the session's GET stream was still being answered",
+        );
+        return (
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
     }
     if let Some(m) = &message {
         match layer.inbound(m) {

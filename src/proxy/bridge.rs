@@ -35,6 +35,9 @@ use crate::net::mcp::framing::{self, Line, MAX_RESUMES, Sse};
 use crate::net::oauth::session::{MAX_STEP_UPS, OAuth};
 use crate::util::lines::{self, Capped};
 
+/// How long the client's next message waits for the server to answer the legacy GET stream.
+const GET_STREAM_WAIT: Duration = Duration::from_secs(2);
+
 /// How to reach the remote server.
 pub struct Options {
     pub url: String,
@@ -457,7 +460,10 @@ impl Relay {
         }
     }
 
-    /// The legacy GET stream, for the server's own requests and notifications; once.
+    /// The legacy GET stream, for the server's own requests and notifications; once. The
+    /// client's next message waits until the server has answered the GET (at most
+    /// [`GET_STREAM_WAIT`]), so the stream is open before any request it could carry the answer
+    /// of: a server may answer a request on the GET stream while it is open.
     fn open_get_stream(self: &Arc<Self>) {
         let legacy = lock(&self.session).is_some();
         if !legacy
@@ -468,6 +474,7 @@ impl Relay {
             return;
         }
         let relay = self.clone();
+        let (answered, opened) = mpsc::channel::<()>();
         std::thread::spawn(move || {
             let mut request = relay
                 .agent
@@ -481,13 +488,16 @@ impl Relay {
             }
             // No overall timeout: the stream lives as long as the session.
             let request = relay.with_auth(request).without_timeout();
-            if let Ok(mut response) = request.call()
+            let response = request.call();
+            drop(answered);
+            if let Ok(mut response) = response
                 && response.status().is_success()
             {
                 let mut sse = Sse::new(relay.cap);
                 relay.read_events(response.body_mut(), &mut sse, None);
             }
         });
+        let _ = opened.recv_timeout(GET_STREAM_WAIT);
     }
 
     /// The user's headers, then the login's `Authorization`, which replaces theirs: a server
