@@ -24,6 +24,18 @@ wheel=$(ls "$dist"/mcpguard-"$version"-*.whl)
 examples=$root/contracts/examples
 peers=$root/tests/peers/node_modules/.bin
 
+# Every package carries both licence texts: its file list, as `tar tzf` or `unzip -l` prints it.
+echo "-- the licence texts in every package"
+for package in "$wheel" "$dist"/*.tgz "$dist"/*.tar.gz "$dist"/mcpguard-"$version".crate; do
+  case $package in
+    *.whl) listing=$(python3 -m zipfile -l "$package") ;;
+    *) listing=$(tar tzf "$package") ;;
+  esac
+  for licence in LICENSE-MIT LICENSE-APACHE; do
+    grep -q "$licence" <<< "$listing" || { echo "$package holds no $licence" >&2; exit 1; }
+  done
+done
+
 # main_job CMD...: the README's main command must find the failing examples (exit 1).
 main_job() {
   local status=0

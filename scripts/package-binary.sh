@@ -2,7 +2,7 @@
 # One target's release binary packaged, as the release workflow does on each of its runners and
 # scripts/package.sh does here (so the workflow's packaging is run on every CI run):
 #
-# - mcpguard-TARGET.tar.gz (.zip on Windows): the binary, README, man page and completions, in a
+# - mcpguard-TARGET.tar.gz (.zip on Windows): the binary, README, licences, man page and completions, in a
 #   folder of that name, and its SHA-256;
 # - the npm package of the platform, @mcpguard/cli-PLATFORM-ARCH, packed;
 # - the npm launcher `mcpguard` staged in target/npm/mcpguard with the version of Cargo.toml
@@ -29,7 +29,7 @@ name=mcpguard-$target
 stage=target/archive/$name
 rm -rf "$stage" && mkdir -p "$stage/completions"
 cp "$bin" "$stage/$exe"
-cp README.md completions/mcpguard.1 "$stage/"
+cp README.md LICENSE-MIT LICENSE-APACHE completions/mcpguard.1 "$stage/"
 cp completions/_mcpguard completions/_mcpguard.ps1 completions/mcpguard.bash \
   completions/mcpguard.elv completions/mcpguard.fish "$stage/completions/"
 if [ "$os" = win32 ]; then
@@ -47,11 +47,12 @@ rm -rf "$platform" && mkdir -p "$platform/bin"
 sed -e "s/@PLATFORM@/$os/g" -e "s/@ARCH@/$arch/g" -e "s/@VERSION@/$version/g" \
   packaging/npm/platform/package.json.in > "$platform/package.json"
 cp "$bin" "$platform/bin/$exe"
-cp packaging/npm/mcpguard/README.md "$platform/"
+cp packaging/npm/mcpguard/README.md LICENSE-MIT LICENSE-APACHE "$platform/"
 npm pack --silent --pack-destination "$PWD/$dist" "./$platform" >/dev/null
 
 # The launcher, its version and its platform packages' following Cargo.toml's.
 rm -rf target/npm/mcpguard && mkdir -p target/npm && cp -r packaging/npm/mcpguard target/npm/
+cp LICENSE-MIT LICENSE-APACHE target/npm/mcpguard/
 node -e '
   const fs = require("fs"), [file, version] = process.argv.slice(1);
   const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
