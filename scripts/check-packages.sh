@@ -24,7 +24,7 @@ wheel=$(ls "$dist"/mcpguard-"$version"-*.whl)
 examples=$root/contracts/examples
 peers=$root/tests/peers/node_modules/.bin
 
-# Every package carries both licence texts: its file list, as `tar tzf` or `unzip -l` prints it.
+# Every package carries both licence texts: its file list, as `tar tzf` or Python's zipfile prints it.
 echo "-- the licence texts in every package"
 for package in "$wheel" "$dist"/*.tgz "$dist"/*.tar.gz "$dist"/mcpguard-"$version".crate; do
   case $package in

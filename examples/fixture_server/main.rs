@@ -21,9 +21,9 @@
 //! though 2026-07-28 is listed, as the suite's request-metadata scenario does: a client must
 //! ask again), `ask-roots` (a legacy call that asks the client for roots and
 //! waits), and over HTTP `sse-poll` (a legacy stream closed after a priming event, resumed with
-//! Last-Event-ID), `sse-never` (resumption that never delivers), `slow-get` (the GET stream answered late, a
-//! tools/list sent before it refused), `cut-once` and `cut-always`
-//! (a modern response stream cut before its answer).
+//! Last-Event-ID), `sse-never` (resumption that never delivers), `slow-get` (the GET stream
+//! answered late, a tools/list sent before it refused), `cut-once` and `cut-always` (a modern
+//! response stream cut before its answer).
 //!
 //! Tools that misbehave when called: `hang` never answers, `crash` exits the process, `garbage`
 //! writes a line that is not JSON (stdio), `huge` answers with 5 MB; `unreadable` (not listed,

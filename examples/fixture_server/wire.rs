@@ -139,6 +139,13 @@ impl Layer {
                 .unwrap_or("surrogate");
             return Inbound::Raw(unreadable(&id, kind));
         }
+        if self.fault == Fault::SlowGet && method == "tools/list" && self.seen().gets_waiting > 0 {
+            return Inbound::Answer(error(
+                &id,
+                -32600,
+                "tools/list came while the session's GET stream was still being answered",
+            ));
+        }
         if self.fault == Fault::ClaimsModern
             && method != "initialize"
             && !id.is_null()
@@ -284,22 +291,6 @@ pub async fn http_layer(State(layer): State<Arc<Layer>>, request: Request, next:
     if layer.era == Era::Legacy && method.as_deref() == Some("server/discover") {
         // A legacy HTTP server that knows nothing of 2026-07-28: a bare 400.
         return StatusCode::BAD_REQUEST.into_response();
-    }
-    if layer.fault == Fault::SlowGet
-        && method.as_deref() == Some("tools/list")
-        && layer.seen().gets_waiting > 0
-    {
-        let id = message.as_ref().and_then(|m| m.get("id")).cloned();
-        let body = error(
-            id.as_ref().unwrap_or(&Value::Null),
-            -32600,
-            "tools/list came while the session's GET stream was still being answered",
-        );
-        return (
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
     }
     if let Some(m) = &message {
         match layer.inbound(m) {
