@@ -56,50 +56,88 @@ fn round_trips(command: &[&str], n: usize) -> Vec<Duration> {
 
 /// Round trips of `n` calls of `tool` to `command` (after one call that starts its server).
 fn calls(command: &[&str], tool: &str, n: usize) -> Vec<Duration> {
-    let mut child = Command::new(command[0])
-        .args(&command[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    let send = |stdin: &mut std::process::ChildStdin, v: serde_json::Value| {
-        let mut bytes = v.to_string().into_bytes();
-        bytes.push(b'\n');
-        stdin.write_all(&bytes).unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-        "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
-    );
-    stdout.read_line(&mut line).unwrap();
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
-    let mut times = Vec::with_capacity(n);
-    for i in 0..=n {
-        let started = Instant::now();
-        send(
-            &mut stdin,
-            json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": {"query": "late arrival"}}}),
-        );
-        line.clear();
-        stdout.read_line(&mut line).unwrap();
-        if i > 0 {
-            times.push(started.elapsed());
+    interleaved(&[(command, tool)], n).remove(0)
+}
+
+/// Round trips of `n` calls to each `(command, tool)`, every server started first and each
+/// call of a round to the next in turn, so a machine that is slower for a while slows them
+/// all alike: the round trips of each, sorted.
+fn interleaved(targets: &[(&[&str], &str)], n: usize) -> Vec<Vec<Duration>> {
+    let mut sessions: Vec<Session> = targets.iter().map(|(c, t)| Session::start(c, t)).collect();
+    for s in &mut sessions {
+        // The first call starts the server behind a proxy: not counted.
+        s.call(0);
+    }
+    let mut times = vec![Vec::with_capacity(n); sessions.len()];
+    for i in 1..=n {
+        for (s, t) in sessions.iter_mut().zip(&mut times) {
+            t.push(s.call(i));
         }
     }
-    drop(stdin);
-    let _ = child.wait();
-    times.sort();
+    for t in &mut times {
+        t.sort();
+    }
     times
+}
+
+/// A client of one MCP server over stdio, initialized.
+struct Session {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+    tool: String,
+    line: String,
+}
+
+impl Session {
+    fn start(command: &[&str], tool: &str) -> Session {
+        let mut child = Command::new(command[0])
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts");
+        let mut s = Session {
+            stdin: child.stdin.take(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            tool: tool.to_owned(),
+            line: String::new(),
+        };
+        s.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}));
+        s.stdout.read_line(&mut s.line).unwrap();
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    fn send(&mut self, v: serde_json::Value) {
+        let mut bytes = v.to_string().into_bytes();
+        bytes.push(b'\n');
+        let stdin = self.stdin.as_mut().expect("open until dropped");
+        stdin.write_all(&bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// One call's round trip.
+    fn call(&mut self, i: usize) -> Duration {
+        let started = Instant::now();
+        let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+            "params": {"name": self.tool, "arguments": {"query": "late arrival"}}});
+        self.send(call);
+        self.line.clear();
+        self.stdout.read_line(&mut self.line).unwrap();
+        started.elapsed()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Closing stdin ends the server (and a proxy, which ends its own).
+        self.stdin.take();
+        let _ = self.child.wait();
+    }
 }
 
 fn overhead(n: usize, mcpguard: &str, fixture: &str) {
@@ -291,9 +329,9 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         drop(stdin);
         let _ = child.wait();
     }
-    // The added latency of one call: the single-server proxy and the gateway over all servers.
-    let direct = calls(&[catalog_server, "--name", "s000"], "list_issues_000", n);
-    let single: Vec<String> = [
+    // The added latency of one call: the single-server proxy and the gateway over all servers,
+    // in turn.
+    let single = [
         mcpguard,
         "proxy",
         "--quiet",
@@ -301,21 +339,19 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         catalog_server,
         "--name",
         "s000",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let single = calls(
-        &single.iter().map(String::as_str).collect::<Vec<_>>(),
-        "list_issues_000",
-        n,
-    );
+    ];
     let through = gateway_cmd(&[]);
-    let through = calls(
-        &through.iter().map(String::as_str).collect::<Vec<_>>(),
-        "s000__list_issues_000",
+    let through: Vec<&str> = through.iter().map(String::as_str).collect();
+    let [direct, single, through]: [Vec<Duration>; 3] = interleaved(
+        &[
+            (&[catalog_server, "--name", "s000"], "list_issues_000"),
+            (&single, "list_issues_000"),
+            (&through, "s000__list_issues_000"),
+        ],
         n,
-    );
+    )
+    .try_into()
+    .expect("three");
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     for (p, name) in [(0.5, "p50"), (0.99, "p99")] {
         let (d, s, g) = (
