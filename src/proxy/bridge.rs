@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::stdio::{ServerEnd, lock};
+use super::stdio::{Pipe, ServerEnd, lock};
 use crate::net::http;
 use crate::net::mcp::era;
 use crate::net::mcp::framing::{self, Line, MAX_RESUMES, Sse};
@@ -77,7 +77,7 @@ struct Relay {
 }
 
 /// Starts the relay: the server end the stdio proxy serves.
-pub fn start(mut opts: Options) -> std::io::Result<ServerEnd> {
+pub fn start(mut opts: Options) -> std::io::Result<ServerEnd<Pipe>> {
     let (from_server, relay_out) = std::io::pipe()?;
     let (relay_in, to_server) = std::io::pipe()?;
     let agent = http::Client::new(opts.timeout);

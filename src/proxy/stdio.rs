@@ -117,6 +117,36 @@ impl Shared {
     fn log(&self, l: &Log) {
         (lock(&self.sinks).log)(l);
     }
+
+    /// Has the policy decide on a whole line from `side`, and carries that out.
+    fn decide(&self, side: Side, line: &[u8]) {
+        let (now, wall) = (Instant::now(), crate::reshape::cursor::now());
+        let fx = {
+            let mut policy = lock(&self.policy);
+            // Counted busy before the policy is let go: nothing decided is lost.
+            self.busy.fetch_add(1, Ordering::SeqCst);
+            match side {
+                Side::Client => policy.from_client(line, now, wall),
+                Side::Server => policy.from_server(line, now, wall),
+            }
+        };
+        self.apply(fx);
+        self.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// A line from `side` over the cap, of which `head` is the start.
+    fn too_long(&self, side: Side, head: &[u8], cap: usize) {
+        let fx = {
+            let mut policy = lock(&self.policy);
+            self.busy.fetch_add(1, Ordering::SeqCst);
+            match side {
+                Side::Client => policy.client_line_too_long(cap),
+                Side::Server => policy.server_line_too_long(head, cap),
+            }
+        };
+        self.apply(fx);
+        self.busy.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A poisoned lock means a thread panicked mid-write; the data is still the best there is.
@@ -132,17 +162,72 @@ fn write_line(out: &mut (impl Write + ?Sized), bytes: &[u8]) -> std::io::Result<
     out.flush()
 }
 
-/// The server's side of the proxy: a child process's pipes, or the stdio bridge's relay to a
-/// remote server (`super::bridge`).
-pub struct ServerEnd {
+/// The server's side of the proxy: a child process's pipes, the stdio bridge's relay to a
+/// remote server (`super::bridge`), or the gateway in this process (`super::gateway`).
+pub struct ServerEnd<Out = Output> {
     /// Where the messages for the server are written, a line each; dropped to end it.
     pub input: Box<dyn Write + Send>,
-    /// Where the server's messages are read from, a line each.
-    pub output: Box<dyn Read + Send>,
+    /// How the server's messages reach the policy: a [`Pipe`] but for the gateway.
+    pub output: Out,
     /// Waits up to the given time for the server to end once its input is closed: `Some`
     /// with its exit code (`None`: killed by a signal) when it did. Dropping it ends the
     /// server for good.
     pub ended: Box<dyn FnMut(Duration) -> Option<Option<i32>> + Send>,
+}
+
+/// Where a server's messages are read from, a line each.
+pub type Pipe = Box<dyn Read + Send>;
+
+/// How a server end's messages reach the policy.
+pub enum Output {
+    /// A pipe, read a line at a time on a thread of the proxy's (a child's stdout, the
+    /// bridge's relay).
+    Pipe(Pipe),
+    /// The server end hands each line over itself, on its own threads, to the [`LineSink`]
+    /// that [`serve`] gives this function: no pipe and no thread between it and the client.
+    Calls(Box<dyn FnOnce(Arc<dyn LineSink>) + Send>),
+}
+
+impl From<Pipe> for Output {
+    fn from(pipe: Pipe) -> Output {
+        Output::Pipe(pipe)
+    }
+}
+
+/// Where a server end in this process hands its lines ([`Output::Calls`]).
+pub trait LineSink: Send + Sync {
+    /// One whole line from the server, without its newline.
+    fn line(&self, line: &[u8]);
+    /// The server end is gone.
+    fn end(&self);
+}
+
+/// The policy as a [`LineSink`]: each line is decided and carried out on the caller's thread,
+/// as the proxy's own reader of a pipe would.
+///
+/// The policy answers a server's line with writes to the client only (requests to the server
+/// come from the client's lines and from timeouts), so a server end may call this while it is
+/// itself being written to.
+struct ToPolicy {
+    shared: Arc<Shared>,
+    cap: usize,
+}
+
+impl LineSink for ToPolicy {
+    /// Over `--max-message-bytes`, a line is refused as one read from a pipe would be.
+    fn line(&self, line: &[u8]) {
+        if line.len() >= self.cap {
+            let head = &line[..line.len().min(lines::HEAD)];
+            self.shared.too_long(Side::Server, head, self.cap);
+        } else if !line.iter().all(u8::is_ascii_whitespace) {
+            self.shared.decide(Side::Server, line);
+        }
+    }
+
+    /// The session ends as when a server's stdout closes.
+    fn end(&self) {
+        let _ = self.shared.events.send(Event::ServerEnd);
+    }
 }
 
 /// Runs the proxy in front of the server's command until the client or the server goes.
@@ -178,7 +263,7 @@ pub fn run(
 /// that was piped: ended by closing its stdin, a grace period, then a kill.
 pub(crate) fn child_end(
     mut command: Command,
-) -> std::io::Result<(ServerEnd, Option<std::process::ChildStderr>)> {
+) -> std::io::Result<(ServerEnd<Pipe>, Option<std::process::ChildStderr>)> {
     let mut child = ChildGuard(Some(command.spawn()?));
     let (server_in, server_out, stderr) = {
         let c = child.0.as_mut().expect("the child is held until the end");
@@ -190,7 +275,7 @@ pub(crate) fn child_end(
     };
     let server = ServerEnd {
         input: Box::new(server_in),
-        output: Box::new(server_out),
+        output: Box::new(server_out) as Pipe,
         ended: Box::new(move |grace| child.wait_for(grace)),
     };
     Ok((server, stderr))
@@ -200,7 +285,7 @@ pub(crate) fn child_end(
 pub fn serve(
     policy: Policy,
     opts: &Options,
-    server: ServerEnd,
+    server: ServerEnd<impl Into<Output>>,
     (tx, events): (Sender<Event>, Receiver<Event>),
     sinks: Sinks,
 ) -> Ended {
@@ -220,8 +305,14 @@ pub fn serve(
         busy: AtomicUsize::new(0),
     });
     let cap = opts.max_message_bytes;
+    match server_out.into() {
+        Output::Pipe(pipe) => spawn_side(pipe, cap, Side::Server, shared.clone()),
+        Output::Calls(connect) => connect(Arc::new(ToPolicy {
+            shared: shared.clone(),
+            cap,
+        })),
+    }
     spawn_side(std::io::stdin(), cap, Side::Client, shared.clone());
-    spawn_side(server_out, cap, Side::Server, shared.clone());
     drop(tx);
 
     // Once the client has closed its side, the server still answers what it was asked (a
@@ -334,40 +425,19 @@ fn spawn_side(input: impl Read + Send + 'static, cap: usize, side: Side, shared:
         let mut reader = BufReader::with_capacity(1 << 16, input);
         let mut buf = Vec::new();
         loop {
-            let fx = match lines::read_capped(&mut reader, &mut buf, cap) {
-                Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => continue,
-                Ok(Capped::Line) => {
-                    let (now, wall) = (Instant::now(), crate::reshape::cursor::now());
-                    let mut policy = lock(&shared.policy);
-                    // Counted busy before the policy is let go: nothing decided is lost.
-                    shared.busy.fetch_add(1, Ordering::SeqCst);
-                    match side {
-                        Side::Client => policy.from_client(&buf, now, wall),
-                        Side::Server => policy.from_server(&buf, now, wall),
-                    }
-                }
+            match lines::read_capped(&mut reader, &mut buf, cap) {
+                Ok(Capped::Line) if buf.iter().all(u8::is_ascii_whitespace) => {}
+                Ok(Capped::Line) => shared.decide(side, &buf),
                 Ok(Capped::TooLong) => {
                     let head = std::mem::take(&mut buf);
                     let skipped = lines::skip_line(&mut reader);
-                    let fx = {
-                        let mut policy = lock(&shared.policy);
-                        shared.busy.fetch_add(1, Ordering::SeqCst);
-                        match side {
-                            Side::Client => policy.client_line_too_long(cap),
-                            Side::Server => policy.server_line_too_long(&head, cap),
-                        }
-                    };
-                    shared.apply(fx);
-                    shared.busy.fetch_sub(1, Ordering::SeqCst);
+                    shared.too_long(side, &head, cap);
                     if skipped.is_err() {
                         break;
                     }
-                    continue;
                 }
                 Ok(Capped::End) | Err(_) => break,
-            };
-            shared.apply(fx);
-            shared.busy.fetch_sub(1, Ordering::SeqCst);
+            }
         }
         let _ = shared.events.send(match side {
             Side::Client => Event::ClientEnd,

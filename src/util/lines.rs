@@ -1,6 +1,7 @@
 //! Reading one line with a cap, from bytes nobody vetted: a line longer than the cap is
 //! reported before it is held whole. Shared by the live client's framing (stdio lines, SSE)
-//! and the JSONL reader of files and transcripts.
+//! and the JSONL reader of files and transcripts. And the other way: [`SplitLines`], a
+//! writer that hands on each whole line written to it, for the proxy's in-process ends.
 
 use std::io::{self, BufRead};
 
@@ -110,9 +111,64 @@ pub fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
     }
 }
 
+/// A writer that hands each whole line written to it, without its newline, to `each`, however
+/// the writes cut it. What is left of a line not ended is dropped with the writer.
+pub struct SplitLines<F: FnMut(&[u8]) -> io::Result<()>> {
+    each: F,
+    /// A line written in pieces, until its newline.
+    partial: Vec<u8>,
+}
+
+impl<F: FnMut(&[u8]) -> io::Result<()>> SplitLines<F> {
+    pub fn new(each: F) -> Self {
+        SplitLines {
+            each,
+            partial: Vec::new(),
+        }
+    }
+}
+
+impl<F: FnMut(&[u8]) -> io::Result<()>> io::Write for SplitLines<F> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(at) = memchr::memchr(b'\n', rest) {
+            if self.partial.is_empty() {
+                (self.each)(&rest[..at])?;
+            } else {
+                self.partial.extend_from_slice(&rest[..at]);
+                let line = std::mem::take(&mut self.partial);
+                (self.each)(&line)?;
+            }
+            rest = &rest[at + 1..];
+        }
+        self.partial.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_written_in_pieces_are_handed_on_whole() {
+        let mut got = Vec::new();
+        {
+            let mut out = SplitLines::new(|line: &[u8]| {
+                got.push(String::from_utf8(line.to_vec()).unwrap());
+                Ok(())
+            });
+            use std::io::Write;
+            out.write_all(b"{\"a\":").unwrap();
+            out.write_all(b"1}\n\n{\"b\":2}\n{\"c\"").unwrap();
+            out.write_all(b":3}\nunended").unwrap();
+        }
+        assert_eq!(got, ["{\"a\":1}", "", "{\"b\":2}", "{\"c\":3}"]);
+    }
 
     #[test]
     fn a_runaway_line_is_reported_and_skipped_not_held() {

@@ -1,38 +1,59 @@
-//! The gateway as the proxy's server end inside this process ([`start`]). The policy's lines
-//! reach the gateway by a call on the policy's own thread, with no pipe and no thread between
-//! them, as a line to a child process is one write; the gateway's lines come back through a
-//! pipe, which the proxy reads as it reads a child's stdout. Dropping the input (the client's
-//! side closed) ends the gateway and every server behind it.
+//! The gateway as the proxy's server end inside this process ([`start`]). No pipe and no
+//! thread stand between them either way: the policy's lines reach the gateway by a call on
+//! the policy's thread, as a line to a child process is one write, and the gateway's lines
+//! reach the policy by a call on the gateway's thread that has them ([`Output::Calls`]), as
+//! the proxy's reader of a child's stdout would hand them on. Dropping the input (the
+//! client's side closed) ends the gateway and every server behind it.
 
-use std::io::{self, Write};
-use std::sync::{Arc, mpsc};
+use std::io;
+use std::sync::{Arc, OnceLock, mpsc};
 
-use super::super::stdio::ServerEnd;
+use super::super::stdio::{LineSink, Output, ServerEnd};
 use super::{Gateway, Options, begin, end};
+use crate::util::lines::SplitLines;
 
 /// Starts the gateway: built on a thread of its own while the proxy prepares (the first line
 /// waits for it), the server end the proxy serves.
 pub fn start(opts: Options) -> io::Result<ServerEnd> {
-    let (from_gateway, gateway_out) = io::pipe()?;
+    let to_policy = Arc::new(OnceLock::<Arc<dyn LineSink>>::new());
     let (built_tx, built) = mpsc::channel::<Arc<Gateway>>();
     let (closed_tx, closed) = mpsc::channel::<()>();
     let (done, finished) = mpsc::channel::<()>();
+    let output = {
+        let ends = EndsSession(to_policy.clone());
+        Box::new(SplitLines::new(move |line: &[u8]| {
+            // The proxy connects before it serves the client, whom every line answers.
+            ends.0.wait().line(line);
+            Ok(())
+        }))
+    };
     std::thread::spawn(move || {
-        let (gateway, ticker) = begin(opts, Box::new(gateway_out));
+        let (gateway, ticker) = begin(opts, output);
         let _ = built_tx.send(gateway.clone());
         // Returns when the input is dropped.
         let _ = closed.recv();
         end(gateway, ticker);
         drop(done);
     });
+    let mut gateway = None;
+    let input = SplitLines::new(move |line: &[u8]| {
+        // Dropped with the input, after the gateway: tells the gateway's thread the client
+        // is gone.
+        let _closed = &closed_tx;
+        if gateway.is_none() {
+            gateway = Some(built.recv().map_err(|_| {
+                io::Error::new(io::ErrorKind::BrokenPipe, "the gateway did not start")
+            })?);
+        }
+        // A blank line is not JSON, which the gateway skips.
+        gateway.as_ref().expect("set above").from_client(line);
+        Ok(())
+    });
     Ok(ServerEnd {
-        input: Box::new(ToGateway {
-            gateway: None,
-            built,
-            partial: Vec::new(),
-            _closed: closed_tx,
-        }),
-        output: Box::new(from_gateway),
+        input: Box::new(input),
+        output: Output::Calls(Box::new(move |policy| {
+            let _ = to_policy.set(policy);
+        })),
         ended: Box::new(move |grace| match finished.recv_timeout(grace) {
             Err(mpsc::RecvTimeoutError::Timeout) => None,
             _ => Some(Some(0)),
@@ -40,58 +61,21 @@ pub fn start(opts: Options) -> io::Result<ServerEnd> {
     })
 }
 
-/// Where the policy writes the client's lines: each whole line is handed to the gateway as it
-/// completes (a blank one is not JSON, which the gateway skips).
-struct ToGateway {
-    gateway: Option<Arc<Gateway>>,
-    built: mpsc::Receiver<Arc<Gateway>>,
-    /// A line written in pieces, until its newline.
-    partial: Vec<u8>,
-    /// Dropped last, after the gateway: tells the gateway's thread the client is gone.
-    _closed: mpsc::Sender<()>,
-}
+/// Held by the gateway's output: when the gateway is gone, so is the session's server end.
+struct EndsSession(Arc<OnceLock<Arc<dyn LineSink>>>);
 
-impl ToGateway {
-    fn gateway(&mut self) -> io::Result<Arc<Gateway>> {
-        if let Some(g) = &self.gateway {
-            return Ok(g.clone());
+impl Drop for EndsSession {
+    fn drop(&mut self) {
+        if let Some(policy) = self.0.get() {
+            policy.end();
         }
-        let g = self
-            .built
-            .recv()
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the gateway did not start"))?;
-        self.gateway = Some(g.clone());
-        Ok(g)
-    }
-}
-
-impl Write for ToGateway {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let gateway = self.gateway()?;
-        let mut rest = buf;
-        while let Some(at) = memchr::memchr(b'\n', rest) {
-            if self.partial.is_empty() {
-                gateway.from_client(&rest[..at]);
-            } else {
-                self.partial.extend_from_slice(&rest[..at]);
-                let line = std::mem::take(&mut self.partial);
-                gateway.from_client(&line);
-            }
-            rest = &rest[at + 1..];
-        }
-        self.partial.extend_from_slice(rest);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader};
+    use std::io::Write;
     use std::time::Duration;
 
     fn options() -> Options {
@@ -112,6 +96,18 @@ mod tests {
         }
     }
 
+    /// Collects what the gateway hands over, as the proxy's policy would take it.
+    struct Collect(mpsc::Sender<Option<Vec<u8>>>);
+
+    impl LineSink for Collect {
+        fn line(&self, line: &[u8]) {
+            let _ = self.0.send(Some(line.to_vec()));
+        }
+        fn end(&self) {
+            let _ = self.0.send(None);
+        }
+    }
+
     #[test]
     fn lines_written_in_pieces_are_answered_whole_and_dropping_the_input_ends_it() {
         let ServerEnd {
@@ -119,19 +115,24 @@ mod tests {
             output,
             mut ended,
         } = start(options()).unwrap();
-        let mut answers = BufReader::new(output);
+        let (tx, answers) = mpsc::channel();
+        let Output::Calls(connect) = output else {
+            panic!("the gateway hands its lines over by calls")
+        };
+        connect(Arc::new(Collect(tx)));
         input.write_all(br#"{"jsonrpc":"2.0","id":1,"#).unwrap();
         input.write_all(br#""method":"ping"}"#).unwrap();
         input.write_all(b"\n\n  \n").unwrap();
         input
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"nope\"}\n")
             .unwrap();
-        let mut lines = Vec::new();
-        for _ in 0..3 {
-            let mut line = String::new();
-            answers.read_line(&mut line).unwrap();
-            lines.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
-        }
+        let wait = Duration::from_secs(5);
+        let lines: Vec<serde_json::Value> = (0..3)
+            .map(|_| {
+                let line = answers.recv_timeout(wait).unwrap().expect("a line");
+                serde_json::from_slice(&line).unwrap()
+            })
+            .collect();
         assert_eq!(lines[0]["id"], 1);
         assert_eq!(lines[0]["result"], serde_json::json!({}));
         assert_eq!(lines[1]["id"], 2);
@@ -144,7 +145,6 @@ mod tests {
         );
         drop(input);
         assert_eq!(ended(Duration::from_secs(5)), Some(Some(0)));
-        let mut rest = String::new();
-        assert_eq!(answers.read_line(&mut rest).unwrap(), 0, "its output ends");
+        assert_eq!(answers.recv_timeout(wait).unwrap(), None, "its output ends");
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::super::bridge;
 use super::super::launch;
-use super::super::stdio::{self, ServerEnd, lock};
+use super::super::stdio::{self, Pipe, ServerEnd, lock};
 use crate::net::mcp::{Target, era};
 use crate::net::oauth::session::OAuth;
 use crate::net::version::{V2025_11_25, V2026_07_28};
@@ -600,7 +600,7 @@ impl Conn {
     }
 }
 
-type Started = std::io::Result<(ServerEnd, Option<std::process::ChildStderr>)>;
+type Started = std::io::Result<(ServerEnd<Pipe>, Option<std::process::ChildStderr>)>;
 type SpawnRequest = (std::process::Command, mpsc::Sender<Started>);
 
 /// Starts a server's process from a thread that lives as long as this process: Linux ends a
