@@ -8,8 +8,10 @@
 //!   memory against the result's size (read in a fresh process, so making it is not counted).
 //! - `gateway SERVERS N MCPGUARD CATALOG_SERVER DIR`: the gateway over SERVERS catalog servers
 //!   of 100 tools each: ready with a cold cache, initialize + tools/list with a warm one (the
-//!   server processes running then, the gateway's peak memory), and N calls' round trips
-//!   through it against the single-server proxy.
+//!   server processes running then, the gateway's peak memory), the same servers started
+//!   and listed by a bare client (the machine's floor for a cold start; and through the
+//!   launcher the gateway starts them with), and N calls' round trips through it against the
+//!   single-server proxy.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -329,6 +331,13 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         drop(stdin);
         let _ = child.wait();
     }
+    let bare = bare_start(servers, catalog_server, delay, None);
+    let launched = bare_start(servers, catalog_server, delay, Some(mcpguard));
+    println!(
+        "the same servers started at once by a bare client, each initialized and listed: all answered in {:.1} ms (what a cold start costs on this machine without a gateway); {:.1} ms when each is started through mcpguard's launcher, as the gateway starts them",
+        bare.as_secs_f64() * 1e3,
+        launched.as_secs_f64() * 1e3
+    );
     // The added latency of one call: the single-server proxy and the gateway over all servers,
     // in turn.
     let single = [
@@ -369,6 +378,72 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
             us(g) / us(s)
         );
     }
+}
+
+/// How long `servers` catalog servers take to be started and listed, all at once, by a client
+/// with no gateway: a thread per server, as the gateway lists them cold; each started directly
+/// or through the launcher of `mcpguard` (`launch.rs`: the binary again, which sets the
+/// parent-death signal and becomes the server).
+fn bare_start(
+    servers: usize,
+    catalog_server: &str,
+    delay: impl Fn(usize) -> usize,
+    launcher: Option<&str>,
+) -> Duration {
+    let started = Instant::now();
+    let children: Vec<std::process::Child> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..servers)
+            .map(|i| {
+                let delay = delay(i).to_string();
+                scope.spawn(move || {
+                    let name = format!("s{i:03}");
+                    let mut command = match launcher {
+                        Some(mcpguard) => {
+                            let mut c = Command::new(mcpguard);
+                            let this = std::process::id().to_string();
+                            c.args([mcpguard::proxy::launch::LAUNCHER, &this, "as-is", catalog_server]);
+                            c.arg(catalog_server);
+                            c
+                        }
+                        None => Command::new(catalog_server),
+                    };
+                    let mut child = command
+                        .args(["--name", &name, "--tools", "100", "--delay-ms", &delay])
+                        .stdin(Stdio::piped())
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .expect("starts");
+                    let mut stdin = child.stdin.take().unwrap();
+                    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+                    for message in [
+                        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                            "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+                        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                    ] {
+                        writeln!(stdin, "{message}").unwrap();
+                    }
+                    let mut answer = String::new();
+                    for _ in 0..2 {
+                        answer.clear();
+                        stdout.read_line(&mut answer).unwrap();
+                    }
+                    // Parsed as a client would, as the gateway does.
+                    let listed: serde_json::Value = serde_json::from_str(&answer).unwrap();
+                    assert!(listed["result"]["tools"].is_array());
+                    drop(stdin);
+                    child
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let took = started.elapsed();
+    for mut child in children {
+        let _ = child.wait();
+    }
+    took
 }
 
 /// How many processes run `program`.
