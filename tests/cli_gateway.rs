@@ -757,3 +757,33 @@ fn a_tool_whose_description_changes_between_starts_is_logged_then_held_until_app
     );
     assert_eq!(audit(&[]).status.code(), Some(0));
 }
+
+#[test]
+fn an_answer_of_the_gateway_over_the_cap_is_refused_and_the_session_goes_on() {
+    // The gateway hands its lines to the proxy's policy by calls, not through a pipe the
+    // policy reads with a cap: the cap (--max-message-bytes) holds all the same.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mcpguard.yaml"), "catalog: full\n").unwrap();
+    let file = config(
+        dir.path(),
+        json!({"alpha": fixture_entry(&[]), "beta": fixture_entry(&[]), "gamma": fixture_entry(&[])}),
+    );
+    let mut open = gateway(dir.path(), &file, &[]);
+    open.initialize();
+    let whole = open.request_raw("tools/list", json!({})).len();
+    open.finish();
+
+    // Room for one server's list (about a third of the whole), not for the three together.
+    let cap = (whole * 2 / 3).to_string();
+    let mut s = gateway(dir.path(), &file, &["--max-message-bytes", &cap]);
+    s.initialize();
+    let refused = s.request("tools/list", json!({}));
+    let message = refused["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains(&format!("was over {cap} bytes")),
+        "{refused}"
+    );
+    let report = s.call("beta__get_report", json!({}));
+    assert_eq!(report["structuredContent"]["nights"], 143, "{report}");
+    s.finish();
+}
