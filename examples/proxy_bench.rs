@@ -296,19 +296,7 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         let started = Instant::now();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        for message in [
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-                "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        ] {
-            writeln!(stdin, "{message}").unwrap();
-        }
-        stdin.flush().unwrap();
-        let mut answers = [String::new(), String::new()];
-        for answer in &mut answers {
-            stdout.read_line(answer).unwrap();
-        }
+        let answers = initialize_and_list(&mut stdin, &mut stdout);
         // The clock stops when the answer has arrived: reading it is the client's time.
         let took = started.elapsed();
         let tools = answers
@@ -401,7 +389,12 @@ fn bare_start(
                         Some(mcpguard) => {
                             let mut c = Command::new(mcpguard);
                             let this = std::process::id().to_string();
-                            c.args([mcpguard::proxy::launch::LAUNCHER, &this, "as-is", catalog_server]);
+                            c.args([
+                                mcpguard::proxy::launch::LAUNCHER,
+                                &this,
+                                "as-is",
+                                catalog_server,
+                            ]);
                             c.arg(catalog_server);
                             c
                         }
@@ -416,19 +409,7 @@ fn bare_start(
                         .expect("starts");
                     let mut stdin = child.stdin.take().unwrap();
                     let mut stdout = BufReader::new(child.stdout.take().unwrap());
-                    for message in [
-                        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-                            "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
-                        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-                    ] {
-                        writeln!(stdin, "{message}").unwrap();
-                    }
-                    let mut answer = String::new();
-                    for _ in 0..2 {
-                        answer.clear();
-                        stdout.read_line(&mut answer).unwrap();
-                    }
+                    let [_, answer] = initialize_and_list(&mut stdin, &mut stdout);
                     // Parsed as a client would, as the gateway does.
                     let listed: serde_json::Value = serde_json::from_str(&answer).unwrap();
                     assert!(listed["result"]["tools"].is_array());
@@ -444,6 +425,25 @@ fn bare_start(
         let _ = child.wait();
     }
     took
+}
+
+/// Sends `initialize`, `notifications/initialized` and `tools/list` at once, as a client
+/// starting up does; the answers to the first and the last.
+fn initialize_and_list(stdin: &mut impl Write, stdout: &mut impl BufRead) -> [String; 2] {
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut answers = [String::new(), String::new()];
+    for answer in &mut answers {
+        stdout.read_line(answer).unwrap();
+    }
+    answers
 }
 
 /// How many processes run `program`.
