@@ -122,28 +122,27 @@ impl Shared {
     /// Has the policy decide on a whole line from `side`, and carries that out.
     fn decide(&self, side: Side, line: &[u8]) {
         let (now, wall) = (Instant::now(), crate::reshape::cursor::now());
-        let fx = {
-            let mut policy = lock(&self.policy);
-            // Counted busy before the policy is let go: nothing decided is lost.
-            self.busy.fetch_add(1, Ordering::SeqCst);
-            match side {
-                Side::Client => policy.from_client(line, now, wall),
-                Side::Server => policy.from_server(line, now, wall),
-            }
-        };
-        self.apply(fx);
-        self.busy.fetch_sub(1, Ordering::SeqCst);
+        self.carry_out(|policy| match side {
+            Side::Client => policy.from_client(line, now, wall),
+            Side::Server => policy.from_server(line, now, wall),
+        });
     }
 
     /// A line from `side` over the cap, of which `head` is the start.
     fn too_long(&self, side: Side, head: &[u8], cap: usize) {
+        self.carry_out(|policy| match side {
+            Side::Client => policy.client_line_too_long(cap),
+            Side::Server => policy.server_line_too_long(head, cap),
+        });
+    }
+
+    /// What the policy decides, carried out; counted busy before the policy is let go, so
+    /// nothing decided is lost at the session's end.
+    fn carry_out(&self, decide: impl FnOnce(&mut Policy) -> Effects) {
         let fx = {
             let mut policy = lock(&self.policy);
             self.busy.fetch_add(1, Ordering::SeqCst);
-            match side {
-                Side::Client => policy.client_line_too_long(cap),
-                Side::Server => policy.server_line_too_long(head, cap),
-            }
+            decide(&mut policy)
         };
         self.apply(fx);
         self.busy.fetch_sub(1, Ordering::SeqCst);

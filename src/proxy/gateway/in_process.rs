@@ -40,13 +40,14 @@ pub fn start(opts: Options) -> io::Result<ServerEnd> {
         // Dropped with the input, after the gateway: tells the gateway's thread the client
         // is gone.
         let _closed = &closed_tx;
-        if gateway.is_none() {
-            gateway = Some(built.recv().map_err(|_| {
+        let gateway = match &gateway {
+            Some(g) => g,
+            None => gateway.insert(built.recv().map_err(|_| {
                 io::Error::new(io::ErrorKind::BrokenPipe, "the gateway did not start")
-            })?);
-        }
+            })?),
+        };
         // A blank line is not JSON, which the gateway skips.
-        gateway.as_ref().expect("set above").from_client(line);
+        gateway.from_client(line);
         Ok(())
     });
     Ok(ServerEnd {
