@@ -9,9 +9,8 @@
 //! - `gateway SERVERS N MCPGUARD CATALOG_SERVER DIR`: the gateway over SERVERS catalog servers
 //!   of 100 tools each: ready with a cold cache, initialize + tools/list with a warm one (the
 //!   server processes running then, the gateway's peak memory), the same servers started
-//!   and listed by a bare client (the machine's floor for a cold start; and through the
-//!   launcher the gateway starts them with), and N calls' round trips through it against the
-//!   single-server proxy.
+//!   and listed by a bare client (the machine's floor for a cold start), and N calls' round
+//!   trips through it against the single-server proxy.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -319,12 +318,10 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
         drop(stdin);
         let _ = child.wait();
     }
-    let bare = bare_start(servers, catalog_server, delay, None);
-    let launched = bare_start(servers, catalog_server, delay, Some(mcpguard));
+    let bare = bare_start(servers, catalog_server, delay);
     println!(
-        "the same servers started at once by a bare client, each initialized and listed: all answered in {:.1} ms (what a cold start costs on this machine without a gateway); {:.1} ms when each is started through mcpguard's launcher, as the gateway starts them",
+        "the same servers started at once by a bare client, each initialized and listed: all answered in {:.1} ms (what a cold start costs on this machine without a gateway)",
         bare.as_secs_f64() * 1e3,
-        launched.as_secs_f64() * 1e3
     );
     // The added latency of one call: the single-server proxy and the gateway over all servers,
     // in turn.
@@ -369,15 +366,8 @@ fn gateway(servers: usize, n: usize, mcpguard: &str, catalog_server: &str, dir: 
 }
 
 /// How long `servers` catalog servers take to be started and listed, all at once, by a client
-/// with no gateway: a thread per server, as the gateway lists them cold; each started directly
-/// or through the launcher of `mcpguard` (`launch.rs`: the binary again, which sets the
-/// parent-death signal and becomes the server).
-fn bare_start(
-    servers: usize,
-    catalog_server: &str,
-    delay: impl Fn(usize) -> usize,
-    launcher: Option<&str>,
-) -> Duration {
+/// with no gateway: a thread per server, as the gateway lists them cold.
+fn bare_start(servers: usize, catalog_server: &str, delay: impl Fn(usize) -> usize) -> Duration {
     let started = Instant::now();
     let children: Vec<std::process::Child> = std::thread::scope(|scope| {
         let threads: Vec<_> = (0..servers)
@@ -385,22 +375,7 @@ fn bare_start(
                 let delay = delay(i).to_string();
                 scope.spawn(move || {
                     let name = format!("s{i:03}");
-                    let mut command = match launcher {
-                        Some(mcpguard) => {
-                            let mut c = Command::new(mcpguard);
-                            let this = std::process::id().to_string();
-                            c.args([
-                                mcpguard::proxy::launch::LAUNCHER,
-                                &this,
-                                "as-is",
-                                catalog_server,
-                            ]);
-                            c.arg(catalog_server);
-                            c
-                        }
-                        None => Command::new(catalog_server),
-                    };
-                    let mut child = command
+                    let mut child = Command::new(catalog_server)
                         .args(["--name", &name, "--tools", "100", "--delay-ms", &delay])
                         .stdin(Stdio::piped())
                         .stdout(Stdio::piped())

@@ -13,10 +13,9 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Started by a proxy to become one of its servers: that, and nothing else.
-    if let Some(failure) = mcpguard::proxy::launch::launch_if_asked() {
-        eprintln!("mcpguard: {failure}");
-        return ExitCode::from(127);
+    // Started by a proxy to end its servers when it is gone: that, and nothing else.
+    if mcpguard::proxy::warden::keep_watch_if_asked() {
+        return ExitCode::SUCCESS;
     }
     let args = cli::Cli::parse();
     if matches!(args.command, cli::Command::Proxy(_)) {

@@ -787,3 +787,46 @@ fn an_answer_of_the_gateway_over_the_cap_is_refused_and_the_session_goes_on() {
     assert_eq!(report["structuredContent"]["nights"], 143, "{report}");
     s.finish();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_gateway_takes_every_server_it_started_with_it() {
+    // Servers are started on the gateway's threads, and each is told to the warden: killed,
+    // the gateway runs no handler, and the warden ends them, a server deaf to its stdin
+    // closing included.
+    let dir = tempfile::tempdir().unwrap();
+    let file = config(
+        dir.path(),
+        json!({
+            "alpha": fixture_entry(&[]),
+            "deaf": {"command": "sh", "args": ["-c", "exec sleep 300"]},
+        }),
+    );
+    let mut s = gateway(dir.path(), &file, &["--timeout", "30"]);
+    s.initialize();
+    // A cold cache: the first list starts both servers.
+    s.send_raw(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let pid = s.child.id();
+    let until = Instant::now() + Duration::from_secs(30);
+    let (servers, warden) = loop {
+        let children = common::processes::children_of(pid);
+        let deaf = children.iter().any(|(child, _)| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|c| c.trim() == "sleep")
+        });
+        let warden = children.iter().find(|(_, warden)| *warden);
+        if let (true, Some((warden, _)), 3) = (deaf, warden, children.len()) {
+            break (common::processes::servers_of(pid), *warden);
+        }
+        assert!(Instant::now() < until, "the gateway started: {children:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    for server in servers.into_iter().chain([warden]) {
+        assert!(
+            common::processes::exits_within(server, Duration::from_secs(30)),
+            "{server} outlived the gateway"
+        );
+    }
+}

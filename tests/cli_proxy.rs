@@ -965,37 +965,40 @@ fn a_tiered_catalog_lists_the_most_used_tools_and_finds_the_rest() {
 #[test]
 fn a_killed_proxy_takes_its_server_with_it() {
     let dir = tempfile::tempdir().unwrap();
-    // A server that ignores its stdin closing: only the kernel's signal can end it.
+    // A server that ignores its stdin closing: only a signal can end it.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
     cmd.args(["proxy", "--", "sh", "-c", "exec sleep 300"]);
     let mut s = Session::spawn(cmd, dir.path());
     let pid = s.child.id();
     let until = Instant::now() + WAIT;
-    let server: u32 = loop {
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        if let Some(first) = children.split_whitespace().next() {
-            break first.parse().unwrap();
+    // Its children: the server, once it is `sleep`, and the warden.
+    let (server, warden) = loop {
+        let children = common::processes::children_of(pid);
+        let sleeper = children.iter().find(|(child, _)| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|c| c.trim() == "sleep")
+        });
+        let warden = children.iter().find(|(_, warden)| *warden);
+        if let (Some((server, _)), Some((warden, _))) = (sleeper, warden) {
+            break (*server, *warden);
         }
-        assert!(Instant::now() < until, "the proxy started no server");
+        assert!(
+            Instant::now() < until,
+            "the proxy started no server: {children:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     // SIGKILL: no handler runs, no guard drops.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
-    let until = Instant::now() + WAIT;
-    loop {
-        let state = std::fs::read_to_string(format!("/proc/{server}/stat"))
-            .map(|stat| stat.rsplit(')').next().unwrap_or("").trim().chars().next());
-        match state {
-            Err(_) | Ok(Some('Z')) => break,
-            Ok(_) => assert!(
-                Instant::now() < until,
-                "the server {server} outlived the proxy"
-            ),
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        common::processes::exits_within(server, WAIT),
+        "the server {server} outlived the proxy"
+    );
+    assert!(
+        common::processes::exits_within(warden, WAIT),
+        "the warden {warden} outlived the proxy and its server"
+    );
 }
 
 /// `mcpguard proxy --url URL ARGS`: the stdio bridge, run in `dir`.

@@ -16,6 +16,7 @@ use common::live::HttpFixture;
 use serde_json::{Value, json};
 
 use common::listen::{Proxy, agent, free_port};
+use common::processes::servers_of;
 
 /// What came back: status, headers of interest, and the JSON-RPC messages (from a JSON body
 /// or every event of a stream).
@@ -705,36 +706,14 @@ fn a_legacy_stream_closed_before_its_answer_is_resumed_with_last_event_id() {
     assert_eq!(stuck.response()["error"]["code"], -32001, "{}", stuck.body);
 }
 
-/// The processes whose parent is `pid` (Linux: /proc/*/stat).
-fn children_of(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
-        let after = stat.rsplit_once(')').map_or("", |(_, a)| a);
-        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse().ok());
-        if ppid == Some(pid) {
-            out.extend(
-                entry
-                    .file_name()
-                    .to_str()
-                    .and_then(|n| n.parse::<u32>().ok()),
-            );
-        }
-    }
-    out
-}
-
-/// Waits until `pid` has `n` children.
+/// Waits until the proxy `pid` has `n` servers.
 fn until_children(pid: u32, n: usize, log: impl Fn() -> String) {
     let started = Instant::now();
-    while children_of(pid).len() != n {
+    while servers_of(pid).len() != n {
         assert!(
             started.elapsed() < Duration::from_secs(10),
-            "{} children, not {n}\n{}",
-            children_of(pid).len(),
+            "{} servers, not {n}\n{}",
+            servers_of(pid).len(),
             log()
         );
         std::thread::sleep(Duration::from_millis(20));
@@ -774,7 +753,7 @@ fn a_command_behind_listen_runs_a_server_per_session_and_one_for_stateless_reque
         fixture.to_str().unwrap(),
     ]);
     let pid = p.child.id();
-    assert_eq!(children_of(pid).len(), 0, "no server before a client");
+    assert_eq!(servers_of(pid).len(), 0, "no server before a client");
 
     // Two legacy sessions: a server each; the same JSON-RPC id in both, each its own answer.
     let (s1, s2) = (session(&p.url), session(&p.url));

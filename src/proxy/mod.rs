@@ -3,10 +3,11 @@
 //! [`policy`] decides, without I/O, what each message becomes; [`shrink`] is its answer to a
 //! result over budget and [`more`] the tool it adds to read the rest; [`store`] keeps the
 //! full results; [`stdio`] is the transport that moves the bytes, to a command [`launch`]
-//! starts or, through [`bridge`], to a remote server over Streamable HTTP; [`http`] serves many
-//! clients; [`throttle`] keeps a flood of one event from flooding the log. [`gateway`] is one server in
-//! front of all of a client's servers, which the same policy serves (DESIGN.md section 12);
-//! [`names`] are the names it gives their tools, which the tiered catalog reads back.
+//! starts (and the [`warden`] ends if the proxy cannot) or, through [`bridge`], to a remote
+//! server over Streamable HTTP; [`http`] serves many clients; [`throttle`] keeps a flood of
+//! one event from flooding the log. [`gateway`] is one server in front of all of a client's
+//! servers, which the same policy serves (DESIGN.md section 12); [`names`] are the names it
+//! gives their tools, which the tiered catalog reads back.
 
 pub mod bridge;
 pub mod catalog;
@@ -25,5 +26,6 @@ pub mod stdio;
 pub mod store;
 pub mod throttle;
 pub mod tiers;
+pub mod warden;
 
 pub use policy::Policy;

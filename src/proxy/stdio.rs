@@ -264,7 +264,7 @@ pub fn run(
 pub(crate) fn child_end(
     mut command: Command,
 ) -> std::io::Result<(ServerEnd<Pipe>, Option<std::process::ChildStderr>)> {
-    let mut child = ChildGuard(Some(command.spawn()?));
+    let mut child = ChildGuard(Some(super::launch::spawn(&mut command)?));
     let (server_in, server_out, stderr) = {
         let c = child.0.as_mut().expect("the child is held until the end");
         (

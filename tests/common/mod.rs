@@ -4,6 +4,7 @@
 
 pub mod listen;
 pub mod live;
+pub mod processes;
 pub mod session;
 
 use std::path::{Path, PathBuf};

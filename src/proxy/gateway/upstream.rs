@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::super::bridge;
 use super::super::launch;
-use super::super::stdio::{self, Pipe, ServerEnd, lock};
+use super::super::stdio::{self, ServerEnd, lock};
 use crate::net::mcp::{Target, era};
 use crate::net::oauth::session::OAuth;
 use crate::net::version::{V2025_11_25, V2026_07_28};
@@ -322,7 +322,7 @@ impl Upstream {
                 let mut process = launch::server_process(command, env)
                     .ok_or_else(|| NotOpened::Failed("its command is empty".to_owned()))?;
                 process.stderr(std::process::Stdio::piped());
-                let (end, stderr) = spawn(process).map_err(|e| {
+                let (end, stderr) = stdio::child_end(process).map_err(|e| {
                     let hint = if e.kind() == std::io::ErrorKind::NotFound {
                         " (is it installed and on PATH?)"
                     } else {
@@ -598,40 +598,6 @@ impl Conn {
     fn take(&self, key: &str) -> Option<Pending> {
         lock(&self.pending).remove(key)
     }
-}
-
-type Started = std::io::Result<(ServerEnd<Pipe>, Option<std::process::ChildStderr>)>;
-type SpawnRequest = (std::process::Command, mpsc::Sender<Started>);
-
-/// Starts a server's process from a thread that lives as long as this process: Linux ends a
-/// child whose parent *thread* exits (the parent-death signal the server process is given),
-/// and servers are started from short-lived threads. A few such threads, as a start waits for
-/// the child's exec: 100 servers start in parallel, not one after another.
-fn spawn(process: std::process::Command) -> Started {
-    const SPAWNERS: usize = 8;
-    static SPAWNER: std::sync::OnceLock<mpsc::Sender<SpawnRequest>> = std::sync::OnceLock::new();
-    let spawner = SPAWNER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<SpawnRequest>();
-        let rx = Arc::new(Mutex::new(rx));
-        for _ in 0..SPAWNERS {
-            let rx = rx.clone();
-            std::thread::spawn(move || {
-                loop {
-                    let next = lock(&rx).recv();
-                    let Ok((process, reply)) = next else { return };
-                    let _ = reply.send(stdio::child_end(process));
-                }
-            });
-        }
-        tx
-    });
-    let (reply, started) = mpsc::channel();
-    spawner
-        .send((process, reply))
-        .map_err(|_| std::io::Error::other("the spawning threads are gone"))?;
-    started
-        .recv()
-        .map_err(|_| std::io::Error::other("the spawning threads are gone"))?
 }
 
 /// A small result (initialize's, discover's) as a tree.

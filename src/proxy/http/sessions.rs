@@ -197,6 +197,9 @@ impl Children {
                 };
                 format!("cannot start the server `{}`: {e}{hint}", self.shown)
             })?;
+        if let Some(pid) = process.id() {
+            crate::proxy::launch::watch(pid);
+        }
         let (Some(stdin), Some(stdout)) = (process.stdin.take(), process.stdout.take()) else {
             return Err("the server's pipes could not be opened".to_owned());
         };
