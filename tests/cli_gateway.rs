@@ -806,21 +806,8 @@ fn a_killed_gateway_takes_every_server_it_started_with_it() {
     s.initialize();
     // A cold cache: the first list starts both servers.
     s.send_raw(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    let pid = s.child.id();
-    let until = Instant::now() + Duration::from_secs(30);
-    let (servers, warden) = loop {
-        let children = common::processes::children_of(pid);
-        let deaf = children.iter().any(|(child, _)| {
-            std::fs::read_to_string(format!("/proc/{child}/comm"))
-                .is_ok_and(|c| c.trim() == "sleep")
-        });
-        let warden = children.iter().find(|(_, warden)| *warden);
-        if let (true, Some((warden, _)), 3) = (deaf, warden, children.len()) {
-            break (common::processes::servers_of(pid), *warden);
-        }
-        assert!(Instant::now() < until, "the gateway started: {children:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    // Both servers (one is `sleep`) and the warden.
+    let (servers, warden) = common::processes::until_started(s.child.id(), "sleep", 3);
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     for server in servers.into_iter().chain([warden]) {

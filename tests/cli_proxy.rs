@@ -7,7 +7,6 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::live::fixture;
 use common::session::{Session, WAIT};
@@ -969,31 +968,14 @@ fn a_killed_proxy_takes_its_server_with_it() {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpguard"));
     cmd.args(["proxy", "--", "sh", "-c", "exec sleep 300"]);
     let mut s = Session::spawn(cmd, dir.path());
-    let pid = s.child.id();
-    let until = Instant::now() + WAIT;
     // Its children: the server, once it is `sleep`, and the warden.
-    let (server, warden) = loop {
-        let children = common::processes::children_of(pid);
-        let sleeper = children.iter().find(|(child, _)| {
-            std::fs::read_to_string(format!("/proc/{child}/comm"))
-                .is_ok_and(|c| c.trim() == "sleep")
-        });
-        let warden = children.iter().find(|(_, warden)| *warden);
-        if let (Some((server, _)), Some((warden, _))) = (sleeper, warden) {
-            break (*server, *warden);
-        }
-        assert!(
-            Instant::now() < until,
-            "the proxy started no server: {children:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (servers, warden) = common::processes::until_started(s.child.id(), "sleep", 2);
     // SIGKILL: no handler runs, no guard drops.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
     assert!(
-        common::processes::exits_within(server, WAIT),
-        "the server {server} outlived the proxy"
+        common::processes::exits_within(servers[0], WAIT),
+        "the server {servers:?} outlived the proxy"
     );
     assert!(
         common::processes::exits_within(warden, WAIT),

@@ -34,6 +34,27 @@ pub fn servers_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Waits until the proxy `pid` has `n` children, the warden among them and a server running
+/// `command` (its /proc comm, once it has exec'd); its servers and its warden then.
+pub fn until_started(pid: u32, command: &str, n: usize) -> (Vec<u32>, u32) {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let children = children_of(pid);
+        let running = children.iter().any(|(child, _)| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|c| c.trim() == command)
+        });
+        let warden = children.iter().find(|(_, warden)| *warden);
+        if let (true, Some((warden, _))) = (running, warden)
+            && children.len() == n
+        {
+            return (servers_of(pid), *warden);
+        }
+        assert!(Instant::now() < until, "not started: {children:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits until the process `pid` has exited (gone, or a zombie nobody reaped yet), up to
 /// `wait`: false when it still runs then.
 pub fn exits_within(pid: u32, wait: Duration) -> bool {
