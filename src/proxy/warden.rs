@@ -1,5 +1,5 @@
-//! The warden: a small process every proxy starts beside its servers, so that none of them
-//! outlives the proxy however it ends (a crash, SIGKILL), without slowing their start.
+//! The warden: a small process every proxy starts beside its servers (Linux), so that none of
+//! them outlives the proxy however it ends (a crash, SIGKILL), without slowing their start.
 //!
 //! The proxy tells the warden each server's process id on a pipe ([`super::launch`]). The
 //! pipe is the proxy's life: when the proxy is gone, for any reason, the kernel closes it, and
@@ -8,8 +8,7 @@
 //! The warden has its own process group: the Ctrl-C meant for the proxy does not end it first.
 
 use std::io::BufRead;
-use std::os::fd::OwnedFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The first argument that makes `mcpguard` the warden rather than a command a person runs.
 pub const WARDEN: &str = "__warden";
@@ -27,9 +26,16 @@ pub fn keep_watch_if_asked() -> bool {
     true
 }
 
+/// A server as the warden holds it: a pidfd (Linux). Elsewhere none is held: the proxy's
+/// servers see their stdin close when it is gone, and nothing more.
+#[cfg(target_os = "linux")]
+type Held = std::os::fd::OwnedFd;
+#[cfg(not(target_os = "linux"))]
+type Held = std::convert::Infallible;
+
 /// Reads process ids, one a line, until `proxy` ends; then ends those still running.
 pub fn keep_watch(proxy: impl BufRead, grace: Duration) {
-    let mut servers: Vec<OwnedFd> = Vec::new();
+    let mut servers: Vec<Held> = Vec::new();
     for line in proxy.lines() {
         let Ok(line) = line else { break };
         // Those that exited are let go as others come: the list is the servers running.
@@ -42,20 +48,21 @@ pub fn keep_watch(proxy: impl BufRead, grace: Duration) {
 }
 
 #[cfg(target_os = "linux")]
-fn held(pid: i32) -> Option<OwnedFd> {
+fn held(pid: i32) -> Option<Held> {
     let pid = rustix::process::Pid::from_raw(pid)?;
     rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn held(_: i32) -> Option<OwnedFd> {
+fn held(_: i32) -> Option<Held> {
     None
 }
 
 /// SIGTERM to every server, SIGKILL to those still running after `grace`.
 #[cfg(target_os = "linux")]
-fn end(mut servers: Vec<OwnedFd>, grace: Duration) {
+fn end(mut servers: Vec<Held>, grace: Duration) {
     use rustix::process::{Signal, pidfd_send_signal};
+    use std::time::Instant;
     for server in &servers {
         let _ = pidfd_send_signal(server, Signal::TERM);
     }
@@ -75,11 +82,11 @@ fn end(mut servers: Vec<OwnedFd>, grace: Duration) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn end(_: Vec<OwnedFd>, _: Duration) {}
+fn end(_: Vec<Held>, _: Duration) {}
 
 /// Whether the process has exited, waiting up to `wait` for it (a pidfd is readable then).
 #[cfg(target_os = "linux")]
-fn exited(server: &OwnedFd, wait: Duration) -> bool {
+fn exited(server: &Held, wait: Duration) -> bool {
     use rustix::event::{PollFd, PollFlags, Timespec, poll};
     let timeout = Timespec::try_from(wait).unwrap_or(Timespec {
         tv_sec: 0,
@@ -90,8 +97,8 @@ fn exited(server: &OwnedFd, wait: Duration) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn exited(_: &OwnedFd, _: Duration) -> bool {
-    true
+fn exited(server: &Held, _: Duration) -> bool {
+    match *server {}
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -99,6 +106,7 @@ mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt as _;
     use std::process::{Command, Stdio};
+    use std::time::Instant;
 
     fn start(script: &str) -> std::process::Child {
         Command::new("sh")
