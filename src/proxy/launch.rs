@@ -23,16 +23,7 @@ pub(crate) fn server_process(
     env: &BTreeMap<String, String>,
 ) -> Option<Command> {
     let (program, args) = command.split_first()?;
-    let mut process = Command::new(program);
-    // A PATH of the server's own would have the standard library fork to look the program up
-    // in the child (after the environment is set): found here instead, as exec would.
-    #[cfg(unix)]
-    if let Some(path) = env.get("PATH").filter(|_| !program.contains('/'))
-        && let Some(file) = find_program(program, path)
-    {
-        process = Command::new(file);
-        std::os::unix::process::CommandExt::arg0(&mut process, program);
-    }
+    let mut process = program_command(program, env);
     process
         .args(args)
         .envs(env)
@@ -40,6 +31,22 @@ pub(crate) fn server_process(
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     Some(process)
+}
+
+/// The command that runs `program`. A PATH of the server's own would have the standard
+/// library fork to look the program up in the child (after the environment is set): it is
+/// looked up here instead, as exec would, and run under the name it was given.
+#[cfg_attr(not(unix), allow(unused_variables))]
+fn program_command(program: &str, env: &BTreeMap<String, String>) -> Command {
+    #[cfg(unix)]
+    if let Some(path) = env.get("PATH").filter(|_| !program.contains('/'))
+        && let Some(file) = find_program(program, path)
+    {
+        let mut process = Command::new(file);
+        std::os::unix::process::CommandExt::arg0(&mut process, program);
+        return process;
+    }
+    Command::new(program)
 }
 
 /// Starts a server's process and has the warden watch it.

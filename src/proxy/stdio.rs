@@ -5,10 +5,10 @@
 //! [`Policy`] (shared behind a mutex) what to do, and writes the result to the other side
 //! itself: a message crosses one pipe and one thread, as it would without the proxy, so the
 //! pass-through costs a parse, not a chain of thread wake-ups. A server end in this process
-//! (the gateway) hands its lines over on its own threads instead ([`Output::Calls`]). A side that stops reading
-//! holds back only the side that writes to it, as a direct connection would. The main thread
-//! waits for the end, expires requests the server did not answer in time, and applies config
-//! reloads. The child's stderr is this process's stderr. On every way out the child is ended:
+//! (the gateway) hands its lines over on its own threads instead ([`Output::Calls`]). A side
+//! that stops reading holds back only the side that writes to it, as a direct connection
+//! would. The main thread waits for the end, expires requests the server did not answer in
+//! time, and applies config reloads. The child's stderr is this process's stderr. On every way out the child is ended:
 //! its stdin closed, a grace period, then killed.
 
 use std::io::{BufReader, Read, Write};

@@ -48,7 +48,8 @@ pub fn until_started(pid: u32, command: &str, n: usize) -> (Vec<u32>, u32) {
         if let (true, Some((warden, _))) = (running, warden)
             && children.len() == n
         {
-            return (servers_of(pid), *warden);
+            let servers = children.iter().filter(|(_, w)| !w).map(|(c, _)| *c);
+            return (servers.collect(), *warden);
         }
         assert!(Instant::now() < until, "not started: {children:?}");
         std::thread::sleep(Duration::from_millis(20));
